@@ -1,0 +1,130 @@
+package breaker
+
+import (
+	"fmt"
+	"time"
+)
+
+// A SkipReason says why a call was not allowed to run.
+type SkipReason string
+
+// The reasons a call is skipped.
+const (
+	SkipOpen    SkipReason = "open"    // the circuit is open until RetryAfter
+	SkipForced  SkipReason = "forced"  // the circuit was tripped by hand
+	SkipProbing SkipReason = "probing" // half-open, and every probe lease is taken
+)
+
+// A Decision is a circuit's answer to a call that asks to run.
+type Decision struct {
+	Run   bool       // run the child
+	Skip  SkipReason // why not, when Run is false
+	Probe bool       // the call holds Lease and must report with it
+	Lease Lease
+
+	// Changed is true when Admit modified the circuit, which the caller must
+	// then save. A decision that changes nothing can be taken on a snapshot
+	// read without the lock.
+	Changed bool
+	Events  []Event
+}
+
+// Admit decides whether a call may run now.
+//
+// holder identifies the calling process (PID and Start); if the call becomes
+// a probe, Admit stamps the lease's times and records it. alive reports
+// whether a lease's holder still runs; Admit reaps leases whose holder is
+// dead or whose time is up, and records each as an abandoned failure. A nil
+// alive treats every holder as alive.
+func (c *Circuit) Admit(s Settings, now time.Time, holder Lease, alive func(Lease) bool) Decision {
+	var d Decision
+	d.Changed = c.fixClock(now)
+	if s.Exclude {
+		d.Run = true
+		return d
+	}
+	if evs, changed := c.reap(s, now, alive); changed {
+		d.Events = append(d.Events, evs...)
+		d.Changed = true
+	}
+
+	if c.state() == Open {
+		switch {
+		case c.Forced && c.RetryAfter.IsZero():
+			d.Skip = SkipForced
+			return d
+		case now.Before(c.RetryAfter):
+			d.Skip = SkipOpen
+			if c.Forced {
+				d.Skip = SkipForced
+			}
+			return d
+		}
+		d.Events = append(d.Events, c.enterHalfOpen("cooldown elapsed"))
+		d.Changed = true
+	}
+	if c.state() != HalfOpen {
+		d.Run = true
+		return d
+	}
+
+	if len(c.Leases) >= atLeastOne(s.HalfOpenMaxCalls) {
+		d.Skip = SkipProbing
+		return d
+	}
+	l := holder
+	l.Acquired = now
+	l.Expires = time.Time{}
+	if s.ProbeLease > 0 {
+		l.Expires = now.Add(s.ProbeLease)
+	}
+	c.Leases = append(c.Leases, l)
+	d.Run, d.Probe, d.Lease, d.Changed = true, true, l, true
+	return d
+}
+
+// enterHalfOpen lets the next callers probe.
+func (c *Circuit) enterHalfOpen(reason string) Event {
+	ev := c.transition(HalfOpen, reason)
+	c.Forced = false
+	c.ConsecutiveSuccesses = 0
+	c.ConsecutiveFailures = 0
+	return ev
+}
+
+// reap removes the leases whose holder is dead or whose time is up, and
+// records each as an abandoned probe, which re-opens the circuit. Leases on
+// a circuit that is not half-open are left over from a reset or a trip, and
+// are dropped quietly.
+func (c *Circuit) reap(s Settings, now time.Time, alive func(Lease) bool) (events []Event, changed bool) {
+	if c.state() != HalfOpen {
+		changed = len(c.Leases) > 0
+		c.Leases = nil
+		return nil, changed
+	}
+	var why string
+	kept := c.Leases[:0]
+	for _, l := range c.Leases {
+		switch {
+		case !l.Expires.IsZero() && !now.Before(l.Expires):
+			why = fmt.Sprintf("probe lease of pid %d expired after %s", l.PID, l.Expires.Sub(l.Acquired))
+		case alive != nil && !alive(l):
+			why = fmt.Sprintf("probe holder pid %d died without reporting", l.PID)
+		default:
+			kept = append(kept, l)
+			continue
+		}
+		reaped := l
+		events = append(events, Event{Kind: Reaped, From: HalfOpen, To: HalfOpen, Reason: why, Lease: &reaped})
+	}
+	if events == nil {
+		return nil, false
+	}
+	c.Leases = kept
+	n := int64(len(events))
+	c.Totals.Abandoned += n
+	c.Totals.Failures += n
+	c.countFailure(now, "abandoned: "+why)
+	c.Reopens++
+	return append(events, c.open(s, now, "an abandoned probe")), true
+}

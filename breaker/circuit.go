@@ -1,0 +1,239 @@
+package breaker
+
+import (
+	"fmt"
+	"time"
+)
+
+// A State is the state of a circuit.
+type State string
+
+// The states of a circuit, spelled as the state file spells them.
+const (
+	Closed   State = "closed"    // every call runs
+	Open     State = "open"      // calls are skipped until RetryAfter
+	HalfOpen State = "half_open" // probes run under a lease; other calls are skipped
+)
+
+// An Outcome is what became of one call.
+type Outcome string
+
+// The outcomes of a call.
+const (
+	Success   Outcome = "success"   // counts towards closing
+	Failure   Outcome = "failure"   // counts towards tripping
+	Ignored   Outcome = "ignored"   // counts as neither, e.g. a hook's deliberate exit 2
+	Cancelled Outcome = "cancelled" // guard itself was interrupted; counts as neither
+	Abandoned Outcome = "abandoned" // a probe whose holder never reported back; a failure
+)
+
+// Settings are the rules a circuit follows. A Settings is a plain value: the
+// caller resolves it from the configuration for each key and each call.
+type Settings struct {
+	// FailureThreshold is how many failures trip the circuit. If it is 0,
+	// one failure trips it.
+	FailureThreshold int
+
+	// FailureWindow, if set, makes the circuit trip when FailureThreshold
+	// failures fall inside any window of this length, successes in between
+	// or not. If it is 0, only consecutive failures count.
+	FailureWindow time.Duration
+
+	// SuccessThreshold is how many consecutive successful probes close a
+	// half-open circuit. If it is 0, one success closes it.
+	SuccessThreshold int
+
+	// Cooldown is how long the circuit stays open after it first trips.
+	// Each re-open in a row doubles it. If it is 0, the next call probes.
+	Cooldown time.Duration
+
+	// MaxCooldown caps the doubled cooldown. If it is below Cooldown,
+	// Cooldown is the cap, which gives a fixed cooldown.
+	MaxCooldown time.Duration
+
+	// HalfOpenMaxCalls is how many probes may run at once while half-open.
+	// If it is 0, one may.
+	HalfOpenMaxCalls int
+
+	// ProbeLease is how long a probe lease lasts before the next caller may
+	// reap it as abandoned. If it is 0, leases never expire by time and are
+	// reaped only when their holder is found dead.
+	ProbeLease time.Duration
+
+	// Exclude makes the circuit never trip and never skip: outcomes are
+	// still counted.
+	Exclude bool
+}
+
+func atLeastOne(n int) int {
+	if n < 1 {
+		return 1
+	}
+	return n
+}
+
+// A Lease lets one process run a probe while the circuit is half-open.
+type Lease struct {
+	PID int // the holder's process ID
+	// Start is the holder's start time as the OS reports it (clock ticks
+	// since boot on Linux), so that a recycled PID is not taken for the
+	// holder. Zero means unknown.
+	Start    uint64
+	Acquired time.Time
+	Expires  time.Time // zero: never expires by time
+}
+
+// same reports whether l and m are the same lease.
+func (l Lease) same(m Lease) bool {
+	return l.PID == m.PID && l.Start == m.Start && l.Acquired.Equal(m.Acquired)
+}
+
+// Totals count every outcome a circuit has seen. They survive Reset.
+type Totals struct {
+	Successes int64
+	Failures  int64 // includes abandoned probes
+	Ignored   int64
+	Cancelled int64
+	Abandoned int64
+	Skips     int64
+}
+
+// Runs returns how many calls ran the child and reported back.
+func (t Totals) Runs() int64 {
+	return t.Successes + t.Failures - t.Abandoned + t.Ignored + t.Cancelled
+}
+
+// A Circuit is the persistent state of one key's circuit breaker. Its zero
+// value is a closed circuit that has seen nothing.
+//
+// A Circuit is a plain value with no clock and no I/O: every method takes
+// now, and returns what happened as Events for the caller to log. Methods
+// are not safe for concurrent use; callers serialise them with the state
+// file's lock.
+type Circuit struct {
+	State                State
+	FailureCount         int // failures since the circuit last closed
+	ConsecutiveFailures  int
+	ConsecutiveSuccesses int
+	FirstFailure         time.Time
+	LastFailure          time.Time
+	LastSuccess          time.Time
+	LastError            string
+	DisabledAt           time.Time // when the circuit last opened
+	RetryAfter           time.Time // zero while open: forced until reset
+	Reopens              int       // re-opens in a row; drives the back-off
+	OpenReason           string    // why the circuit last opened, for people
+	Forced               bool      // opened by Trip; never probes unless RetryAfter is set
+	Failures             []time.Time
+	Leases               []Lease
+	LastRun              time.Time // when an outcome was last recorded
+	Totals               Totals
+}
+
+// An EventKind names something a circuit did.
+type EventKind string
+
+// The kinds of Event.
+const (
+	Transition EventKind = "transition" // the state changed
+	Reaped     EventKind = "reaped"     // a dead or expired probe lease was removed
+)
+
+// An Event is something a circuit did that a caller may want to log.
+type Event struct {
+	Kind     EventKind
+	From, To State
+	Reason   string
+	Lease    *Lease // for Reaped
+}
+
+func (c *Circuit) state() State {
+	if c.State == "" {
+		return Closed
+	}
+	return c.State
+}
+
+// transition moves the circuit to state to and describes the move.
+func (c *Circuit) transition(to State, reason string) Event {
+	from := c.state()
+	c.State = to
+	return Event{Kind: Transition, From: from, To: to, Reason: reason}
+}
+
+// backoff returns the cooldown for the nth re-open in a row.
+func backoff(s Settings, n int) time.Duration {
+	limit := max(s.MaxCooldown, s.Cooldown)
+	d := s.Cooldown
+	for i := 0; i < n && d < limit; i++ {
+		d *= 2
+	}
+	return min(d, limit)
+}
+
+// open trips the circuit at now with the back-off for its re-open count.
+func (c *Circuit) open(s Settings, now time.Time, reason string) Event {
+	ev := c.transition(Open, reason)
+	c.DisabledAt = now
+	c.RetryAfter = now.Add(backoff(s, c.Reopens))
+	c.OpenReason = reason
+	c.Forced = false
+	c.ConsecutiveSuccesses = 0
+	c.Leases = nil
+	return ev
+}
+
+// close returns the circuit to closed and clears its failure counters.
+func (c *Circuit) close(reason string) Event {
+	ev := c.transition(Closed, reason)
+	c.FailureCount = 0
+	c.ConsecutiveFailures = 0
+	c.ConsecutiveSuccesses = 0
+	c.FirstFailure = time.Time{}
+	c.LastError = ""
+	c.DisabledAt = time.Time{}
+	c.RetryAfter = time.Time{}
+	c.Reopens = 0
+	c.OpenReason = ""
+	c.Forced = false
+	c.Failures = nil
+	c.Leases = nil
+	return ev
+}
+
+// fixClock repairs timestamps that lie in the future, which happens when the
+// wall clock steps backwards. The open period and leases keep their length
+// but restart at now, so a step of any size delays a probe by at most one
+// cooldown. It reports whether it changed anything.
+func (c *Circuit) fixClock(now time.Time) bool {
+	changed := false
+	if c.DisabledAt.After(now) {
+		if !c.RetryAfter.IsZero() {
+			c.RetryAfter = now.Add(c.RetryAfter.Sub(c.DisabledAt))
+		}
+		c.DisabledAt = now
+		changed = true
+	}
+	for i := range c.Leases {
+		l := &c.Leases[i]
+		if l.Acquired.After(now) {
+			if !l.Expires.IsZero() {
+				l.Expires = now.Add(l.Expires.Sub(l.Acquired))
+			}
+			l.Acquired = now
+			changed = true
+		}
+	}
+	return changed
+}
+
+// tripReason describes the failures that tripped a closed circuit.
+func tripReason(s Settings, n int) string {
+	if s.FailureWindow > 0 {
+		return fmt.Sprintf("%d failures in %s", n, s.FailureWindow)
+	}
+	if n == 1 {
+		return "1 failure"
+	}
+	return fmt.Sprintf("%d consecutive failures", n)
+}
