@@ -1,0 +1,219 @@
+package statefile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// DefaultLockTimeout is how long Lock waits when Options.LockTimeout is 0.
+const DefaultLockTimeout = 2 * time.Second
+
+// ErrLockTimeout is returned when the lock is not obtained in time.
+var ErrLockTimeout = errors.New("lock not obtained in time")
+
+// ErrCorrupt is matched (with errors.Is) by a *CorruptError.
+var ErrCorrupt = errors.New("state file does not parse")
+
+// A CorruptError reports a state file that does not parse.
+type CorruptError struct {
+	Path string
+	Err  error
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("%s does not parse: %v", e.Path, e.Err)
+}
+
+func (e *CorruptError) Unwrap() error        { return e.Err }
+func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
+
+// Options tune a File.
+type Options struct {
+	// LockTimeout bounds how long Lock waits. If it is 0,
+	// DefaultLockTimeout is used.
+	LockTimeout time.Duration
+
+	// OnQuarantine, if set, is called after Update has moved a file that
+	// does not parse to movedTo.
+	OnQuarantine func(movedTo string, cause error)
+
+	// Now returns the time used to name quarantined files. If it is nil,
+	// time.Now is used.
+	Now func() time.Time
+}
+
+// A File is a JSON document on disk, shared by processes through a sidecar
+// lock. A File holds no open descriptors between calls; it is safe to use
+// from one goroutine at a time.
+type File struct {
+	path string // resolved: never a symlink
+	opts Options
+}
+
+// Open returns the File at path. It resolves symlinks, so that the lock and
+// the temp files sit beside the real file, but creates nothing: the
+// directory and the lock file are created by the first Lock.
+func Open(path string, opts Options) (*File, error) {
+	if path == "" {
+		return nil, errors.New("state file path is empty")
+	}
+	real, err := resolve(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot resolve state file path: %w", err)
+	}
+	if opts.LockTimeout <= 0 {
+		opts.LockTimeout = DefaultLockTimeout
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &File{path: real, opts: opts}, nil
+}
+
+// Path returns the resolved path of the document.
+func (f *File) Path() string { return f.path }
+
+// LockPath returns the path of the sidecar lock file.
+func (f *File) LockPath() string { return f.path + ".lock" }
+
+// resolve follows symlinks in path, including a final link whose target
+// does not exist yet.
+func resolve(path string) (string, error) {
+	path, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	for range 40 {
+		fi, err := os.Lstat(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			break
+		}
+		target, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(path), target)
+		}
+		path = target
+	}
+	dir, base := filepath.Split(path)
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	return filepath.Join(dir, base), nil
+}
+
+// read returns the document's bytes, or nil if the file does not exist or
+// holds only white space.
+func (f *File) read() ([]byte, error) {
+	data, err := os.ReadFile(f.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, nil
+	}
+	return data, nil
+}
+
+// Load decodes the current document into doc without taking the lock, which
+// is safe because the file is only ever replaced whole. It reports whether
+// the file exists. A file that does not parse gives a *CorruptError and is
+// left where it is; Update is what moves it aside.
+func Load[T any](f *File, doc *T) (bool, error) {
+	data, err := f.read()
+	if err != nil || data == nil {
+		return false, err
+	}
+	if err := json.Unmarshal(data, doc); err != nil {
+		return true, &CorruptError{Path: f.path, Err: err}
+	}
+	return true, nil
+}
+
+// Update runs fn on the current document under the lock, and replaces the
+// file with the result if fn reports a change. A missing file gives fn a
+// zero document. A file that does not parse is moved aside first (see
+// Options.OnQuarantine) and fn gets a zero document.
+func Update[T any](f *File, fn func(doc *T) (changed bool, err error)) (err error) {
+	unlock, err := f.Lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+
+	data, err := f.read()
+	if err != nil {
+		return fmt.Errorf("cannot read state: %w", err)
+	}
+	doc := new(T)
+	if data != nil {
+		if perr := json.Unmarshal(data, doc); perr != nil {
+			to, qerr := f.quarantine()
+			if qerr != nil {
+				return fmt.Errorf("cannot move aside corrupt state file: %w", qerr)
+			}
+			if f.opts.OnQuarantine != nil {
+				f.opts.OnQuarantine(to, perr)
+			}
+			doc = new(T)
+		}
+	}
+	changed, err := fn(doc)
+	if err != nil || !changed {
+		return err
+	}
+	out, err := Marshal(doc)
+	if err != nil {
+		return fmt.Errorf("cannot encode state: %w", err)
+	}
+	return f.replace(out)
+}
+
+// Marshal encodes doc the way a state file stores it: indented by two
+// spaces, without HTML escaping (keys are command lines, and "&&" should
+// read as "&&"), and ending in a newline.
+func Marshal(doc any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// quarantine moves the current file to a name that is not taken yet. The
+// caller holds the lock, so no other guard races for the name.
+func (f *File) quarantine() (string, error) {
+	stamp := f.opts.Now().UTC().Format("20060102T150405Z")
+	base := f.path + ".corrupt-" + stamp
+	to := base
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(to); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		to = fmt.Sprintf("%s-%d", base, i)
+	}
+	if err := os.Rename(f.path, to); err != nil {
+		return "", err
+	}
+	return to, syncDir(filepath.Dir(f.path))
+}

@@ -1,0 +1,46 @@
+package statefile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// Lock takes the exclusive lock on the sidecar file, creating the file (mode
+// 0600) and its directory (mode 0700) if need be. It gives up with
+// ErrLockTimeout after the lock timeout. The caller must call unlock.
+func (f *File) Lock() (unlock func(), err error) {
+	fl := flock.New(f.LockPath(), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
+	ok, err := fl.TryLock()
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(f.path), 0o700); err != nil {
+			return nil, fmt.Errorf("cannot create state directory: %w", err)
+		}
+		ok, err = fl.TryLock()
+	}
+	// Poll rather than block: a blocking flock cannot be abandoned at the
+	// deadline, and a lock won after giving up would then be held while the
+	// child runs. Holds are short, so start with short naps and back off.
+	deadline := time.Now().Add(f.opts.LockTimeout)
+	nap := 100 * time.Microsecond
+	for err == nil && !ok {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil, fmt.Errorf("cannot lock %s within %s: %w", f.LockPath(), f.opts.LockTimeout, ErrLockTimeout)
+		}
+		// Jitter keeps waiting processes from waking in lockstep.
+		time.Sleep(min(left, nap/2+rand.N(nap)))
+		nap = min(2*nap, 10*time.Millisecond)
+		ok, err = fl.TryLock()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot lock state: %w", err)
+	}
+	return func() { _ = fl.Unlock() }, nil
+}

@@ -1,0 +1,89 @@
+package statefile
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// replace atomically replaces the file with data: a temp file beside it,
+// write, fsync, close, rename, fsync of the directory. The caller holds the
+// lock. Until the rename succeeds the old file is untouched, and the temp
+// file is removed on any failure.
+func (f *File) replace(data []byte) (err error) {
+	dir := filepath.Dir(f.path)
+	mode := os.FileMode(0o600)
+	uid, gid := -1, -1
+	if fi, err := os.Stat(f.path); err == nil {
+		mode = fi.Mode().Perm()
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && os.Geteuid() == 0 {
+			uid, gid = int(st.Uid), int(st.Gid)
+		}
+	}
+
+	// os.CreateTemp opens with O_CREATE|O_EXCL and mode 0600.
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(f.path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("cannot create temp file: %w", err)
+	}
+	renamed := false
+	defer func() {
+		if !renamed {
+			_ = tmp.Close()
+			_ = os.Remove(tmp.Name())
+		}
+	}()
+
+	if err := failpoint("after-create"); err != nil {
+		return err
+	}
+	if mode != 0o600 {
+		if err := tmp.Chmod(mode); err != nil {
+			return fmt.Errorf("cannot set mode of temp file: %w", err)
+		}
+	}
+	if uid >= 0 {
+		// Root editing a user's state must not leave it owned by root.
+		_ = tmp.Chown(uid, gid)
+	}
+	if _, err := tmp.Write(data); err != nil {
+		return fmt.Errorf("cannot write temp file: %w", err)
+	}
+	if err := failpoint("after-write"); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("cannot sync temp file: %w", err)
+	}
+	if err := failpoint("after-sync"); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("cannot close temp file: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), f.path); err != nil {
+		return fmt.Errorf("cannot replace state file: %w", err)
+	}
+	renamed = true
+	if err := failpoint("after-rename"); err != nil {
+		return err
+	}
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("cannot sync state directory: %w", err)
+	}
+	return nil
+}
+
+// syncDir makes a rename in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
