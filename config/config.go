@@ -1,0 +1,207 @@
+package config
+
+import (
+	"regexp"
+	"slices"
+	"time"
+
+	"guard/breaker"
+)
+
+// A Config is guard's effective configuration: the built-in defaults, then
+// guardrails.yaml, then environment variables. Command-line flags are
+// applied on top by the caller, per run.
+type Config struct {
+	// Source names where the configuration came from, for people: a file
+	// path, or "built-in defaults".
+	Source string
+
+	StateFile   string        // the hook state file; never empty
+	LockTimeout time.Duration // how long to wait for a state lock
+	FailureMode string        // "open": run the child when guard fails; "closed": skip it
+	Notice      string        // "auto", "stderr", "system-message" or "none"
+
+	CircuitBreaker Breaker    // the defaults for every key
+	Hooks          []HookRule // per-key overrides; the first that matches wins
+
+	Logging  Logging
+	Cooldown Cooldown
+}
+
+// A Breaker holds the circuit breaker settings for one key.
+type Breaker struct {
+	Enabled          bool          // false: guard passes calls through untouched
+	FailureThreshold int           // failures that trip the circuit
+	FailureWindow    time.Duration // 0: count consecutive failures; else failures inside this window
+	SuccessThreshold int           // successful probes that close it
+	Cooldown         time.Duration // how long it stays open at first
+	MaxCooldown      time.Duration // cap of the doubling back-off
+	HalfOpenMaxCalls int           // probes at once
+	ProbeLease       time.Duration // lease of a probe when there is no timeout
+	Timeout          time.Duration // 0: none
+	KillGrace        time.Duration // between SIGTERM and SIGKILL on timeout
+	SlowCall         time.Duration // 0: off; a slower run counts as a failure
+	MaxConcurrent    int           // 0: unlimited
+	QueueTimeout     time.Duration // wait for a concurrency slot
+	SuccessExitCodes []int
+	IgnoreExitCodes  []int
+	OpenExitCode     int      // guard's exit status when it skips a call
+	Exclude          []string // keys (substrings or globs) that never trip
+	Retention        time.Duration
+}
+
+// A HookRule overrides Breaker settings for the keys it matches.
+type HookRule struct {
+	Match  string // a glob over the whole key, or "" when Regex is set
+	Regex  string // a regular expression searched in the key
+	Line   int    // where the rule is in the file, for messages
+	re     *regexp.Regexp
+	fields breakerFields
+}
+
+// Matches reports whether the rule applies to key.
+func (r *HookRule) Matches(key string) bool {
+	return r.re.MatchString(key)
+}
+
+// Logging says where the event log goes.
+type Logging struct {
+	File     string // "" means beside the state file
+	MaxSize  int64  // bytes before the log rotates
+	MaxFiles int    // rotated files kept
+	Level    string // accepted for the Python guardrails; guard ignores it
+	Format   string // accepted for the Python guardrails; guard ignores it
+}
+
+// Cooldown configures service action budgets (guard cooldown).
+type Cooldown struct {
+	StateFile         string // "" means GUARD_COOLDOWN_STATE, $CLAUDEOPS_STATE_DIR/cooldown.json or ~/.claude/cooldown.json
+	ResetAfterHealthy int
+	Retention         time.Duration
+	Actions           map[string]Action
+	Patterns          []Pattern
+}
+
+// An Action is a budget: at most Limit records in Field per Window.
+type Action struct {
+	Field  string
+	Limit  int
+	Window time.Duration
+}
+
+// A Pattern recognises an action on a service in a shell command.
+type Pattern struct {
+	Regex  string
+	Action string
+	re     *regexp.Regexp
+}
+
+// Regexp returns the compiled pattern. It has a group named "service".
+func (p *Pattern) Regexp() *regexp.Regexp { return p.re }
+
+// Default returns the built-in configuration, which is what guard uses
+// when there is no config file. home is the user's home directory.
+func Default(home string) *Config {
+	return &Config{
+		Source:      "built-in defaults",
+		StateFile:   home + "/.claude/hook_state.json",
+		LockTimeout: 2 * time.Second,
+		FailureMode: "open",
+		Notice:      "auto",
+		CircuitBreaker: Breaker{
+			Enabled:          true,
+			FailureThreshold: 3,
+			SuccessThreshold: 2,
+			Cooldown:         5 * time.Minute,
+			MaxCooldown:      time.Hour,
+			HalfOpenMaxCalls: 1,
+			ProbeLease:       10 * time.Minute,
+			KillGrace:        5 * time.Second,
+			SuccessExitCodes: []int{0},
+			IgnoreExitCodes:  []int{2},
+			Exclude:          []string{},
+			Retention:        30 * 24 * time.Hour,
+		},
+		Logging: Logging{
+			MaxSize:  10 << 20,
+			MaxFiles: 3,
+			Level:    "INFO",
+		},
+		Cooldown: Cooldown{
+			ResetAfterHealthy: 2,
+			Retention:         48 * time.Hour,
+			Actions: map[string]Action{
+				"restart":  {Field: "restarts", Limit: 2, Window: 4 * time.Hour},
+				"redeploy": {Field: "redeployments", Limit: 1, Window: 24 * time.Hour},
+			},
+			Patterns: defaultPatterns(),
+		},
+	}
+}
+
+func defaultPatterns() []Pattern {
+	ps := []Pattern{
+		{Regex: `\bdocker\s+(?:compose\s+)?restart\s+(?P<service>[\w.-]+)`, Action: "restart"},
+		{Regex: `\bdocker\s+compose\s+up\b(?:\s+-\S+)*\s+--force-recreate(?:\s+-\S+)*\s+(?P<service>[\w.-]+)`, Action: "redeploy"},
+	}
+	for i := range ps {
+		ps[i].re = regexp.MustCompile(ps[i].Regex)
+	}
+	return ps
+}
+
+// For returns the settings for key: the circuit_breaker section, then the
+// first hooks rule that matches key.
+func (c *Config) For(key string) Breaker {
+	b := c.CircuitBreaker
+	b.SuccessExitCodes = slices.Clone(b.SuccessExitCodes)
+	b.IgnoreExitCodes = slices.Clone(b.IgnoreExitCodes)
+	for i := range c.Hooks {
+		if c.Hooks[i].Matches(key) {
+			// Rules were validated when the file was loaded.
+			_ = b.apply(&c.Hooks[i].fields, nil)
+			break
+		}
+	}
+	return b
+}
+
+// Excluded reports whether key matches an exclude pattern.
+func (b *Breaker) Excluded(key string) bool {
+	for _, p := range b.Exclude {
+		if matchExclude(p, key) {
+			return true
+		}
+	}
+	return false
+}
+
+// Settings returns the breaker package's view of b for key. leaseFor is
+// how long a probe lease lasts.
+func (b *Breaker) Settings(key string) breaker.Settings {
+	lease := b.ProbeLease
+	if b.Timeout > 0 {
+		lease = b.Timeout + b.KillGrace
+	}
+	return breaker.Settings{
+		FailureThreshold: b.FailureThreshold,
+		FailureWindow:    b.FailureWindow,
+		SuccessThreshold: b.SuccessThreshold,
+		Cooldown:         b.Cooldown,
+		MaxCooldown:      b.MaxCooldown,
+		HalfOpenMaxCalls: b.HalfOpenMaxCalls,
+		ProbeLease:       lease,
+		Exclude:          b.Excluded(key),
+	}
+}
+
+// Classify returns the outcome of a child that exited with code.
+func (b *Breaker) Classify(code int) breaker.Outcome {
+	switch {
+	case slices.Contains(b.SuccessExitCodes, code):
+		return breaker.Success
+	case slices.Contains(b.IgnoreExitCodes, code):
+		return breaker.Ignored
+	}
+	return breaker.Failure
+}

@@ -1,0 +1,110 @@
+package config
+
+import (
+	"reflect"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// envSections are the sections a GUARDRAILS_ variable can address, longest
+// first. GUARDRAILS_CIRCUIT_BREAKER_FAILURE_THRESHOLD sets
+// circuit_breaker.failure_threshold; GUARDRAILS_STATE_FILE sets state_file.
+var envSections = []string{"circuit_breaker", "cooldown", "logging"}
+
+// loadEnv applies GUARDRAILS_* variables, the way the Python guardrails
+// read them. Lists (exclude, exit codes) are comma-separated. Variables
+// that name no setting guard knows are ignored, as the Python tool ignores
+// them, because they may be meant for it.
+func (c *Config) loadEnv(environ []string) error {
+	root := &yaml.Node{Kind: yaml.MappingNode}
+	sections := map[string]*yaml.Node{}
+	// A node's Line is an index into names, so that an error can name the
+	// variable it came from.
+	names := []string{""}
+	top := yamlFields(reflect.TypeFor[fileFields]())
+	for _, kv := range environ {
+		name, value, _ := strings.Cut(kv, "=")
+		rest, ok := strings.CutPrefix(name, "GUARDRAILS_")
+		if !ok {
+			continue
+		}
+		key := strings.ToLower(rest)
+		section, fields := "", top
+		for _, s := range envSections {
+			if k, ok := strings.CutPrefix(key, s+"_"); ok {
+				section, key = s, k
+				fields = yamlFields(top[s].Elem())
+				break
+			}
+		}
+		t, ok := fields[key]
+		if !ok {
+			continue
+		}
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		line := len(names)
+		names = append(names, name)
+		val := envValue(value, t, line)
+		if val == nil {
+			continue
+		}
+		parent := root
+		if section != "" {
+			if sections[section] == nil {
+				sections[section] = &yaml.Node{Kind: yaml.MappingNode}
+				root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: section}, sections[section])
+			}
+			parent = sections[section]
+		}
+		parent.Content = append(parent.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key, Line: line}, val)
+	}
+	if len(root.Content) == 0 {
+		return nil
+	}
+	var f fileFields
+	if err := root.Decode(&f); err != nil {
+		return decodeError(err, func(line int) string { return names[line] })
+	}
+	return c.apply(&f, func(section string) locator {
+		return func(key string) string {
+			return "GUARDRAILS_" + strings.ToUpper(strings.ReplaceAll(joinKey(section, key), ".", "_"))
+		}
+	})
+}
+
+// envValue turns a variable's value into a YAML node for a field of type t,
+// or nil for a type that cannot be set from the environment.
+func envValue(value string, t reflect.Type, line int) *yaml.Node {
+	scalar := func(v string) *yaml.Node {
+		return &yaml.Node{Kind: yaml.ScalarNode, Value: v, Line: line}
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		// The Python tool's spellings of true and false.
+		switch strings.ToLower(strings.TrimSpace(value)) {
+		case "1", "true", "yes", "on":
+			value = "true"
+		case "0", "false", "no", "off":
+			value = "false"
+		}
+		return scalar(value)
+	case reflect.Slice:
+		seq := &yaml.Node{Kind: yaml.SequenceNode, Line: line}
+		for _, item := range strings.Split(value, ",") {
+			if item = strings.TrimSpace(item); item != "" {
+				seq.Content = append(seq.Content, scalar(item))
+			}
+		}
+		return seq
+	case reflect.Struct, reflect.Map:
+		return nil
+	}
+	n := scalar(value)
+	if t.Kind() == reflect.String {
+		n.Tag = "!!str"
+	}
+	return n
+}

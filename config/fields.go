@@ -1,0 +1,273 @@
+package config
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// The *Fields types mirror guardrails.yaml. Every field is optional: a nil
+// pointer means the key is absent and the layer below shows through.
+
+type fileFields struct {
+	StateFile      *string         `yaml:"state_file,omitempty"`
+	LockTimeout    *Duration       `yaml:"lock_timeout,omitempty"`
+	FailureMode    *string         `yaml:"failure_mode,omitempty"`
+	Notice         *string         `yaml:"notice,omitempty"`
+	CircuitBreaker *breakerFields  `yaml:"circuit_breaker,omitempty"`
+	Hooks          []hookFields    `yaml:"hooks,omitempty"`
+	Logging        *loggingFields  `yaml:"logging,omitempty"`
+	Cooldown       *cooldownFields `yaml:"cooldown,omitempty"`
+}
+
+type breakerFields struct {
+	Enabled          *bool     `yaml:"enabled,omitempty"`
+	FailureThreshold *int      `yaml:"failure_threshold,omitempty"`
+	FailureWindow    *Duration `yaml:"failure_window,omitempty"`
+	SuccessThreshold *int      `yaml:"success_threshold,omitempty"`
+	CooldownSeconds  *int      `yaml:"cooldown_seconds,omitempty"`
+	Cooldown         *Duration `yaml:"cooldown,omitempty"`
+	MaxCooldown      *Duration `yaml:"max_cooldown,omitempty"`
+	HalfOpenMaxCalls *int      `yaml:"half_open_max_calls,omitempty"`
+	ProbeLease       *Duration `yaml:"probe_lease,omitempty"`
+	Timeout          *Duration `yaml:"timeout,omitempty"`
+	KillGrace        *Duration `yaml:"kill_grace,omitempty"`
+	SlowCall         *Duration `yaml:"slow_call,omitempty"`
+	MaxConcurrent    *int      `yaml:"max_concurrent,omitempty"`
+	QueueTimeout     *Duration `yaml:"queue_timeout,omitempty"`
+	SuccessExitCodes *[]int    `yaml:"success_exit_codes,omitempty"`
+	IgnoreExitCodes  *[]int    `yaml:"ignore_exit_codes,omitempty"`
+	OpenExitCode     *int      `yaml:"open_exit_code,omitempty"`
+	Exclude          *[]string `yaml:"exclude,omitempty"`
+	Retention        *Duration `yaml:"retention,omitempty"`
+}
+
+type hookFields struct {
+	Match         *string `yaml:"match,omitempty"`
+	Regex         *string `yaml:"regex,omitempty"`
+	breakerFields `yaml:",inline"`
+}
+
+type loggingFields struct {
+	File     *string `yaml:"file,omitempty"`
+	MaxSize  *Size   `yaml:"max_size,omitempty"`
+	MaxFiles *int    `yaml:"max_files,omitempty"`
+	Level    *string `yaml:"level,omitempty"`  // Python guardrails; ignored
+	Format   *string `yaml:"format,omitempty"` // Python guardrails; ignored
+}
+
+type cooldownFields struct {
+	StateFile         *string                 `yaml:"state_file,omitempty"`
+	ResetAfterHealthy *int                    `yaml:"reset_after_healthy,omitempty"`
+	Retention         *Duration               `yaml:"retention,omitempty"`
+	Actions           map[string]actionFields `yaml:"actions,omitempty"`
+	Patterns          *[]patternFields        `yaml:"patterns,omitempty"`
+}
+
+type actionFields struct {
+	Field  *string   `yaml:"field,omitempty"`
+	Limit  *int      `yaml:"limit,omitempty"`
+	Window *Duration `yaml:"window,omitempty"`
+}
+
+type patternFields struct {
+	Regex  *string `yaml:"regex,omitempty"`
+	Action *string `yaml:"action,omitempty"`
+}
+
+// A locator names where a key was set, for error messages: "file:line:
+// circuit_breaker.timeout" or "GUARDRAILS_CIRCUIT_BREAKER_TIMEOUT".
+type locator func(key string) string
+
+func atLeast(where locator, key string, v, least int) error {
+	if v < least {
+		return fmt.Errorf("%s: must be at least %d, got %d", where(key), least, v)
+	}
+	return nil
+}
+
+func exitCodes(where locator, key string, codes []int) error {
+	for _, c := range codes {
+		if c < 0 || c > 255 {
+			return fmt.Errorf("%s: exit status %d is outside 0-255", where(key), c)
+		}
+	}
+	return nil
+}
+
+// apply sets the fields present in f, checking each. A nil where skips the
+// checks, for fields that were checked when they were loaded.
+func (b *Breaker) apply(f *breakerFields, where locator) error {
+	if where == nil {
+		where = func(k string) string { return k }
+	}
+	if f.Cooldown != nil && f.CooldownSeconds != nil {
+		return fmt.Errorf("%s: set cooldown or cooldown_seconds, not both", where("cooldown"))
+	}
+	if f.Enabled != nil {
+		b.Enabled = *f.Enabled
+	}
+	ints := []struct {
+		src   *int
+		dst   *int
+		key   string
+		least int
+	}{
+		{f.FailureThreshold, &b.FailureThreshold, "failure_threshold", 1},
+		{f.SuccessThreshold, &b.SuccessThreshold, "success_threshold", 1},
+		{f.HalfOpenMaxCalls, &b.HalfOpenMaxCalls, "half_open_max_calls", 1},
+		{f.MaxConcurrent, &b.MaxConcurrent, "max_concurrent", 0},
+		{f.OpenExitCode, &b.OpenExitCode, "open_exit_code", 0},
+	}
+	for _, s := range ints {
+		if s.src == nil {
+			continue
+		}
+		if err := atLeast(where, s.key, *s.src, s.least); err != nil {
+			return err
+		}
+		*s.dst = *s.src
+	}
+	if f.OpenExitCode != nil && *f.OpenExitCode > 255 {
+		return fmt.Errorf("%s: exit status %d is outside 0-255", where("open_exit_code"), *f.OpenExitCode)
+	}
+	if f.CooldownSeconds != nil {
+		if err := atLeast(where, "cooldown_seconds", *f.CooldownSeconds, 0); err != nil {
+			return err
+		}
+		b.Cooldown = time.Duration(*f.CooldownSeconds) * time.Second
+	}
+	durations := []struct {
+		src *Duration
+		dst *time.Duration
+	}{
+		{f.FailureWindow, &b.FailureWindow},
+		{f.Cooldown, &b.Cooldown},
+		{f.MaxCooldown, &b.MaxCooldown},
+		{f.ProbeLease, &b.ProbeLease},
+		{f.Timeout, &b.Timeout},
+		{f.KillGrace, &b.KillGrace},
+		{f.SlowCall, &b.SlowCall},
+		{f.QueueTimeout, &b.QueueTimeout},
+		{f.Retention, &b.Retention},
+	}
+	for _, d := range durations {
+		if d.src != nil {
+			*d.dst = time.Duration(*d.src)
+		}
+	}
+	if f.SuccessExitCodes != nil {
+		if err := exitCodes(where, "success_exit_codes", *f.SuccessExitCodes); err != nil {
+			return err
+		}
+		b.SuccessExitCodes = slices.Clone(*f.SuccessExitCodes)
+	}
+	if f.IgnoreExitCodes != nil {
+		if err := exitCodes(where, "ignore_exit_codes", *f.IgnoreExitCodes); err != nil {
+			return err
+		}
+		b.IgnoreExitCodes = slices.Clone(*f.IgnoreExitCodes)
+	}
+	for _, c := range b.SuccessExitCodes {
+		if slices.Contains(b.IgnoreExitCodes, c) {
+			return fmt.Errorf("%s: exit status %d is both a success and ignored", where("ignore_exit_codes"), c)
+		}
+	}
+	if f.Exclude != nil {
+		b.Exclude = slices.Clone(*f.Exclude)
+		for _, p := range b.Exclude {
+			if err := checkExclude(p); err != nil {
+				return fmt.Errorf("%s: %v", where("exclude"), err)
+			}
+		}
+	}
+	return nil
+}
+
+func (l *Logging) apply(f *loggingFields, where locator) error {
+	if f.File != nil {
+		l.File = *f.File
+	}
+	if f.MaxSize != nil {
+		l.MaxSize = int64(*f.MaxSize)
+	}
+	if f.MaxFiles != nil {
+		if err := atLeast(where, "max_files", *f.MaxFiles, 1); err != nil {
+			return err
+		}
+		l.MaxFiles = *f.MaxFiles
+	}
+	if f.Level != nil {
+		l.Level = *f.Level
+	}
+	if f.Format != nil {
+		l.Format = *f.Format
+	}
+	return nil
+}
+
+func (c *Cooldown) apply(f *cooldownFields, where locator) error {
+	if f.StateFile != nil {
+		c.StateFile = *f.StateFile
+	}
+	if f.ResetAfterHealthy != nil {
+		if err := atLeast(where, "reset_after_healthy", *f.ResetAfterHealthy, 1); err != nil {
+			return err
+		}
+		c.ResetAfterHealthy = *f.ResetAfterHealthy
+	}
+	if f.Retention != nil {
+		c.Retention = time.Duration(*f.Retention)
+	}
+	if f.Actions != nil {
+		actions := make(map[string]Action, len(c.Actions)+len(f.Actions))
+		for name, a := range c.Actions {
+			actions[name] = a
+		}
+		for name, af := range f.Actions {
+			a := actions[name] // an existing action is changed, a new one starts empty
+			key := "actions." + name
+			if af.Field != nil {
+				a.Field = *af.Field
+			}
+			if af.Limit != nil {
+				if err := atLeast(where, key+".limit", *af.Limit, 0); err != nil {
+					return err
+				}
+				a.Limit = *af.Limit
+			}
+			if af.Window != nil {
+				a.Window = time.Duration(*af.Window)
+			}
+			if a.Field == "" {
+				return fmt.Errorf("%s: needs a field, the array it records into (e.g. restarts)", where(key))
+			}
+			if a.Window <= 0 {
+				return fmt.Errorf("%s: needs a window longer than 0s", where(key))
+			}
+			actions[name] = a
+		}
+		c.Actions = actions
+	}
+	if f.Patterns != nil {
+		ps := make([]Pattern, 0, len(*f.Patterns))
+		for i, pf := range *f.Patterns {
+			key := fmt.Sprintf("patterns[%d]", i)
+			if pf.Regex == nil || pf.Action == nil {
+				return fmt.Errorf("%s: needs both regex and action", where(key))
+			}
+			p, err := compilePattern(*pf.Regex, *pf.Action)
+			if err != nil {
+				return fmt.Errorf("%s: %v", where(key), err)
+			}
+			ps = append(ps, p)
+		}
+		c.Patterns = ps
+	}
+	for _, p := range c.Patterns {
+		if _, ok := c.Actions[p.Action]; !ok {
+			return fmt.Errorf("%s: pattern %q names action %q, which is not defined", where("patterns"), p.Regex, p.Action)
+		}
+	}
+	return nil
+}

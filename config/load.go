@@ -1,0 +1,426 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Options say where Load looks. The zero value uses the process's
+// environment and home directory.
+type Options struct {
+	// Path is the config file named on the command line. If it is empty,
+	// Load uses GUARD_CONFIG, then ~/.claude/guardrails.yaml if it exists.
+	Path string
+
+	Getenv  func(string) string // nil: os.Getenv
+	Environ func() []string     // nil: os.Environ
+	Home    string              // "": os.UserHomeDir
+}
+
+// ErrInvalid is matched by every error Load returns about the content of
+// the configuration (as opposed to failing to read it).
+var ErrInvalid = errors.New("invalid configuration")
+
+type invalidError struct{ msg string }
+
+func (e *invalidError) Error() string        { return e.msg }
+func (e *invalidError) Is(target error) bool { return target == ErrInvalid }
+
+func invalid(format string, args ...any) error {
+	return &invalidError{msg: fmt.Sprintf(format, args...)}
+}
+
+// lineError is returned by the YAML value types, which know their line.
+type lineError struct {
+	line int
+	msg  string
+}
+
+func (e *lineError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }
+
+// Path returns the config file Load would read, and whether it was named
+// explicitly (in which case it must exist).
+func (o *Options) path() (string, bool) {
+	if o.Path != "" {
+		return o.Path, true
+	}
+	if p := o.Getenv("GUARD_CONFIG"); p != "" {
+		return p, true
+	}
+	return filepath.Join(o.Home, ".claude", "guardrails.yaml"), false
+}
+
+// Load builds the effective configuration: the built-in defaults, then the
+// config file, then GUARDRAILS_* variables (as the Python guardrails spell
+// them), then GUARD_STATE and GUARD_COOLDOWN_STATE.
+//
+// Any problem with the file's content gives an error that matches
+// ErrInvalid and names the file and line.
+func Load(opts Options) (*Config, error) {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.Environ == nil {
+		opts.Environ = os.Environ
+	}
+	if opts.Home == "" {
+		opts.Home, _ = os.UserHomeDir()
+	}
+	cfg := Default(opts.Home)
+
+	path, explicit := opts.path()
+	data, err := os.ReadFile(expandPath(path, opts))
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && !explicit:
+		// No file: the built-in defaults.
+	case err != nil:
+		return nil, fmt.Errorf("cannot read config: %w", err)
+	default:
+		cfg.Source = path
+		if err := cfg.loadYAML(path, data); err != nil {
+			return nil, err
+		}
+	}
+	if err := cfg.loadEnv(opts.Environ()); err != nil {
+		return nil, err
+	}
+	if p := opts.Getenv("GUARD_STATE"); p != "" {
+		cfg.StateFile = p
+	}
+	if p := opts.Getenv("GUARD_COOLDOWN_STATE"); p != "" {
+		cfg.Cooldown.StateFile = p
+	}
+	cfg.StateFile = expandPath(cfg.StateFile, opts)
+	cfg.Logging.File = expandPath(cfg.Logging.File, opts)
+	cfg.Cooldown.StateFile = expandPath(cfg.Cooldown.StateFile, opts)
+	if cfg.StateFile == "" {
+		return nil, invalid("%s: state_file is empty", cfg.Source)
+	}
+	return cfg, nil
+}
+
+// expandPath expands a leading ~ and $VARIABLES, as the Python guardrails
+// do. An unset variable is left as written.
+func expandPath(p string, opts Options) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		p = opts.Home + p[1:]
+	}
+	return os.Expand(p, func(name string) string {
+		if v := opts.Getenv(name); v != "" {
+			return v
+		}
+		return "${" + name + "}"
+	})
+}
+
+// loadYAML applies the config file data, read from file.
+func (c *Config) loadYAML(file string, data []byte) error {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return invalid("%s: %s", file, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if len(root.Content) == 0 {
+		return nil // an empty file
+	}
+	doc := root.Content[0]
+	if doc.Kind == yaml.ScalarNode && doc.Tag == "!!null" {
+		return nil
+	}
+	if doc.Kind != yaml.MappingNode {
+		return invalid("%s:%d: the file should be a mapping of settings", file, doc.Line)
+	}
+	lines := map[string]int{}
+	if err := checkKeys(doc, reflect.TypeFor[fileFields](), "", lines, file); err != nil {
+		return err
+	}
+	var f fileFields
+	if err := doc.Decode(&f); err != nil {
+		return decodeError(err, fileLines(file, lines))
+	}
+	at := func(section string) locator {
+		return func(key string) string {
+			p := joinKey(section, key)
+			line, ok := lines[p]
+			for !ok && p != "" { // fall back to the enclosing key
+				p = p[:max(strings.LastIndexAny(p, ".["), 0)]
+				line, ok = lines[p]
+			}
+			return fmt.Sprintf("%s:%d: %s", file, line, joinKey(section, key))
+		}
+	}
+	return c.apply(&f, at)
+}
+
+func joinKey(section, key string) string {
+	if section == "" {
+		return key
+	}
+	return section + "." + key
+}
+
+// apply sets one layer of settings on c. at returns a locator for a
+// section ("", "circuit_breaker", "hooks[0]", ...).
+func (c *Config) apply(f *fileFields, at func(section string) locator) error {
+	if f.StateFile != nil {
+		c.StateFile = *f.StateFile
+	}
+	if f.LockTimeout != nil {
+		if *f.LockTimeout <= 0 {
+			return invalid("%s: must be longer than 0s", at("")("lock_timeout"))
+		}
+		c.LockTimeout = time.Duration(*f.LockTimeout)
+	}
+	if f.FailureMode != nil {
+		if m := *f.FailureMode; m != "open" && m != "closed" {
+			return invalid("%s: must be open or closed, got %q", at("")("failure_mode"), m)
+		}
+		c.FailureMode = *f.FailureMode
+	}
+	if f.Notice != nil {
+		switch n := *f.Notice; n {
+		case "auto", "stderr", "system-message", "none":
+		default:
+			return invalid("%s: must be auto, stderr, system-message or none, got %q", at("")("notice"), n)
+		}
+		c.Notice = *f.Notice
+	}
+	if f.CircuitBreaker != nil {
+		if err := c.CircuitBreaker.apply(f.CircuitBreaker, at("circuit_breaker")); err != nil {
+			return &invalidError{msg: err.Error()}
+		}
+	}
+	for i := range f.Hooks {
+		h := &f.Hooks[i]
+		section := fmt.Sprintf("hooks[%d]", i)
+		where := at(section)
+		if h.Exclude != nil || h.Retention != nil {
+			return invalid("%s: exclude and retention belong in circuit_breaker, not in a hooks rule", where("match"))
+		}
+		rule := HookRule{fields: h.breakerFields}
+		if h.Match != nil {
+			rule.Match = *h.Match
+		}
+		if h.Regex != nil {
+			rule.Regex = *h.Regex
+		}
+		if err := compileRule(&rule); err != nil {
+			return invalid("%s: %v", where("match"), err)
+		}
+		// Check the rule's values against the section defaults now, so
+		// that For never meets a bad one.
+		probe := c.CircuitBreaker
+		if err := probe.apply(&rule.fields, where); err != nil {
+			return &invalidError{msg: err.Error()}
+		}
+		c.Hooks = append(c.Hooks, rule)
+	}
+	if f.Logging != nil {
+		if err := c.Logging.apply(f.Logging, at("logging")); err != nil {
+			return &invalidError{msg: err.Error()}
+		}
+	}
+	if f.Cooldown != nil {
+		if err := c.Cooldown.apply(f.Cooldown, at("cooldown")); err != nil {
+			return &invalidError{msg: err.Error()}
+		}
+	}
+	return nil
+}
+
+// checkKeys walks the YAML tree against the Go type t, refusing keys that t
+// does not declare, and records the line of every key it sees.
+func checkKeys(n *yaml.Node, t reflect.Type, path string, lines map[string]int, file string) error {
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if n.Kind != yaml.MappingNode {
+			if n.Tag == "!!null" {
+				return nil
+			}
+			return invalid("%s:%d: %s should be a mapping of settings", file, n.Line, path)
+		}
+		fields := yamlFields(t)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			p := joinKey(path, k.Value)
+			lines[p] = k.Line
+			ft, ok := fields[k.Value]
+			if !ok {
+				return unknownKey(file, k, path, fields)
+			}
+			if err := checkKeys(v, ft, p, lines, file); err != nil {
+				return err
+			}
+		}
+	case reflect.Slice:
+		if n.Kind == yaml.SequenceNode && t.Elem().Kind() == reflect.Struct {
+			for i, item := range n.Content {
+				p := fmt.Sprintf("%s[%d]", path, i)
+				lines[p] = item.Line
+				if err := checkKeys(item, t.Elem(), p, lines, file); err != nil {
+					return err
+				}
+			}
+		}
+	case reflect.Map:
+		if n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				p := joinKey(path, n.Content[i].Value)
+				lines[p] = n.Content[i].Line
+				if err := checkKeys(n.Content[i+1], t.Elem(), p, lines, file); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// yamlFields maps the YAML keys of struct type t to their types, following
+// inline fields.
+func yamlFields(t reflect.Type) map[string]reflect.Type {
+	m := map[string]reflect.Type{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if opts == "inline" {
+			for k, v := range yamlFields(f.Type) {
+				m[k] = v
+			}
+			continue
+		}
+		if name != "" && name != "-" {
+			m[name] = f.Type
+		}
+	}
+	return m
+}
+
+func unknownKey(file string, k *yaml.Node, section string, fields map[string]reflect.Type) error {
+	where := ""
+	if section != "" {
+		where = " in " + section
+	}
+	msg := fmt.Sprintf("%s:%d: unknown key %q%s", file, k.Line, k.Value, where)
+	if s := closest(k.Value, fields); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return invalid("%s", msg)
+}
+
+// closest returns the known key nearest to name, if it is near enough to be
+// a likely typo.
+func closest(name string, fields map[string]reflect.Type) string {
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	best, bestD := "", len(name)/3+1
+	for _, k := range keys {
+		if d := editDistance(name, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+var typeErrRE = regexp.MustCompile("^line (\\d+): cannot unmarshal !!\\w+ `(.*)` into (.+)$")
+
+// decodeError rewrites a YAML decoding error as "where: problem", where
+// where names the line the problem is on.
+func decodeError(err error, where func(line int) string) error {
+	var le *lineError
+	if errors.As(err, &le) {
+		return invalid("%s: %s", where(le.line), le.msg)
+	}
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		var msgs []string
+		for _, e := range te.Errors {
+			m := typeErrRE.FindStringSubmatch(e)
+			if m == nil {
+				msgs = append(msgs, e)
+				continue
+			}
+			line, _ := strconv.Atoi(m[1])
+			msgs = append(msgs, fmt.Sprintf("%s: %q is not %s", where(line), m[2], typeName(m[3])))
+		}
+		return invalid("%s", strings.Join(msgs, "; "))
+	}
+	return invalid("%v", err)
+}
+
+// fileLines returns a where function for decodeError that names the file,
+// the line and the key on it.
+func fileLines(file string, lines map[string]int) func(int) string {
+	keyAt := map[int]string{}
+	for k, l := range lines {
+		if cur, ok := keyAt[l]; !ok || len(k) > len(cur) {
+			keyAt[l] = k
+		}
+	}
+	return func(line int) string {
+		if k := keyAt[line]; k != "" {
+			return fmt.Sprintf("%s:%d: %s", file, line, k)
+		}
+		return fmt.Sprintf("%s:%d", file, line)
+	}
+}
+
+func typeName(goType string) string {
+	switch strings.TrimPrefix(goType, "[]") {
+	case "int":
+		if strings.HasPrefix(goType, "[]") {
+			return "a list of whole numbers"
+		}
+		return "a whole number"
+	case "bool":
+		return "true or false"
+	case "string":
+		if strings.HasPrefix(goType, "[]") {
+			return "a list of strings"
+		}
+		return "a string"
+	}
+	if strings.HasPrefix(goType, "[]") {
+		return "a list"
+	}
+	return "valid here"
+}

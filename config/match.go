@@ -1,0 +1,99 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// globRegexp compiles a glob over a whole key. Keys are command lines, so
+// unlike path globs, "*" matches any run of characters, "/" included; "?"
+// matches one character and "[...]" a class.
+func globRegexp(glob string) (*regexp.Regexp, error) {
+	var b strings.Builder
+	b.WriteString(`^(?s:`)
+	for i := 0; i < len(glob); i++ {
+		switch c := glob[i]; c {
+		case '*':
+			b.WriteString(`.*`)
+		case '?':
+			b.WriteString(`.`)
+		case '[':
+			end := strings.IndexByte(glob[i+1:], ']')
+			if end < 0 {
+				return nil, fmt.Errorf("glob %q has an unclosed [", glob)
+			}
+			class := glob[i+1 : i+1+end]
+			if strings.HasPrefix(class, "!") {
+				class = "^" + class[1:]
+			}
+			b.WriteString("[" + strings.ReplaceAll(class, `\`, `\\`) + "]")
+			i += end + 1
+		case '\\':
+			if i+1 < len(glob) {
+				i++
+			}
+			b.WriteString(regexp.QuoteMeta(glob[i : i+1]))
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString(`)$`)
+	return regexp.Compile(b.String())
+}
+
+func isGlob(p string) bool { return strings.ContainsAny(p, "*?[") }
+
+// checkExclude reports whether an exclude pattern is usable.
+func checkExclude(p string) error {
+	if p == "" {
+		return errors.New("an empty exclude pattern would exclude every key")
+	}
+	if isGlob(p) {
+		_, err := globRegexp(p)
+		return err
+	}
+	return nil
+}
+
+// matchExclude applies one exclude pattern the way the Python guardrails
+// did: a plain string matches any key that contains it, and a pattern with
+// glob characters must match the whole key.
+func matchExclude(p, key string) bool {
+	if !isGlob(p) {
+		return strings.Contains(key, p)
+	}
+	re, err := globRegexp(p)
+	return err == nil && re.MatchString(key)
+}
+
+func compileRule(r *HookRule) error {
+	switch {
+	case r.Match != "" && r.Regex != "":
+		return errors.New("set match or regex, not both")
+	case r.Match != "":
+		re, err := globRegexp(r.Match)
+		r.re = re
+		return err
+	case r.Regex != "":
+		re, err := regexp.Compile(r.Regex)
+		if err != nil {
+			return fmt.Errorf("regex %q: %v", r.Regex, err)
+		}
+		r.re = re
+		return nil
+	}
+	return errors.New("needs match (a glob over the key) or regex")
+}
+
+func compilePattern(regex, action string) (Pattern, error) {
+	re, err := regexp.Compile(regex)
+	if err != nil {
+		return Pattern{}, fmt.Errorf("regex %q: %v", regex, err)
+	}
+	if re.SubexpIndex("service") < 0 {
+		return Pattern{}, fmt.Errorf("regex %q has no (?P<service>...) group", regex)
+	}
+	return Pattern{Regex: regex, Action: action, re: re}, nil
+}

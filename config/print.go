@@ -1,0 +1,94 @@
+package config
+
+import (
+	"bytes"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// MarshalYAML writes a Duration the short way: "5m", "0s".
+func (d Duration) MarshalYAML() (any, error) { return FormatDuration(time.Duration(d)), nil }
+
+// MarshalYAML writes a Size with its largest whole unit: "10MiB".
+func (z Size) MarshalYAML() (any, error) { return FormatSize(int64(z)), nil }
+
+func dur(d time.Duration) *Duration { v := Duration(d); return &v }
+
+// fields returns every setting of b, for printing.
+func (b *Breaker) fields() breakerFields {
+	return breakerFields{
+		Enabled:          &b.Enabled,
+		FailureThreshold: &b.FailureThreshold,
+		FailureWindow:    dur(b.FailureWindow),
+		SuccessThreshold: &b.SuccessThreshold,
+		Cooldown:         dur(b.Cooldown),
+		MaxCooldown:      dur(b.MaxCooldown),
+		HalfOpenMaxCalls: &b.HalfOpenMaxCalls,
+		ProbeLease:       dur(b.ProbeLease),
+		Timeout:          dur(b.Timeout),
+		KillGrace:        dur(b.KillGrace),
+		SlowCall:         dur(b.SlowCall),
+		MaxConcurrent:    &b.MaxConcurrent,
+		QueueTimeout:     dur(b.QueueTimeout),
+		SuccessExitCodes: &b.SuccessExitCodes,
+		IgnoreExitCodes:  &b.IgnoreExitCodes,
+		OpenExitCode:     &b.OpenExitCode,
+		Exclude:          &b.Exclude,
+		Retention:        dur(b.Retention),
+	}
+}
+
+// YAML returns the effective configuration in the shape of guardrails.yaml,
+// with every setting spelled out.
+func (c *Config) YAML() ([]byte, error) {
+	cb := c.CircuitBreaker.fields()
+	size := Size(c.Logging.MaxSize)
+	f := fileFields{
+		StateFile:      &c.StateFile,
+		LockTimeout:    dur(c.LockTimeout),
+		FailureMode:    &c.FailureMode,
+		Notice:         &c.Notice,
+		CircuitBreaker: &cb,
+		Logging: &loggingFields{
+			File:     &c.Logging.File,
+			MaxSize:  &size,
+			MaxFiles: &c.Logging.MaxFiles,
+		},
+		Cooldown: &cooldownFields{
+			StateFile:         &c.Cooldown.StateFile,
+			ResetAfterHealthy: &c.Cooldown.ResetAfterHealthy,
+			Retention:         dur(c.Cooldown.Retention),
+			Actions:           map[string]actionFields{},
+		},
+	}
+	for i := range c.Hooks {
+		r := &c.Hooks[i]
+		h := hookFields{breakerFields: r.fields}
+		if r.Match != "" {
+			h.Match = &r.Match
+		}
+		if r.Regex != "" {
+			h.Regex = &r.Regex
+		}
+		f.Hooks = append(f.Hooks, h)
+	}
+	for name, a := range c.Cooldown.Actions {
+		f.Cooldown.Actions[name] = actionFields{Field: &a.Field, Limit: &a.Limit, Window: dur(a.Window)}
+	}
+	patterns := make([]patternFields, len(c.Cooldown.Patterns))
+	for i := range c.Cooldown.Patterns {
+		p := &c.Cooldown.Patterns[i]
+		patterns[i] = patternFields{Regex: &p.Regex, Action: &p.Action}
+	}
+	f.Cooldown.Patterns = &patterns
+
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(f); err != nil {
+		return nil, err
+	}
+	err := enc.Close()
+	return buf.Bytes(), err
+}
