@@ -240,12 +240,12 @@ func TestForDoesNotShareSlices(t *testing.T) {
 func TestExcludeGlobsAndSubstrings(t *testing.T) {
 	b := Breaker{Exclude: []string{"critical", "uv run */slow-*.py", "exact?"}}
 	tests := map[string]bool{
-		"python critical.py":            true,
-		"uv run /a/b/slow-check.py":     true,
-		"uv run /a/b/slow-check.py -v":  false, // a glob matches the whole key
-		"exact1":                        true,
-		"exact12":                       false,
-		"python3 lint.py":               false,
+		"python critical.py":             true,
+		"uv run /a/b/slow-check.py":      true,
+		"uv run /a/b/slow-check.py -v":   false, // a glob matches the whole key
+		"exact1":                         true,
+		"exact12":                        false,
+		"python3 lint.py":                false,
 		"prefix uv run x/slow-y.py tail": false,
 	}
 	for key, want := range tests {
