@@ -83,9 +83,11 @@ type Lease struct {
 	Expires  time.Time // zero: never expires by time
 }
 
-// same reports whether l and m are the same lease.
+// same reports whether l and m are the same lease. A process holds at most
+// one lease on a circuit, so its PID and start time name the lease; times
+// are not compared, because a state file stores them to the second.
 func (l Lease) same(m Lease) bool {
-	return l.PID == m.PID && l.Start == m.Start && l.Acquired.Equal(m.Acquired)
+	return l.PID == m.PID && l.Start == m.Start
 }
 
 // Totals count every outcome a circuit has seen. They survive Reset.

@@ -490,3 +490,20 @@ func BenchmarkAdmitRecordClosed(b *testing.B) {
 		c.Record(defaults, now, Result{Outcome: Success, Probe: d.Probe, Lease: d.Lease})
 	}
 }
+
+func TestProbeReportMatchesItsLeaseByHolder(t *testing.T) {
+	s := defaults
+	s.FailureThreshold = 1
+	s.SuccessThreshold = 1
+	var c Circuit
+	c.Record(s, t0, Result{Outcome: Failure})
+	now := t0.Add(5*min_ + 700*time.Millisecond)
+	d := c.Admit(s, now, Lease{PID: 5, Start: 77}, nil)
+	// The state file keeps times to the second: the stored lease's times no
+	// longer equal the ones the probe holds.
+	c.Leases[0].Acquired = c.Leases[0].Acquired.Truncate(time.Second)
+	c.Record(s, now.Add(time.Second), Result{Outcome: Success, Probe: true, Lease: d.Lease})
+	if c.State != Closed || len(c.Leases) != 0 {
+		t.Errorf("state = %s, leases = %v; want the probe's success to close the circuit", c.State, c.Leases)
+	}
+}

@@ -39,6 +39,11 @@ func (b *Breaker) fields() breakerFields {
 	}
 }
 
+// YAML returns b in the shape of the circuit_breaker section.
+func (b *Breaker) YAML() ([]byte, error) {
+	return marshalYAML(b.fields())
+}
+
 // YAML returns the effective configuration in the shape of guardrails.yaml,
 // with every setting spelled out.
 func (c *Config) YAML() ([]byte, error) {
@@ -83,10 +88,14 @@ func (c *Config) YAML() ([]byte, error) {
 	}
 	f.Cooldown.Patterns = &patterns
 
+	return marshalYAML(f)
+}
+
+func marshalYAML(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
-	if err := enc.Encode(f); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
 	err := enc.Close()

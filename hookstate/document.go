@@ -189,7 +189,7 @@ func (h *Hook) setCircuit(c breaker.Circuit) {
 		h.LastError = &msg
 	}
 	h.DisabledAt = statefile.TimeOf(c.DisabledAt)
-	h.RetryAfter = statefile.TimeOf(c.RetryAfter)
+	h.RetryAfter = statefile.TimeOf(ceilSecond(c.RetryAfter))
 	h.ReopenCount = c.Reopens
 	h.OpenReason = c.OpenReason
 	h.Forced = c.Forced
@@ -210,7 +210,7 @@ func (h *Hook) setCircuit(c breaker.Circuit) {
 	old := h.ProbeLeases
 	h.ProbeLeases = nil
 	for _, l := range c.Leases {
-		wl := Lease{PID: l.PID, StartTicks: l.Start, Acquired: statefile.TimeOf(l.Acquired), Expires: statefile.TimeOf(l.Expires)}
+		wl := Lease{PID: l.PID, StartTicks: l.Start, Acquired: statefile.TimeOf(l.Acquired), Expires: statefile.TimeOf(ceilSecond(l.Expires))}
 		for _, o := range old {
 			if o.PID == l.PID && o.StartTicks == l.Start {
 				wl.Extra = o.Extra
@@ -218,6 +218,15 @@ func (h *Hook) setCircuit(c breaker.Circuit) {
 		}
 		h.ProbeLeases = append(h.ProbeLeases, wl)
 	}
+}
+
+// ceilSecond rounds a deadline up to the second, the precision the file
+// keeps, so that storing it never makes it come early.
+func ceilSecond(t time.Time) time.Time {
+	if r := t.Truncate(time.Second); !r.Equal(t) {
+		return r.Add(time.Second)
+	}
+	return t
 }
 
 // lastActivity returns the latest time anything happened to h.

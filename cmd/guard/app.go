@@ -1,0 +1,137 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func (e *env) app() *cli.App {
+	app := &cli.App{
+		Name:      "guard",
+		Usage:     "keep runaway automation in check",
+		UsageText: "guard COMMAND [FLAGS] [ARGS]",
+		Description: `guard wraps a command, such as a Claude Code hook, in a circuit breaker whose
+memory lives in a shared state file. After failure_threshold failures (3) the
+circuit opens and the command is skipped (guard exits 0, so the agent carries
+on) until its cooldown (5m, doubling on each failed probe) has passed; then one
+call probes, and success_threshold successful probes (2) close it again.
+
+Examples:
+   guard run -- python3 lint.py        wrap a command
+   guard run -c 'npx prettier --check .'   wrap a shell string, as Claude runs hooks
+   guard status                        what is open, and why
+   guard reset "python3 lint.py"       let a key run again now
+
+State lives in ~/.claude/hook_state.json (GUARD_STATE or --state to move it);
+settings in ~/.claude/guardrails.yaml (GUARD_CONFIG or --config).`,
+		Version:              version,
+		HideHelpCommand:      true,
+		Reader:               e.stdin,
+		Writer:               e.stdout,
+		ErrWriter:            e.stderr,
+		EnableBashCompletion: true,
+		// guard decides exit statuses in one place, env.main.
+		ExitErrHandler: func(*cli.Context, error) {},
+		Commands: []*cli.Command{
+			e.runCommand(),
+			e.statusCommand(),
+			e.reportCommand(),
+			e.resetCommand(),
+			e.tripCommand(),
+			e.probeCommand(),
+			e.configCommand(),
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("unknown command %q", c.Args().First())
+			}
+			return cli.ShowAppHelp(c)
+		},
+	}
+	onUsage := func(c *cli.Context, err error, _ bool) error { return &usageError{err: err} }
+	app.OnUsageError = onUsage
+	var walk func([]*cli.Command)
+	walk = func(cmds []*cli.Command) {
+		for _, c := range cmds {
+			if c.OnUsageError == nil {
+				c.OnUsageError = onUsage
+			}
+			walk(c.Subcommands)
+		}
+	}
+	walk(app.Commands)
+	return app
+}
+
+// stateFlags are the flags every command takes.
+func stateFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "config", Usage: "the config `FILE` (default: $GUARD_CONFIG, then ~/.claude/guardrails.yaml)"},
+		&cli.StringFlag{Name: "state", Usage: "the hook state `FILE` (default: $GUARD_STATE, then state_file from the config)"},
+	}
+}
+
+// reorderFlags moves a command's flags in front of its arguments, so that
+// 'guard trip KEY --for 10m' works as the usage shows it; urfave/cli stops
+// parsing flags at the first argument. guard run is left alone: everything
+// after its command belongs to the child.
+func reorderFlags(app *cli.App, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	cmds, i := app.Commands, 1
+	var cmd *cli.Command
+	for i < len(args) {
+		next := findCommand(cmds, args[i])
+		if next == nil {
+			break
+		}
+		cmd, cmds = next, next.Subcommands
+		i++
+	}
+	if cmd == nil || cmd.Name == "run" || cmd.SkipFlagParsing {
+		return args
+	}
+	takesValue := map[string]bool{}
+	for _, f := range cmd.Flags {
+		_, isBool := f.(*cli.BoolFlag)
+		for _, n := range f.Names() {
+			takesValue[n] = !isBool
+		}
+	}
+	var flags, rest []string
+	for j := i; j < len(args); j++ {
+		a := args[j]
+		if a == "--" {
+			rest = append(rest, args[j:]...)
+			break
+		}
+		name := strings.TrimLeft(a, "-")
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			rest = append(rest, a)
+			continue
+		}
+		flags = append(flags, a)
+		name, _, hasValue := strings.Cut(name, "=")
+		if takesValue[name] && !hasValue && j+1 < len(args) {
+			j++
+			flags = append(flags, args[j])
+		}
+	}
+	out := append([]string{}, args[:i]...)
+	out = append(out, flags...)
+	return append(out, rest...)
+}
+
+func findCommand(cmds []*cli.Command, name string) *cli.Command {
+	for _, c := range cmds {
+		if c.HasName(name) {
+			return c
+		}
+	}
+	return nil
+}

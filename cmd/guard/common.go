@@ -1,0 +1,101 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"guard/config"
+	"guard/hookstate"
+	"guard/statefile"
+)
+
+// loadConfig loads the configuration for a command, honouring its --config
+// and --state flags.
+func (e *env) loadConfig(c *cli.Context) (*config.Config, error) {
+	cfg, err := config.Load(config.Options{
+		Path:    c.String("config"),
+		Getenv:  e.getenv,
+		Environ: e.environ,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if s := c.String("state"); s != "" {
+		cfg.StateFile = s
+	}
+	return cfg, nil
+}
+
+// openStore opens the hook state file that cfg names. A state file that
+// does not parse is moved aside by the first update, with a warning.
+func (e *env) openStore(cfg *config.Config) (*hookstate.Store, error) {
+	return hookstate.Open(cfg.StateFile, statefile.Options{
+		LockTimeout: cfg.LockTimeout,
+		OnQuarantine: func(to string, cause error) {
+			e.warnf("state file did not parse (%s); moved it to %s and started afresh", shortErr(cause), to)
+		},
+	}, cfg.CircuitBreaker.Retention)
+}
+
+// snapshot reads the state for a command that only reads it.
+func (e *env) snapshot(c *cli.Context) (*config.Config, *hookstate.Store, *hookstate.Document, error) {
+	cfg, err := e.loadConfig(c)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	store, err := e.openStore(cfg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	doc, err := store.Snapshot()
+	if errors.Is(err, statefile.ErrCorrupt) {
+		return nil, nil, nil, fmt.Errorf("%w; the next guard run or reset will move it aside", err)
+	}
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("cannot read state: %w", err)
+	}
+	return cfg, store, doc, nil
+}
+
+// unknownKey explains that key has no state, suggesting keys that look like
+// what the user meant.
+func unknownKey(key string, doc *hookstate.Document) error {
+	var near []string
+	for _, k := range doc.Keys() {
+		if strings.Contains(k, key) || strings.Contains(key, k) {
+			near = append(near, keyArg(k))
+		}
+	}
+	msg := fmt.Sprintf("no state for key %q", key)
+	if len(near) > 0 && len(near) <= 5 {
+		msg += "; did you mean " + strings.Join(near, " or ") + "?"
+	} else if len(doc.Hooks) > 0 {
+		msg += "; 'guard status' lists the keys"
+	}
+	return errors.New(msg)
+}
+
+// shortErr keeps the message of a decoding error to one readable line.
+func shortErr(err error) string {
+	msg := err.Error()
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	if len(msg) > 200 {
+		msg = msg[:200] + "..."
+	}
+	return msg
+}
+
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

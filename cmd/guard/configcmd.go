@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+)
+
+func (e *env) configCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "config",
+		Usage: "check guardrails.yaml",
+		Subcommands: []*cli.Command{{
+			Name:      "check",
+			Usage:     "print the effective configuration, or what is wrong with it",
+			ArgsUsage: "[FILE]",
+			Description: `Loads FILE (default: --config, $GUARD_CONFIG, then ~/.claude/guardrails.yaml)
+with the GUARDRAILS_* and GUARD_* environment variables applied, and prints
+the effective configuration with every setting spelled out. An invalid file
+prints the problem with its file and line, and exits 1.
+
+With --key, prints the circuit breaker settings that apply to that key after
+the hooks rules.
+
+Examples:
+   guard config check
+   guard config check ./guardrails.yaml
+   guard config check --key "python3 lint.py"`,
+			Flags: append([]cli.Flag{
+				&cli.StringFlag{Name: "key", Usage: "show the settings for `KEY`"},
+			}, stateFlags()...),
+			Action: e.configCheck,
+		}},
+	}
+}
+
+func (e *env) configCheck(c *cli.Context) error {
+	if c.NArg() > 1 {
+		return usagef("config check takes at most one FILE")
+	}
+	if c.NArg() == 1 {
+		if err := c.Set("config", c.Args().First()); err != nil {
+			return err
+		}
+	}
+	cfg, err := e.loadConfig(c)
+	if err != nil {
+		return err
+	}
+	if key := c.String("key"); key != "" {
+		b := cfg.For(key)
+		out, err := b.YAML()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "# settings for %q, from %s (excluded: %v)\n%s", key, cfg.Source, b.Excluded(key), out)
+		return nil
+	}
+	out, err := cfg.YAML()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "# effective configuration, from %s\n%s", cfg.Source, out)
+	return nil
+}

@@ -1,0 +1,111 @@
+// Command guard wraps commands in a circuit breaker whose memory survives
+// across processes, and keeps action budgets for services.
+//
+// Run 'guard --help' for the commands, and see README.md.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+func main() {
+	e := &env{
+		stdin:   os.Stdin,
+		stdout:  os.Stdout,
+		stderr:  os.Stderr,
+		getenv:  os.Getenv,
+		environ: os.Environ,
+		now:     time.Now,
+	}
+	os.Exit(e.main(os.Args))
+}
+
+// env is what a command may touch of the outside world. Commands write to
+// the writers they are given and read the clock through now, so that tests
+// need not swap globals.
+type env struct {
+	stdin   io.Reader
+	stdout  io.Writer
+	stderr  io.Writer
+	getenv  func(string) string
+	environ func() []string
+	now     func() time.Time
+
+	args   []string // the whole command line, for guard run's fail-open path
+	warned bool
+}
+
+// An exitError carries the status a command wants guard to exit with.
+type exitError struct {
+	code int
+	err  error // printed if not nil
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// exit returns an error that makes guard exit with code and print nothing.
+func exit(code int) error {
+	if code == 0 {
+		return nil
+	}
+	return &exitError{code: code}
+}
+
+// A usageError is a command line guard cannot make sense of.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error {
+	return &usageError{err: fmt.Errorf(format, args...)}
+}
+
+// main runs guard with args and returns its exit status. It is the one
+// place that turns errors into messages and exit statuses: 0 for success,
+// the code of an exitError, 2 for a usage error, and 1 for anything else.
+func (e *env) main(args []string) int {
+	e.args = args
+	app := e.app()
+	err := app.Run(reorderFlags(app, args))
+	if err == nil {
+		return 0
+	}
+	var xe *exitError
+	if errors.As(err, &xe) {
+		if xe.err != nil {
+			e.errorf("%v", xe.err)
+		}
+		return xe.code
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		e.errorf("%v", ue.err)
+		fmt.Fprintf(e.stderr, "Run 'guard --help' or 'guard COMMAND --help' for usage.\n")
+		return 2
+	}
+	e.errorf("%v", err)
+	return 1
+}
+
+// errorf prints an error the one way guard prints errors.
+func (e *env) errorf(format string, args ...any) {
+	fmt.Fprintf(e.stderr, "guard: error: "+format+"\n", args...)
+}
+
+// warnf prints a warning: one line, on stderr.
+func (e *env) warnf(format string, args ...any) {
+	e.warned = true
+	fmt.Fprintf(e.stderr, "guard: warning: "+format+"\n", args...)
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"guard/breaker"
+	"guard/hookstate"
+)
+
+func (e *env) resetCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "reset",
+		Usage:     "close a circuit and clear its failure counters",
+		ArgsUsage: "KEY... | --all",
+		Description: `Returns each key to closed, clearing its failure counters, back-off, probe
+leases and any trip by hand, so that the next call runs. Lifetime totals are
+kept. The key is exactly what 'guard status' shows.
+
+Examples:
+   guard reset "python3 lint.py"
+   guard reset --all`,
+		Flags: append([]cli.Flag{
+			&cli.BoolFlag{Name: "all", Usage: "reset every key"},
+		}, stateFlags()...),
+		Action: e.reset,
+	}
+}
+
+func (e *env) reset(c *cli.Context) error {
+	keys := c.Args().Slice()
+	all := c.Bool("all")
+	switch {
+	case all && len(keys) > 0:
+		return usagef("give keys or --all, not both")
+	case !all && len(keys) == 0:
+		return usagef("which key? give one (see 'guard status') or --all")
+	}
+	cfg, err := e.loadConfig(c)
+	if err != nil {
+		return err
+	}
+	store, err := e.openStore(cfg)
+	if err != nil {
+		return err
+	}
+	now := e.now()
+	var events []string
+	var missing error
+	err = store.Update(now, func(d *hookstate.Document) (bool, error) {
+		events, missing = nil, nil
+		if all {
+			keys = d.Keys()
+		}
+		changed := false
+		for _, k := range keys {
+			from := d.Circuit(k).State
+			if _, ok := d.Reset(k, now); !ok {
+				missing = unknownKey(k, d)
+				return false, nil
+			}
+			changed = true
+			events = append(events, fmt.Sprintf("reset %q: %s -> closed", k, orClosed(from)))
+		}
+		return changed, nil
+	})
+	if err != nil {
+		return err
+	}
+	if missing != nil {
+		return missing
+	}
+	for _, ev := range events {
+		fmt.Fprintln(e.stdout, ev)
+	}
+	if all {
+		fmt.Fprintf(e.stdout, "reset %d keys\n", len(events))
+	}
+	return nil
+}
+
+func orClosed(s breaker.State) breaker.State {
+	if s == "" {
+		return breaker.Closed
+	}
+	return s
+}

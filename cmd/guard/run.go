@@ -1,0 +1,274 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"guard/breaker"
+	"guard/config"
+	"guard/hookstate"
+	"guard/statefile"
+	"guard/supervise"
+)
+
+func (e *env) runCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "run a command behind its circuit breaker",
+		ArgsUsage: "-- CMD [ARG...]  |  -c 'SHELL STRING'",
+		Description: `Runs CMD directly (or /bin/sh -c STRING with -c) and records the outcome in
+the state file under the command's key. While the circuit is open the command
+is skipped: guard prints a one-line notice and exits with open_exit_code (0).
+Otherwise guard exits with the command's own status (128+n if signal n killed
+it, 127 if it was not found, 126 if it could not be executed, 124 on timeout).
+stdin, stdout and stderr pass through unchanged.
+
+Exit statuses in success_exit_codes ([0]) are successes, those in
+ignore_exit_codes ([2], a Claude hook's "block") count as neither, and all
+else is a failure. If guard itself fails (unreadable state, lock timeout,
+bad config), it warns and runs the command anyway.
+
+The key is --name if given, else the -c string, else the arguments joined by
+spaces with shell quoting where needed.
+
+Examples:
+   guard run -- python3 lint.py
+   guard run -c 'npx prettier --check . && npx eslint .'
+   guard run --name lint --timeout 30s -- make lint
+   guard run --failure-threshold 5 --cooldown 1m -- ./flaky-check.sh`,
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "command", Aliases: []string{"c"}, Usage: "run `STRING` with /bin/sh -c, as Claude Code runs hooks"},
+			&cli.StringFlag{Name: "name", Usage: "keep state under `KEY` instead of the command line"},
+			&cli.DurationFlag{Name: "timeout", Usage: "kill the command after `DURATION` (exit 124)"},
+			&cli.IntFlag{Name: "failure-threshold", Usage: "open the circuit after `N` failures"},
+			&cli.IntFlag{Name: "success-threshold", Usage: "close it after `N` successful probes"},
+			&cli.DurationFlag{Name: "cooldown", Usage: "keep it open for `DURATION` before probing"},
+			&cli.IntFlag{Name: "cooldown-seconds", Usage: "the same, in `SECONDS`, as the Python wrapper spells it"},
+		}, stateFlags()...),
+		Action:       e.run,
+		OnUsageError: e.runUsageError,
+	}
+}
+
+// runUsageError handles a guard run command line that does not parse. guard
+// must never be the reason a hook breaks, so if the command to run can still
+// be found (after "--", or in -c), it warns and runs it unguarded. It never
+// exits 2, which a Claude hook would read as "block".
+func (e *env) runUsageError(c *cli.Context, err error, _ bool) error {
+	if argv := salvageCommand(e.args); argv != nil {
+		e.warnf("%v; running the command unguarded", err)
+		return e.unguarded(argv, config.Breaker{})
+	}
+	return &exitError{code: 1, err: fmt.Errorf("%v (usage: guard run [FLAGS] -- CMD [ARG...] or guard run [FLAGS] -c 'STRING')", err)}
+}
+
+// salvageCommand finds the command in a guard run line whose flags did not
+// parse.
+func salvageCommand(args []string) []string {
+	for i, a := range args {
+		switch {
+		case a == "--" && i+1 < len(args):
+			return args[i+1:]
+		case (a == "-c" || a == "--command" || a == "-command") && i+1 < len(args):
+			return []string{"/bin/sh", "-c", args[i+1]}
+		}
+	}
+	return nil
+}
+
+// runTarget works out what to run and under which key.
+func runTarget(c *cli.Context) (argv []string, key string, err error) {
+	switch {
+	case c.IsSet("command") && c.NArg() > 0:
+		return nil, "", errors.New("give -c 'STRING' or -- CMD, not both")
+	case c.IsSet("command"):
+		s := c.String("command")
+		argv, key = []string{"/bin/sh", "-c", s}, s
+	case c.NArg() > 0:
+		argv = c.Args().Slice()
+		key = commandKey(argv)
+	default:
+		return nil, "", errors.New("nothing to run (usage: guard run [FLAGS] -- CMD [ARG...] or guard run [FLAGS] -c 'STRING')")
+	}
+	if name := c.String("name"); name != "" {
+		key = name
+	}
+	return argv, key, nil
+}
+
+// runSettings returns the settings for key with the command line's flags
+// applied on top.
+func runSettings(c *cli.Context, cfg *config.Config, key string) (config.Breaker, error) {
+	b := cfg.For(key)
+	for _, f := range []struct {
+		name string
+		dst  *int
+	}{{"failure-threshold", &b.FailureThreshold}, {"success-threshold", &b.SuccessThreshold}} {
+		if c.IsSet(f.name) {
+			if v := c.Int(f.name); v < 1 {
+				return b, fmt.Errorf("--%s must be at least 1, got %d", f.name, v)
+			} else {
+				*f.dst = v
+			}
+		}
+	}
+	if c.IsSet("cooldown") && c.IsSet("cooldown-seconds") {
+		return b, errors.New("give --cooldown or --cooldown-seconds, not both")
+	}
+	for _, name := range []string{"timeout", "cooldown"} {
+		if c.IsSet(name) && c.Duration(name) < 0 {
+			return b, fmt.Errorf("--%s must not be negative", name)
+		}
+	}
+	if c.IsSet("cooldown") {
+		b.Cooldown = c.Duration("cooldown")
+	}
+	if c.IsSet("cooldown-seconds") {
+		if v := c.Int("cooldown-seconds"); v < 0 {
+			return b, errors.New("--cooldown-seconds must not be negative")
+		} else {
+			b.Cooldown = time.Duration(v) * time.Second
+		}
+	}
+	if c.IsSet("timeout") {
+		b.Timeout = c.Duration("timeout")
+	}
+	return b, nil
+}
+
+func (e *env) run(c *cli.Context) error {
+	argv, key, err := runTarget(c)
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	cfg, err := e.loadConfig(c)
+	if err != nil {
+		e.warnf("%v; running %q unguarded", oneLine(err), key)
+		return e.unguarded(argv, config.Breaker{})
+	}
+	b, err := runSettings(c, cfg, key)
+	if err != nil {
+		e.warnf("%v; running %q unguarded", err, key)
+		return e.unguarded(argv, config.Breaker{})
+	}
+	if !b.Enabled {
+		return e.unguarded(argv, config.Breaker{})
+	}
+
+	store, err := e.openStore(cfg)
+	if err != nil {
+		return e.guardFailed(cfg, b, argv, key, err)
+	}
+	s := b.Settings(key)
+	dec, circuit, err := admit(store, key, s, e.now())
+	if err != nil {
+		return e.guardFailed(cfg, b, argv, key, err)
+	}
+	if !dec.Run {
+		return e.skipped(cfg, b, key, dec, circuit)
+	}
+
+	res := e.supervise(argv, b)
+	r := breaker.Result{Outcome: outcome(&res, b), Probe: dec.Probe, Lease: dec.Lease}
+	if r.Outcome == breaker.Failure {
+		r.Error = res.Describe(b.Timeout)
+		if res.Ran() && !res.TimedOut && res.Signal == 0 && b.Classify(res.ExitCode) == breaker.Success {
+			r.Error = fmt.Sprintf("slow call: took %s, over slow_call %s", res.Elapsed.Round(time.Millisecond), config.FormatDuration(b.SlowCall))
+		}
+	}
+	now := e.now()
+	err = store.Update(now, func(d *hookstate.Document) (bool, error) {
+		d.Record(key, s, now, r)
+		return true, nil
+	})
+	if err != nil {
+		e.warnf("could not record the outcome of %q: %v", key, oneLine(err))
+	}
+	return exit(res.ExitCode)
+}
+
+// admit decides whether key may run now. A call on a closed circuit is
+// decided on a snapshot, without the lock; anything that changes the state
+// (a probe lease, a transition, a skip to count) is decided again under it.
+func admit(store *hookstate.Store, key string, s breaker.Settings, now time.Time) (breaker.Decision, breaker.Circuit, error) {
+	alive := func(l breaker.Lease) bool { return supervise.Alive(l.PID, l.Start) }
+	if snap, err := store.Snapshot(); err == nil {
+		c := snap.Circuit(key)
+		if d := c.Admit(s, now, breaker.Lease{PID: os.Getpid()}, alive); d.Run && !d.Changed {
+			return d, c, nil
+		}
+	}
+	holder := breaker.Lease{PID: os.Getpid()}
+	holder.Start, _ = supervise.StartTime(holder.PID)
+	var dec breaker.Decision
+	var circuit breaker.Circuit
+	err := store.Update(now, func(d *hookstate.Document) (bool, error) {
+		dec = d.Admit(key, s, now, holder, alive)
+		circuit = d.Circuit(key)
+		return dec.Changed || !dec.Run, nil
+	})
+	return dec, circuit, err
+}
+
+// outcome classifies a finished run.
+func outcome(res *supervise.Result, b config.Breaker) breaker.Outcome {
+	switch {
+	case res.Interrupted != nil:
+		return breaker.Cancelled
+	case !res.Ran(), res.TimedOut, res.Signal != 0:
+		return breaker.Failure
+	}
+	o := b.Classify(res.ExitCode)
+	if o == breaker.Success && b.SlowCall > 0 && res.Elapsed > b.SlowCall {
+		return breaker.Failure
+	}
+	return o
+}
+
+// supervise runs argv under b's timeout, reporting a command that could not
+// be started the way a shell would.
+func (e *env) supervise(argv []string, b config.Breaker) supervise.Result {
+	res := supervise.Run(supervise.Spec{
+		Argv:      argv,
+		Stdin:     e.stdin,
+		Stdout:    e.stdout,
+		Stderr:    e.stderr,
+		Timeout:   b.Timeout,
+		KillGrace: b.KillGrace,
+	})
+	if !res.Ran() {
+		fmt.Fprintf(e.stderr, "guard: %v\n", res.StartErr)
+	}
+	return res
+}
+
+// unguarded runs argv without touching any state: guard's fail-open path,
+// and what a disabled breaker does.
+func (e *env) unguarded(argv []string, b config.Breaker) error {
+	res := e.supervise(argv, b)
+	return exit(res.ExitCode)
+}
+
+// guardFailed handles guard's own failure before the child ran: by default
+// it runs the child anyway; with failure_mode: closed it skips it.
+func (e *env) guardFailed(cfg *config.Config, b config.Breaker, argv []string, key string, err error) error {
+	why := oneLine(err)
+	if errors.Is(err, statefile.ErrLockTimeout) {
+		why = fmt.Sprintf("state lock not obtained within %s", config.FormatDuration(cfg.LockTimeout))
+	}
+	if cfg.FailureMode == "closed" {
+		e.warnf("%s; skipping %q (failure_mode: closed)", why, key)
+		return exit(b.OpenExitCode)
+	}
+	e.warnf("%s; running %q unguarded", why, key)
+	return e.unguarded(argv, b)
+}
+
+// oneLine returns the first line of err's message.
+func oneLine(err error) string {
+	return shortErr(err)
+}

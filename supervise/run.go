@@ -1,0 +1,232 @@
+package supervise
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// drainTime is how long Run waits, after the child exits, for the end of
+// its stderr. A background process the child left running may hold the pipe
+// open for ever; what the child itself wrote is read long before this.
+const drainTime = 500 * time.Millisecond
+
+// A Spec says what to run and how.
+type Spec struct {
+	Argv []string // Argv[0] is looked up in PATH unless it holds a slash
+	Env  []string // nil: guard's own environment
+
+	// Stdin and Stdout are handed to the child. An *os.File is passed as it
+	// is, so the child reads and writes guard's own descriptors.
+	Stdin  io.Reader
+	Stdout io.Writer
+	// Stderr receives a copy of the child's stderr as it is written.
+	Stderr io.Writer
+
+	Timeout   time.Duration // 0: none
+	KillGrace time.Duration // from SIGTERM to SIGKILL, after a timeout or an interrupt
+
+	// Started, if set, is called with the child's PID once it runs.
+	Started func(pid int)
+}
+
+// A Result is what became of a child.
+type Result struct {
+	// ExitCode is the status guard should exit with: the child's own,
+	// 128+n if signal n killed it, 124 if the timeout did, 127 if it could
+	// not be found and 126 if it could not be executed.
+	ExitCode int
+	Signal   syscall.Signal // the signal that killed the child, or 0
+	StartErr error          // why the child could not be started
+	TimedOut bool
+	// Interrupted is the signal guard itself received and passed on.
+	Interrupted os.Signal
+	Elapsed     time.Duration
+	Tail        []byte // the last TailSize bytes of the child's stderr
+}
+
+// Ran reports whether the child was started.
+func (r *Result) Ran() bool { return r.StartErr == nil }
+
+// Run runs the child and waits for it, supervising it as the package
+// documentation describes. It does not return early: even an interrupt
+// waits for the child to be gone.
+func Run(spec Spec) Result {
+	start := time.Now()
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	defer signal.Stop(sigs)
+
+	cmd := exec.Command(spec.Argv[0], spec.Argv[1:]...)
+	cmd.Env = spec.Env
+	cmd.Stdin = spec.Stdin
+	cmd.Stdout = spec.Stdout
+	if cmd.Err != nil {
+		return startFailure(spec.Argv[0], cmd.Err, start)
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return startFailure(spec.Argv[0], err, start)
+	}
+	cmd.Stderr = pw
+	group := !isTerminal(spec.Stdin)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: group}
+	err = cmd.Start()
+	pw.Close()
+	if err != nil {
+		pr.Close()
+		return startFailure(spec.Argv[0], err, start)
+	}
+	pid := cmd.Process.Pid
+	if spec.Started != nil {
+		spec.Started(pid)
+	}
+
+	t := &tail{}
+	copied := make(chan struct{})
+	go func() {
+		copyTee(spec.Stderr, t, pr)
+		close(copied)
+	}()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+
+	kill := func(sig syscall.Signal) {
+		if group {
+			_ = syscall.Kill(-pid, sig)
+		} else {
+			_ = syscall.Kill(pid, sig)
+		}
+	}
+	var res Result
+	var timeout, hardKill <-chan time.Time
+	if spec.Timeout > 0 {
+		timer := time.NewTimer(spec.Timeout)
+		defer timer.Stop()
+		timeout = timer.C
+	}
+	escalate := func() {
+		if hardKill == nil {
+			hardKill = time.After(spec.KillGrace)
+		}
+	}
+wait:
+	for {
+		select {
+		case <-done:
+			break wait
+		case <-timeout:
+			res.TimedOut = true
+			timeout = nil
+			kill(syscall.SIGTERM)
+			escalate()
+		case s := <-sigs:
+			res.Interrupted = s
+			// A child sharing guard's terminal got the terminal's signals
+			// already; only a SIGTERM aimed at guard needs passing on.
+			if group || s == syscall.SIGTERM {
+				kill(s.(syscall.Signal))
+			}
+			escalate()
+		case <-hardKill:
+			hardKill = nil
+			kill(syscall.SIGKILL)
+		}
+	}
+	if group && (res.TimedOut || res.Interrupted != nil) {
+		// The child is gone; whatever it started goes with it.
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+	}
+	select {
+	case <-copied:
+	case <-time.After(drainTime):
+	}
+	pr.Close()
+
+	res.Elapsed = time.Since(start)
+	res.Tail = t.Bytes()
+	if cmd.ProcessState == nil { // wait(2) itself failed
+		res.ExitCode = 1
+		return res
+	}
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	switch {
+	case res.TimedOut:
+		res.ExitCode = 124
+		if ws.Signaled() {
+			res.Signal = ws.Signal()
+		}
+	case ws.Signaled():
+		res.Signal = ws.Signal()
+		res.ExitCode = 128 + int(res.Signal)
+	default:
+		res.ExitCode = cmd.ProcessState.ExitCode()
+	}
+	return res
+}
+
+// startFailure describes a child that could not be started, with the
+// status a shell would give: 127 when it is not found, else 126.
+func startFailure(name string, err error, start time.Time) Result {
+	code, why := 126, err.Error()
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		why = pe.Err.Error()
+	}
+	switch {
+	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist):
+		code, why = 127, "command not found"
+	case errors.Is(err, fs.ErrPermission):
+		why = "permission denied"
+		if fi, serr := os.Stat(name); serr == nil && fi.IsDir() {
+			why = "is a directory"
+		}
+	}
+	msg := fmt.Sprintf("%s: %s", name, why)
+	return Result{ExitCode: code, StartErr: errors.New(msg), Elapsed: time.Since(start), Tail: []byte(msg)}
+}
+
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// Describe says in one phrase why a run failed, for last_error: "exit 1:
+// <the end of stderr>", "killed by SIGKILL", "timeout after 30s".
+func (r *Result) Describe(timeout time.Duration) string {
+	if r.StartErr != nil {
+		return fmt.Sprintf("exit %d: %s", r.ExitCode, r.StartErr)
+	}
+	var head string
+	switch {
+	case r.TimedOut:
+		return fmt.Sprintf("timeout after %s", timeout)
+	case r.Signal != 0:
+		head = fmt.Sprintf("killed by %s", signalName(r.Signal))
+	default:
+		head = fmt.Sprintf("exit %d", r.ExitCode)
+	}
+	if s := Summary(r.Tail, 2<<10); s != "" {
+		return head + ": " + s
+	}
+	return head
+}
+
+func signalName(s syscall.Signal) string {
+	if name := unix.SignalName(s); name != "" {
+		return name
+	}
+	return fmt.Sprintf("signal %d", int(s))
+}

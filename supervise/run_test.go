@@ -1,0 +1,159 @@
+package supervise
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func run(t *testing.T, spec Spec) (Result, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if spec.Stdout == nil {
+		spec.Stdout = &stdout
+	}
+	spec.Stderr = &stderr
+	if spec.Stdin == nil {
+		spec.Stdin = strings.NewReader("")
+	}
+	res := Run(spec)
+	return res, stdout.String(), stderr.String()
+}
+
+func TestExitStatuses(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(dir+"/noexec", []byte("#!/bin/sh\n"), 0o644)
+	tests := []struct {
+		name    string
+		argv    []string
+		code    int
+		started bool
+		sig     syscall.Signal
+		desc    string
+	}{
+		{"success", []string{"true"}, 0, true, 0, "exit 0"},
+		{"exit 7", []string{"sh", "-c", "echo oops >&2; exit 7"}, 7, true, 0, "exit 7: oops"},
+		{"signal", []string{"sh", "-c", "kill -TERM $$"}, 128 + 15, true, syscall.SIGTERM, "killed by SIGTERM"},
+		{"not found", []string{"no-such-program-xyz"}, 127, false, 0, "exit 127: no-such-program-xyz: command not found"},
+		{"missing path", []string{dir + "/missing"}, 127, false, 0, "command not found"},
+		{"not executable", []string{dir + "/noexec"}, 126, false, 0, "permission denied"},
+		{"directory", []string{dir}, 126, false, 0, "is a directory"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, _, _ := run(t, Spec{Argv: tc.argv})
+			if res.ExitCode != tc.code || res.Ran() != tc.started || res.Signal != tc.sig {
+				t.Errorf("Run = code %d, started %v, signal %v; want %d, %v, %v", res.ExitCode, res.Ran(), res.Signal, tc.code, tc.started, tc.sig)
+			}
+			if d := res.Describe(0); !strings.Contains(d, tc.desc) {
+				t.Errorf("Describe = %q; want it to contain %q", d, tc.desc)
+			}
+		})
+	}
+}
+
+func TestStreamsPassThrough(t *testing.T) {
+	in := "line one\nline two\x00binary"
+	res, out, errOut := run(t, Spec{
+		Argv:  []string{"sh", "-c", "cat; printf 'to stderr' >&2"},
+		Stdin: strings.NewReader(in),
+	})
+	if res.ExitCode != 0 || out != in || errOut != "to stderr" {
+		t.Errorf("Run = %d, stdout %q, stderr %q", res.ExitCode, out, errOut)
+	}
+	if string(res.Tail) != "to stderr" {
+		t.Errorf("Tail = %q", res.Tail)
+	}
+}
+
+func TestTailKeepsTheEnd(t *testing.T) {
+	res, _, errOut := run(t, Spec{Argv: []string{"sh", "-c", "i=0; while [ $i -lt 2000 ]; do echo line $i >&2; i=$((i+1)); done; echo last >&2; exit 1"}})
+	if len(res.Tail) != TailSize {
+		t.Errorf("len(Tail) = %d; want %d", len(res.Tail), TailSize)
+	}
+	if !strings.HasSuffix(string(res.Tail), "line 1999\nlast\n") || !strings.HasPrefix(errOut, "line 0\n") {
+		t.Errorf("Tail ends %q", res.Tail[len(res.Tail)-20:])
+	}
+	if d := res.Describe(0); !strings.HasPrefix(d, "exit 1: line ") || !strings.HasSuffix(d, "\nlast") || len(d) > 2100 {
+		t.Errorf("Describe = %q...", d[:40])
+	}
+}
+
+func TestTimeoutKillsTheGroup(t *testing.T) {
+	pidFile := t.TempDir() + "/pid"
+	res, _, _ := run(t, Spec{
+		// The grandchild ignores SIGTERM, so only SIGKILL after the grace ends it.
+		Argv:      []string{"sh", "-c", "sh -c 'trap \"\" TERM; echo $$ > " + pidFile + "; exec sleep 60' & wait"},
+		Timeout:   200 * time.Millisecond,
+		KillGrace: 100 * time.Millisecond,
+	})
+	if !res.TimedOut || res.ExitCode != 124 {
+		t.Fatalf("Run = %+v; want a timeout and exit 124", res)
+	}
+	if d := res.Describe(200 * time.Millisecond); d != "timeout after 200ms" {
+		t.Errorf("Describe = %q", d)
+	}
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	for _, c := range strings.TrimSpace(string(data)) {
+		pid = pid*10 + int(c-'0')
+	}
+	// Run has returned only after SIGKILL went to the whole group.
+	deadline := time.Now().Add(10 * time.Second)
+	for Alive(pid, 0) {
+		if time.Now().After(deadline) {
+			t.Fatalf("grandchild %d still alive", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestSummary(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"\x1b[31merror\x1b[0m: bad\n\n", "error: bad"},
+		{"a\r\nb\r\n", "a\nb"},
+		{"bad utf8 \xff here", "bad utf8 \uFFFD here"},
+		{"first line\nsecond line\nthird", "third"}, // cut at a line start
+	}
+	for _, tc := range tests {
+		max := 100
+		if strings.HasPrefix(tc.in, "first") {
+			max = 12
+		}
+		if got := Summary([]byte(tc.in), max); got != tc.want {
+			t.Errorf("Summary(%q) = %q; want %q", tc.in, got, tc.want)
+		}
+	}
+	if got := LastLine("a\nb\n  \n"); got != "b" {
+		t.Errorf("LastLine = %q", got)
+	}
+}
+
+func TestAlive(t *testing.T) {
+	self := os.Getpid()
+	start, err := StartTime(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !Alive(self, start) || !Alive(self, 0) {
+		t.Error("this process is not alive")
+	}
+	if Alive(self, start+1) {
+		t.Error("a different start time still counts as alive: a recycled PID would be mistaken for the holder")
+	}
+	cmd := exec.Command("true")
+	cmd.Run()
+	if Alive(cmd.Process.Pid, 0) {
+		t.Errorf("exited process %d is alive", cmd.Process.Pid)
+	}
+	if Alive(0, 0) || Alive(-1, 0) {
+		t.Error("non-positive PIDs are alive")
+	}
+}
