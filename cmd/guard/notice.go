@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"guard/breaker"
 	"guard/config"
@@ -87,10 +88,20 @@ func lastError(msg string, max int) string {
 	if found && strings.Contains(rest, "\n") {
 		line = head + ": " + supervise.LastLine(rest)
 	}
-	if len(line) > max {
-		line = line[:max-3] + "..."
+	return truncate(line, max)
+}
+
+// truncate shortens s to at most max bytes, ending in "..." if it was cut,
+// without splitting a character.
+func truncate(s string, max int) string {
+	if len(s) <= max {
+		return s
 	}
-	return line
+	cut := max - 3
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
 }
 
 // until says how long until t, to the second.

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestReorderFlags(t *testing.T) {
+	app := (&env{}).app()
+	tests := []struct{ in, want string }{
+		{"guard trip KEY --for 10m --reason why", "guard trip --for 10m --reason why KEY"},
+		{"guard trip KEY --for=10m", "guard trip --for=10m KEY"},
+		{"guard status a --json b", "guard status --json a b"},
+		{"guard reset --all", "guard reset --all"},
+		{"guard reset -- --weird-key", "guard reset -- --weird-key"},
+		{"guard config check f.yaml --key k", "guard config check --key k f.yaml"},
+		// run is left alone: what follows the command is the child's.
+		{"guard run -- ls --color", "guard run -- ls --color"},
+		{"guard run ls --color", "guard run ls --color"},
+		{"guard", "guard"},
+	}
+	for _, tc := range tests {
+		got := strings.Join(reorderFlags(app, strings.Fields(tc.in)), " ")
+		if got != tc.want {
+			t.Errorf("reorderFlags(%s) = %s; want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestSalvageCommand(t *testing.T) {
+	tests := []struct {
+		in   []string
+		want []string
+	}{
+		{[]string{"guard", "run", "--bad", "--", "ls", "-l"}, []string{"ls", "-l"}},
+		{[]string{"guard", "run", "--bad", "-c", "echo hi"}, []string{"/bin/sh", "-c", "echo hi"}},
+		{[]string{"guard", "run", "--bad"}, nil},
+		{[]string{"guard", "run", "--"}, nil},
+	}
+	for _, tc := range tests {
+		if got := salvageCommand(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("salvageCommand(%q) = %q; want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestExitStatusesOfGuardItself(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{[]string{"guard", "nosuch"}, 2, `guard: error: unknown command "nosuch"`},
+		{[]string{"guard", "status", "--nope"}, 2, "flag provided but not defined: -nope"},
+		{[]string{"guard", "report", "--format", "xml"}, 2, "--format must be text or json"},
+		{[]string{"guard", "run"}, 1, "nothing to run"},
+		{[]string{"guard", "run", "--nope"}, 1, "flag provided but not defined"},
+		{[]string{"guard", "--version"}, 0, ""},
+	}
+	for _, tc := range tests {
+		var stdout, stderr bytes.Buffer
+		e := &env{stdout: &stdout, stderr: &stderr, stdin: strings.NewReader(""),
+			getenv: func(string) string { return "" }, environ: func() []string { return nil }, now: time.Now}
+		if code := e.main(tc.args); code != tc.code {
+			t.Errorf("%q: exit %d; want %d (stderr %q)", tc.args, code, tc.code, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), tc.err) {
+			t.Errorf("%q: stderr %q; want it to contain %q", tc.args, stderr.String(), tc.err)
+		}
+	}
+}
