@@ -97,7 +97,8 @@ type Totals struct {
 	Ignored   int64
 	Cancelled int64
 	Abandoned int64
-	Skips     int64
+	Skips     int64 // calls not run because the circuit was open or probing
+	Rejected  int64 // calls not run because max_concurrent runs were in flight
 }
 
 // Runs returns how many calls ran the child and reported back.

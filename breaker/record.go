@@ -47,9 +47,15 @@ func (c *Circuit) Record(s Settings, now time.Time, r Result) []Event {
 	return nil
 }
 
-// Skip counts a call that was not allowed to run.
+// Skip counts a call that the circuit did not allow to run.
 func (c *Circuit) Skip() {
 	c.Totals.Skips++
+}
+
+// Reject counts a call that was not run because the key's concurrency
+// limit was reached. It moves nothing: a busy key is not a broken one.
+func (c *Circuit) Reject() {
+	c.Totals.Rejected++
 }
 
 // release drops the lease l, reporting whether it was still held.

@@ -72,6 +72,7 @@ type Totals struct {
 	Cancelled int64           `json:"cancelled"`
 	Abandoned int64           `json:"abandoned"`
 	Skips     int64           `json:"skips"`
+	Rejected  int64           `json:"rejected"`
 	Extra     statefile.Extra `json:"-"`
 }
 
@@ -156,6 +157,7 @@ func (h *Hook) Circuit() breaker.Circuit {
 			Cancelled: h.Totals.Cancelled,
 			Abandoned: h.Totals.Abandoned,
 			Skips:     h.Totals.Skips,
+			Rejected:  h.Totals.Rejected,
 		},
 	}
 	if h.LastError != nil {
@@ -201,6 +203,7 @@ func (h *Hook) setCircuit(c breaker.Circuit) {
 		Cancelled: c.Totals.Cancelled,
 		Abandoned: c.Totals.Abandoned,
 		Skips:     c.Totals.Skips,
+		Rejected:  c.Totals.Rejected,
 		Extra:     h.Totals.Extra,
 	}
 	h.FailureTimes = nil

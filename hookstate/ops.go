@@ -40,6 +40,14 @@ func (d *Document) Record(key string, s breaker.Settings, now time.Time, r break
 	return events
 }
 
+// Reject counts a call of key that was not run because its concurrency
+// limit was reached.
+func (d *Document) Reject(key string) {
+	c := d.Circuit(key)
+	c.Reject()
+	d.put(key, c)
+}
+
 // Reset closes key's circuit. It reports false if key has no entry.
 func (d *Document) Reset(key string, now time.Time) (breaker.Event, bool) {
 	if d.Hooks[key] == nil {

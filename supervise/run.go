@@ -36,7 +36,16 @@ type Spec struct {
 
 	// Started, if set, is called with the child's PID once it runs.
 	Started func(pid int)
+
+	// Signals delivers the signals guard receives, to pass on to the child.
+	// If it is nil, Run subscribes to SIGINT, SIGTERM, SIGHUP and SIGQUIT
+	// itself. A caller that subscribes earlier (to cover its own work
+	// before the child starts) passes its channel here.
+	Signals <-chan os.Signal
 }
+
+// Signals are the signals guard passes on to its child.
+var Signals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
 
 // A Result is what became of a child.
 type Result struct {
@@ -61,9 +70,13 @@ func (r *Result) Ran() bool { return r.StartErr == nil }
 // waits for the child to be gone.
 func Run(spec Spec) Result {
 	start := time.Now()
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	defer signal.Stop(sigs)
+	sigs := spec.Signals
+	if sigs == nil {
+		own := make(chan os.Signal, 4)
+		signal.Notify(own, Signals...)
+		defer signal.Stop(own)
+		sigs = own
+	}
 
 	cmd := exec.Command(spec.Argv[0], spec.Argv[1:]...)
 	cmd.Env = spec.Env

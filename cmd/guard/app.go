@@ -21,10 +21,11 @@ on) until its cooldown (5m, doubling on each failed probe) has passed; then one
 call probes, and success_threshold successful probes (2) close it again.
 
 Examples:
-   guard run -- python3 lint.py        wrap a command
-   guard run -c 'npx prettier --check .'   wrap a shell string, as Claude runs hooks
-   guard status                        what is open, and why
-   guard reset "python3 lint.py"       let a key run again now
+   guard run -- python3 lint.py             wrap a command
+   guard run -c 'npx prettier --check .'    wrap a shell string, as Claude runs hooks
+   guard run --timeout 30s -- make test     stop it if it hangs
+   guard status                             what is open, and why
+   guard reset "python3 lint.py"            let a key run again now
 
 State lives in ~/.claude/hook_state.json (GUARD_STATE or --state to move it);
 settings in ~/.claude/guardrails.yaml (GUARD_CONFIG or --config).`,

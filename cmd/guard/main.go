@@ -35,8 +35,8 @@ type env struct {
 	environ func() []string
 	now     func() time.Time
 
-	args   []string // the whole command line, for guard run's fail-open path
-	warned bool
+	args []string // the whole command line, for guard run's fail-open path
+	sigs chan os.Signal
 }
 
 // An exitError carries the status a command wants guard to exit with.
@@ -106,6 +106,5 @@ func (e *env) errorf(format string, args ...any) {
 
 // warnf prints a warning: one line, on stderr.
 func (e *env) warnf(format string, args ...any) {
-	e.warned = true
 	fmt.Fprintf(e.stderr, "guard: warning: "+format+"\n", args...)
 }

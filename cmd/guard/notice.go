@@ -12,14 +12,14 @@ import (
 	"guard/supervise"
 )
 
-// skipped tells the user that key was not run, and exits as a skip does.
+// skipped tells the user, with msg, that key was not run, and exits as a
+// skip does.
 //
 // The notice goes to stderr, or, under Claude Code (notice: auto with
 // CLAUDE_PROJECT_DIR set, or notice: system-message), to stdout as
 // {"systemMessage": ...}, which Claude shows to the user. That is only
 // possible with exit status 0, because Claude reads a hook's JSON only then.
-func (e *env) skipped(cfg *config.Config, b config.Breaker, key string, dec breaker.Decision, c breaker.Circuit) error {
-	msg := skipNotice(key, dec.Skip, c, e.now())
+func (e *env) skipped(cfg *config.Config, b config.Breaker, key string, msg string) error {
 	mode := cfg.Notice
 	if mode == "auto" {
 		mode = "stderr"

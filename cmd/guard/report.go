@@ -74,7 +74,7 @@ func buildReport(doc *hookstate.Document, path string, now time.Time) healthRepo
 		StateFile:           path,
 		GeneratedAt:         statefile.TimeOf(now),
 	}
-	for _, st := range statuses(doc, nil) {
+	for _, st := range statuses(doc, nil, nil, now) {
 		r.TotalHooks++
 		d := hookDetail{
 			Command: st.Key, State: st.State, FailureCount: st.FailureCount,

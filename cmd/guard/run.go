@@ -4,16 +4,22 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"guard/breaker"
+	"guard/bulkhead"
 	"guard/config"
 	"guard/hookstate"
 	"guard/statefile"
 	"guard/supervise"
 )
+
+// fromConfig is the default shown for flags that override the config.
+const fromConfig = "from the config"
 
 func (e *env) runCommand() *cli.Command {
 	return &cli.Command{
@@ -43,11 +49,11 @@ Examples:
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "command", Aliases: []string{"c"}, Usage: "run `STRING` with /bin/sh -c, as Claude Code runs hooks"},
 			&cli.StringFlag{Name: "name", Usage: "keep state under `KEY` instead of the command line"},
-			&cli.DurationFlag{Name: "timeout", Usage: "kill the command after `DURATION` (exit 124)"},
-			&cli.IntFlag{Name: "failure-threshold", Usage: "open the circuit after `N` failures"},
-			&cli.IntFlag{Name: "success-threshold", Usage: "close it after `N` successful probes"},
-			&cli.DurationFlag{Name: "cooldown", Usage: "keep it open for `DURATION` before probing"},
-			&cli.IntFlag{Name: "cooldown-seconds", Usage: "the same, in `SECONDS`, as the Python wrapper spells it"},
+			&cli.DurationFlag{Name: "timeout", Usage: "stop the command after `DURATION`: SIGTERM, then SIGKILL after kill_grace; exit 124", DefaultText: fromConfig},
+			&cli.IntFlag{Name: "failure-threshold", Usage: "open the circuit after `N` failures", DefaultText: fromConfig},
+			&cli.IntFlag{Name: "success-threshold", Usage: "close it after `N` successful probes", DefaultText: fromConfig},
+			&cli.DurationFlag{Name: "cooldown", Usage: "keep it open for `DURATION` before probing", DefaultText: fromConfig},
+			&cli.IntFlag{Name: "cooldown-seconds", Usage: "the same, in `SECONDS`, as the Python wrapper spells it", DefaultText: fromConfig},
 		}, stateFlags()...),
 		Action:       e.run,
 		OnUsageError: e.runUsageError,
@@ -141,6 +147,12 @@ func runSettings(c *cli.Context, cfg *config.Config, key string) (config.Breaker
 }
 
 func (e *env) run(c *cli.Context) error {
+	// Take the signals from the start: one that arrives before the child
+	// starts cancels the call, and must not kill guard holding a probe lease.
+	e.sigs = make(chan os.Signal, 4)
+	signal.Notify(e.sigs, supervise.Signals...)
+	defer signal.Stop(e.sigs)
+
 	argv, key, err := runTarget(c)
 	if err != nil {
 		return &exitError{code: 1, err: err}
@@ -163,16 +175,57 @@ func (e *env) run(c *cli.Context) error {
 	if err != nil {
 		return e.guardFailed(cfg, b, argv, key, err)
 	}
+	now := e.now()
+	me := bulkhead.Run{Key: key, PID: os.Getpid(), Started: now}
+	me.StartTicks, _ = supervise.StartTime(me.PID)
+	if b.Timeout > 0 {
+		me.Deadline = now.Add(b.Timeout)
+	}
+	// A limited key takes its slot before the circuit decides, so that a
+	// probe lease is never taken by a call that then has no slot to run in.
+	var slot *bulkhead.Slot
+	if b.MaxConcurrent > 0 {
+		slot, err = bulkhead.Acquire(bulkhead.Dir(store.Path()), b.MaxConcurrent, b.QueueTimeout, me)
+		if errors.Is(err, bulkhead.ErrFull) {
+			return e.rejected(cfg, b, store, key)
+		}
+		if err != nil {
+			return e.guardFailed(cfg, b, argv, key, err)
+		}
+		defer slot.Release()
+	}
+
 	s := b.Settings(key)
-	dec, circuit, err := admit(store, key, s, e.now())
+	dec, circuit, err := admit(store, key, s, now)
 	if err != nil {
 		return e.guardFailed(cfg, b, argv, key, err)
 	}
 	if !dec.Run {
-		return e.skipped(cfg, b, key, dec, circuit)
+		return e.skipped(cfg, b, key, skipNotice(key, dec.Skip, circuit, e.now()))
+	}
+	if slot == nil {
+		// An unlimited key registers its run only so that 'guard status'
+		// can show it; a failure to do so is not worth a warning.
+		if slot, _ = bulkhead.Acquire(bulkhead.Dir(store.Path()), 0, 0, me); slot != nil {
+			defer slot.Release()
+		}
 	}
 
-	res := e.supervise(argv, b)
+	var res supervise.Result
+	select {
+	case sig := <-e.sigs:
+		// Interrupted before the child started: nothing ran.
+		res = supervise.Result{ExitCode: 128 + int(sig.(syscall.Signal)), Interrupted: sig}
+	default:
+		var started func(int)
+		if slot != nil {
+			started = slot.Started
+		}
+		res = e.supervise(argv, b, started)
+		if res.TimedOut {
+			fmt.Fprintf(e.stderr, "guard: %q ran longer than its timeout of %s and was stopped\n", key, config.FormatDuration(b.Timeout))
+		}
+	}
 	r := breaker.Result{Outcome: outcome(&res, b), Probe: dec.Probe, Lease: dec.Lease}
 	if r.Outcome == breaker.Failure {
 		r.Error = res.Describe(b.Timeout)
@@ -180,7 +233,7 @@ func (e *env) run(c *cli.Context) error {
 			r.Error = fmt.Sprintf("slow call: took %s, over slow_call %s", res.Elapsed.Round(time.Millisecond), config.FormatDuration(b.SlowCall))
 		}
 	}
-	now := e.now()
+	now = e.now()
 	err = store.Update(now, func(d *hookstate.Document) (bool, error) {
 		d.Record(key, s, now, r)
 		return true, nil
@@ -189,6 +242,25 @@ func (e *env) run(c *cli.Context) error {
 		e.warnf("could not record the outcome of %q: %v", key, oneLine(err))
 	}
 	return exit(res.ExitCode)
+}
+
+// rejected reports a call that found every concurrency slot of its key
+// taken, counts it, and exits as a skip does.
+func (e *env) rejected(cfg *config.Config, b config.Breaker, store *hookstate.Store, key string) error {
+	now := e.now()
+	if err := store.Update(now, func(d *hookstate.Document) (bool, error) {
+		d.Reject(key)
+		return true, nil
+	}); err != nil {
+		e.warnf("could not record the rejection of %q: %v", key, oneLine(err))
+	}
+	runs := "runs are"
+	if b.MaxConcurrent == 1 {
+		runs = "run is"
+	}
+	msg := fmt.Sprintf("guard: skipped %q: %d %s in flight (max_concurrent: %d) and none ended within %s; 'guard status' shows them",
+		key, b.MaxConcurrent, runs, b.MaxConcurrent, config.FormatDuration(b.QueueTimeout))
+	return e.skipped(cfg, b, key, msg)
 }
 
 // admit decides whether key may run now. A call on a closed circuit is
@@ -230,8 +302,8 @@ func outcome(res *supervise.Result, b config.Breaker) breaker.Outcome {
 }
 
 // supervise runs argv under b's timeout, reporting a command that could not
-// be started the way a shell would.
-func (e *env) supervise(argv []string, b config.Breaker) supervise.Result {
+// be started the way a shell would. started, if set, gets the child's PID.
+func (e *env) supervise(argv []string, b config.Breaker, started func(int)) supervise.Result {
 	res := supervise.Run(supervise.Spec{
 		Argv:      argv,
 		Stdin:     e.stdin,
@@ -239,6 +311,8 @@ func (e *env) supervise(argv []string, b config.Breaker) supervise.Result {
 		Stderr:    e.stderr,
 		Timeout:   b.Timeout,
 		KillGrace: b.KillGrace,
+		Started:   started,
+		Signals:   e.sigs,
 	})
 	if !res.Ran() {
 		fmt.Fprintf(e.stderr, "guard: %v\n", res.StartErr)
@@ -249,7 +323,7 @@ func (e *env) supervise(argv []string, b config.Breaker) supervise.Result {
 // unguarded runs argv without touching any state: guard's fail-open path,
 // and what a disabled breaker does.
 func (e *env) unguarded(argv []string, b config.Breaker) error {
-	res := e.supervise(argv, b)
+	res := e.supervise(argv, b, nil)
 	return exit(res.ExitCode)
 }
 

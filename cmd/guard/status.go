@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"guard/breaker"
+	"guard/bulkhead"
 	"guard/hookstate"
 	"guard/statefile"
 	"guard/supervise"
@@ -28,8 +29,10 @@ then half-open, then closed. It reads the state file without taking the lock.
 "open" or "half_open"), failure_count, consecutive_failures,
 consecutive_successes, last_error, first_failure, last_failure, last_success,
 disabled_at, retry_after (RFC 3339 or null), forced, open_reason,
-reopen_count, probe_leases ([{pid, acquired, expires, alive}]), last_run and
-totals ({successes, failures, ignored, cancelled, abandoned, skips}).
+reopen_count, probe_leases ([{pid, acquired, expires, alive}]), running (the
+runs in flight: [{pid, child_pid, started, elapsed_ms, deadline,
+remaining_ms}]), last_run and totals ({successes, failures, ignored,
+cancelled, abandoned, skips, rejected}).
 
 Examples:
    guard status
@@ -59,8 +62,21 @@ type keyStatus struct {
 	OpenReason           *string          `json:"open_reason"`
 	ReopenCount          int              `json:"reopen_count"`
 	ProbeLeases          []leaseStatus    `json:"probe_leases"`
+	Running              []runStatus      `json:"running"`
 	LastRun              statefile.Time   `json:"last_run"`
 	Totals               hookstate.Totals `json:"totals"`
+
+	known bool // the key has an entry in the state file
+}
+
+// A runStatus is a run in flight.
+type runStatus struct {
+	PID         int            `json:"pid"`                 // guard's
+	ChildPID    int            `json:"child_pid,omitempty"` // the command's
+	Started     statefile.Time `json:"started"`
+	ElapsedMS   int64          `json:"elapsed_ms"`
+	Deadline    statefile.Time `json:"deadline"`     // null: no timeout
+	RemainingMS *int64         `json:"remaining_ms"` // until the timeout; null: none
 }
 
 type leaseStatus struct {
@@ -77,7 +93,7 @@ func optional(s string) *string {
 	return &s
 }
 
-func statusOf(key string, c breaker.Circuit, totals hookstate.Totals) keyStatus {
+func statusOf(key string, c breaker.Circuit, totals hookstate.Totals, runs []bulkhead.Run, now time.Time) keyStatus {
 	st := keyStatus{
 		Key:                  key,
 		State:                string(c.State),
@@ -94,6 +110,7 @@ func statusOf(key string, c breaker.Circuit, totals hookstate.Totals) keyStatus 
 		OpenReason:           optional(c.OpenReason),
 		ReopenCount:          c.Reopens,
 		ProbeLeases:          []leaseStatus{},
+		Running:              []runStatus{},
 		LastRun:              statefile.TimeOf(c.LastRun),
 		Totals:               totals,
 	}
@@ -106,6 +123,15 @@ func statusOf(key string, c breaker.Circuit, totals hookstate.Totals) keyStatus 
 			PID: l.PID, Acquired: statefile.TimeOf(l.Acquired), Expires: statefile.TimeOf(l.Expires),
 			Alive: supervise.Alive(l.PID, l.Start),
 		})
+	}
+	for _, r := range runs {
+		rs := runStatus{PID: r.PID, ChildPID: r.ChildPID, Started: statefile.TimeOf(r.Started),
+			Deadline: statefile.TimeOf(r.Deadline), ElapsedMS: now.Sub(r.Started).Milliseconds()}
+		if !r.Deadline.IsZero() {
+			left := max(r.Deadline.Sub(now).Milliseconds(), 0)
+			rs.RemainingMS = &left
+		}
+		st.Running = append(st.Running, rs)
 	}
 	return st
 }
@@ -121,18 +147,31 @@ func stateRank(s string) int {
 	return 2
 }
 
-// statuses returns the status of keys (all keys if none), most urgent first.
-func statuses(doc *hookstate.Document, keys []string) []keyStatus {
+// statuses returns the status of keys (all keys, and any key with a run in
+// flight, if none are given), most urgent first.
+func statuses(doc *hookstate.Document, keys []string, runs []bulkhead.Run, now time.Time) []keyStatus {
+	byKey := map[string][]bulkhead.Run{}
+	for _, r := range runs {
+		byKey[r.Key] = append(byKey[r.Key], r)
+	}
 	if len(keys) == 0 {
 		keys = doc.Keys()
+		for k := range byKey {
+			if doc.Hooks[k] == nil {
+				keys = append(keys, k)
+			}
+		}
 	}
 	out := make([]keyStatus, 0, len(keys))
 	for _, k := range keys {
 		var totals hookstate.Totals
-		if h := doc.Hooks[k]; h != nil {
+		h := doc.Hooks[k]
+		if h != nil {
 			totals = h.Totals
 		}
-		out = append(out, statusOf(k, doc.Circuit(k), totals))
+		st := statusOf(k, doc.Circuit(k), totals, byKey[k], now)
+		st.known = h != nil
+		out = append(out, st)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if a, b := stateRank(out[i].State), stateRank(out[j].State); a != b {
@@ -143,12 +182,19 @@ func statuses(doc *hookstate.Document, keys []string) []keyStatus {
 	return out
 }
 
+// inFlight lists the runs in flight beside store's state file.
+func inFlight(store *hookstate.Store) []bulkhead.Run {
+	runs, _ := bulkhead.List(bulkhead.Dir(store.Path()), supervise.Alive)
+	return runs
+}
+
 func (e *env) status(c *cli.Context) error {
 	_, store, doc, err := e.snapshot(c)
 	if err != nil {
 		return err
 	}
-	sts := statuses(doc, c.Args().Slice())
+	now := e.now()
+	sts := statuses(doc, c.Args().Slice(), inFlight(store), now)
 	if c.Bool("json") {
 		return writeJSON(e.stdout, sts)
 	}
@@ -156,18 +202,18 @@ func (e *env) status(c *cli.Context) error {
 		fmt.Fprintf(e.stdout, "no keys yet in %s\n", store.Path())
 		return nil
 	}
-	e.statusTable(e.stdout, sts, doc)
+	statusTable(e.stdout, sts, now)
 	return nil
 }
 
-// statusTable prints statuses as an aligned table.
-func (e *env) statusTable(w io.Writer, sts []keyStatus, doc *hookstate.Document) {
-	now := e.now()
+// statusTable prints statuses as an aligned table, then the runs in flight.
+func statusTable(w io.Writer, sts []keyStatus, now time.Time) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STATE\tFAILURES\tNEXT\tKEY\tLAST ERROR")
+	running := 0
 	for _, st := range sts {
 		state := st.State
-		if _, known := doc.Hooks[st.Key]; !known {
+		if !st.known {
 			state = "closed (no state)"
 		} else if st.Forced {
 			state += " (forced)"
@@ -177,6 +223,27 @@ func (e *env) statusTable(w io.Writer, sts []keyStatus, doc *hookstate.Document)
 			last = lastError(*st.LastError, 60)
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", state, st.FailureCount, nextTry(st, now), st.Key, last)
+		running += len(st.Running)
+	}
+	tw.Flush()
+	if running == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nIn flight:\n")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "PID\tRUNNING\tTIME LEFT\tKEY")
+	for _, st := range sts {
+		for _, r := range st.Running {
+			pid := r.PID
+			if r.ChildPID != 0 {
+				pid = r.ChildPID
+			}
+			left := "no timeout"
+			if r.RemainingMS != nil {
+				left = (time.Duration(*r.RemainingMS) * time.Millisecond).Truncate(time.Second).String()
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", pid, (time.Duration(r.ElapsedMS) * time.Millisecond).Truncate(time.Second), left, st.Key)
+		}
 	}
 	tw.Flush()
 }

@@ -1,0 +1,111 @@
+package bulkhead
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func alive(pid int, _ uint64) bool { return pid == os.Getpid() }
+
+func TestLimitHolds(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state.json.runs")
+	run := Run{Key: "k", PID: os.Getpid(), Started: time.Now()}
+	a, err := Acquire(dir, 2, 0, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Acquire(dir, 2, 0, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Acquire(dir, 2, 0, run); !errors.Is(err, ErrFull) {
+		t.Fatalf("third Acquire = %v; want ErrFull", err)
+	}
+	// Another key has slots of its own.
+	other := run
+	other.Key = "other"
+	o, err := Acquire(dir, 1, 0, other)
+	if err != nil {
+		t.Fatalf("Acquire for another key: %v", err)
+	}
+	o.Release()
+
+	a.Release()
+	c, err := Acquire(dir, 2, 0, run)
+	if err != nil {
+		t.Fatalf("Acquire after a release: %v", err)
+	}
+	b.Release()
+	c.Release()
+}
+
+func TestAcquireWaitsForASlot(t *testing.T) {
+	dir := t.TempDir()
+	run := Run{Key: "k", PID: os.Getpid()}
+	held, err := Acquire(dir, 1, 0, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan struct{})
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		close(released)
+		held.Release()
+	}()
+	s, err := Acquire(dir, 1, time.Minute, run)
+	if err != nil {
+		t.Fatalf("Acquire with a wait: %v", err)
+	}
+	select {
+	case <-released:
+	default:
+		t.Error("got the slot while it was still held")
+	}
+	s.Release()
+}
+
+func TestListShowsLiveRunsOnly(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	mine := Run{Key: "mine", PID: os.Getpid(), Started: now, Deadline: now.Add(time.Minute)}
+	s, err := Acquire(dir, 0, 0, mine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Started(4242)
+	limited, err := Acquire(dir, 3, 0, Run{Key: "limited", PID: os.Getpid(), Started: now.Add(-time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A record left by a guard that was killed.
+	stale := filepath.Join(dir, keyHash("dead")+"-p999999.slot")
+	os.WriteFile(stale, []byte(`{"key":"dead","pid":999999,"started":"2026-01-01T00:00:00Z"}`+"\n"), 0o600)
+
+	runs, err := List(dir, alive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 2 || runs[0].Key != "limited" || runs[1].Key != "mine" {
+		t.Fatalf("List = %+v; want limited then mine", runs)
+	}
+	if runs[1].ChildPID != 4242 || !runs[1].Deadline.Equal(mine.Deadline) {
+		t.Errorf("mine = %+v", runs[1])
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Error("stale per-process slot file was not removed")
+	}
+
+	s.Release()
+	limited.Release()
+	runs, _ = List(dir, alive)
+	if len(runs) != 0 {
+		t.Errorf("after release List = %+v; want none", runs)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 { // the limited key's slot file stays, empty
+		t.Errorf("slot directory holds %d files; want 1", len(entries))
+	}
+}

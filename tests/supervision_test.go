@@ -1,0 +1,391 @@
+package tests
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A sandbox is a directory with its own state file and config, for tests
+// that start guard processes themselves.
+type sandbox struct {
+	t   *testing.T
+	dir string
+	env []string
+}
+
+func newSandbox(t *testing.T, config string) *sandbox {
+	t.Helper()
+	dir := t.TempDir()
+	sb := &sandbox{t: t, dir: dir}
+	cfg := filepath.Join(dir, "guardrails.yaml")
+	if err := os.WriteFile(cfg, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sb.env = append(os.Environ(),
+		"GUARD_STATE="+filepath.Join(dir, "state.json"),
+		"GUARD_CONFIG="+cfg,
+		"HOME="+dir,
+		"CLAUDE_PROJECT_DIR=",
+	)
+	return sb
+}
+
+func (sb *sandbox) path(name string) string { return filepath.Join(sb.dir, name) }
+
+// command returns a guard command running in the sandbox.
+func (sb *sandbox) command(args ...string) *exec.Cmd {
+	cmd := exec.Command(guardBin, args...)
+	cmd.Dir = sb.dir
+	cmd.Env = sb.env
+	return cmd
+}
+
+// guard runs guard to the end and returns its exit status and output.
+func (sb *sandbox) guard(args ...string) (int, string, string) {
+	sb.t.Helper()
+	var stdout, stderr bytes.Buffer
+	cmd := sb.command(args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return ee.ExitCode(), stdout.String(), stderr.String()
+	case err != nil:
+		sb.t.Fatalf("guard %q: %v", args, err)
+	}
+	return 0, stdout.String(), stderr.String()
+}
+
+// hook returns the state file's entry for key.
+func (sb *sandbox) hook(key string) map[string]any {
+	sb.t.Helper()
+	var doc struct {
+		Hooks map[string]map[string]any `json:"hooks"`
+	}
+	data, err := os.ReadFile(sb.path("state.json"))
+	if err != nil {
+		sb.t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		sb.t.Fatalf("state file does not parse: %v", err)
+	}
+	return doc.Hooks[key]
+}
+
+func totals(h map[string]any, name string) int {
+	t, _ := h["totals"].(map[string]any)
+	n, _ := t[name].(float64)
+	return int(n)
+}
+
+// waitFor polls until cond holds. It has no deadline of its own: the test's
+// -timeout bounds it, so a slow machine only makes the test slower.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	start := time.Now()
+	for !cond() {
+		if time.Since(start) > 2*time.Minute {
+			t.Fatalf("still waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+func readPID(t *testing.T, path string) int {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return pid
+}
+
+// processAlive reports whether pid runs (a zombie does not).
+func processAlive(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(data, ')')
+	return i < 0 || i+2 >= len(data) || data[i+2] != 'Z'
+}
+
+// groupMembers returns the live processes in process group pgid.
+func groupMembers(pgid int) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if g, err := syscall.Getpgid(pid); err == nil && g == pgid && processAlive(pid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// killGroupAtEnd makes sure the process group of the child whose PID is in
+// pidFile is gone when the test ends, whatever happened.
+func killGroupAtEnd(t *testing.T, pidFile string) {
+	t.Cleanup(func() {
+		if data, err := os.ReadFile(pidFile); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {
+				syscall.Kill(-pid, syscall.SIGKILL)
+			}
+		}
+	})
+}
+
+func TestTimeoutKillsGrandchildren(t *testing.T) {
+	sb := newSandbox(t, "circuit_breaker:\n  kill_grace: 500ms\n")
+	killGroupAtEnd(t, sb.path("leader"))
+	// The child starts a grandchild that ignores SIGTERM and would sleep
+	// for five minutes, and then waits for it.
+	script := `echo $$ > leader; sh -c 'trap "" TERM; exec sleep 300' & echo $! > grandchild; wait`
+	code, _, _ := sb.guard("run", "--timeout", "1s", "-c", script)
+	if code != 124 {
+		t.Fatalf("exit status %d; want 124", code)
+	}
+	h := sb.hook(script)
+	if h["last_error"] != "timeout after 1s" || totals(h, "failures") != 1 {
+		t.Errorf("entry = %v; want a failure recorded as timeout after 1s", h)
+	}
+	if pid := readPID(t, sb.path("grandchild")); processAlive(pid) {
+		t.Errorf("grandchild %d survived the timeout", pid)
+	}
+	if left := groupMembers(readPID(t, sb.path("leader"))); len(left) > 0 {
+		t.Errorf("processes of the child's group still running: %v", left)
+	}
+}
+
+func TestSIGTERMReachesChildAndCancels(t *testing.T) {
+	sb := newSandbox(t, "")
+	killGroupAtEnd(t, sb.path("pid"))
+	script := `echo $$ > pid; trap 'echo got TERM > got; exit 0' TERM; touch ready; while :; do sleep 0.05; done`
+	cmd := sb.command("run", "--name", "trapper", "-c", script)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the child to be ready", func() bool { return exists(sb.path("ready")) })
+	cmd.Process.Signal(syscall.SIGTERM)
+	err := cmd.Wait()
+	if err != nil {
+		t.Fatalf("guard exited with %v; want the child's own status 0 (stderr %q)", err, stderr.String())
+	}
+	if data, _ := os.ReadFile(sb.path("got")); string(data) != "got TERM\n" {
+		t.Errorf("the child did not get SIGTERM: %q", data)
+	}
+	h := sb.hook("trapper")
+	if totals(h, "cancelled") != 1 || totals(h, "failures") != 0 || h["consecutive_failures"] != 0.0 {
+		t.Errorf("entry = %v; want one cancelled outcome and no failure", h)
+	}
+}
+
+func TestKilledProbeIsReaped(t *testing.T) {
+	sb := newSandbox(t, "circuit_breaker:\n  cooldown: 1s\n")
+	key := "slow probe"
+	killGroupAtEnd(t, sb.path("pid"))
+	sb.guard("trip", key)
+	sb.guard("probe", key)
+
+	// The probe runs; guard is killed while it holds the lease.
+	script := `echo $$ > pid; touch started; while [ ! -e release ]; do sleep 0.05; done`
+	cmd := sb.command("run", "--name", key, "-c", script)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the probe to start", func() bool { return exists(sb.path("started")) })
+	if leases, _ := sb.hook(key)["probe_leases"].([]any); len(leases) != 1 {
+		t.Fatalf("probe_leases = %v; want the running probe's lease", sb.hook(key)["probe_leases"])
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	os.WriteFile(sb.path("release"), nil, 0o600) // let the orphaned child end
+
+	// The next caller reaps the lease as an abandoned failure.
+	code, _, stderr := sb.guard("run", "--name", key, "--", "true")
+	if code != 0 || !strings.Contains(stderr, "circuit open after an abandoned probe") {
+		t.Fatalf("after the kill: exit %d, stderr %q; want a skip after an abandoned probe", code, stderr)
+	}
+	h := sb.hook(key)
+	if h["state"] != "open" || totals(h, "abandoned") != 1 || h["probe_leases"] != nil {
+		t.Fatalf("entry = %v; want open with the lease reaped and counted", h)
+	}
+	if !strings.Contains(h["last_error"].(string), "died without reporting") {
+		t.Errorf("last_error = %v", h["last_error"])
+	}
+
+	// It recovers: probe again, and two successes close it.
+	sb.guard("probe", key)
+	for range 2 {
+		if code, _, stderr := sb.guard("run", "--name", key, "--", "true"); code != 0 || stderr != "" {
+			t.Fatalf("probe: exit %d, stderr %q", code, stderr)
+		}
+	}
+	if h := sb.hook(key); h["state"] != "closed" {
+		t.Errorf("state = %v; want closed", h["state"])
+	}
+}
+
+func TestHerdRunsOneProbe(t *testing.T) {
+	sb := newSandbox(t, "")
+	key := "herd"
+	sb.guard("trip", key, "--for", "1s")
+	retry, err := time.Parse(time.RFC3339, sb.hook(key)["retry_after"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the cooldown to pass", func() bool { return time.Now().After(retry) })
+
+	script := `echo ran >> runs; while [ ! -e release ]; do sleep 0.05; done`
+	const callers = 20
+	cmds := make([]*exec.Cmd, callers)
+	stderrs := make([]bytes.Buffer, callers)
+	done := make(chan int, callers)
+	for i := range cmds {
+		cmds[i] = sb.command("run", "--name", key, "-c", script)
+		cmds[i].Stderr = &stderrs[i]
+		if err := cmds[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range cmds {
+		go func() {
+			cmds[i].Wait()
+			done <- i
+		}()
+	}
+	// The skipped callers end by themselves; the probe waits for release.
+	var skipped []int
+	for range callers - 1 {
+		skipped = append(skipped, <-done)
+	}
+	os.WriteFile(sb.path("release"), nil, 0o600)
+	<-done
+
+	data, _ := os.ReadFile(sb.path("runs"))
+	if n := strings.Count(string(data), "ran"); n != 1 {
+		t.Fatalf("%d children ran; want exactly 1", n)
+	}
+	for _, i := range skipped {
+		if code := cmds[i].ProcessState.ExitCode(); code != 0 || !strings.Contains(stderrs[i].String(), "a probe is running") {
+			t.Errorf("caller %d: exit %d, stderr %q; want a skip while the probe runs", i, code, stderrs[i].String())
+		}
+	}
+	if h := sb.hook(key); totals(h, "skips") != callers-1 || totals(h, "successes") != 1 {
+		t.Errorf("totals = %v; want %d skips and 1 success", h["totals"], callers-1)
+	}
+}
+
+func TestMaxConcurrentHolds(t *testing.T) {
+	sb := newSandbox(t, "circuit_breaker:\n  max_concurrent: 2\n  queue_timeout: 2m\n")
+	os.Mkdir(sb.path("inflight"), 0o700)
+	// Each child counts the children running with it.
+	script := `touch inflight/$$; ls inflight | wc -l >> overlaps; sleep 0.2; rm inflight/$$`
+	const callers = 6
+	var wg sync.WaitGroup
+	codes := make([]int, callers)
+	for i := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i], _, _ = sb.guard("run", "--name", "limited", "-c", script)
+		}()
+	}
+	wg.Wait()
+	data, _ := os.ReadFile(sb.path("overlaps"))
+	counts := strings.Fields(string(data))
+	if len(counts) != callers {
+		t.Fatalf("%d children ran; want %d (exit statuses %v)", len(counts), callers, codes)
+	}
+	for _, c := range counts {
+		if n, _ := strconv.Atoi(c); n > 2 {
+			t.Errorf("a child saw %d children running at once; max_concurrent is 2 (all: %v)", n, counts)
+		}
+	}
+}
+
+func TestOverLimitIsRejected(t *testing.T) {
+	sb := newSandbox(t, "circuit_breaker:\n  max_concurrent: 1\n")
+	key := "busy"
+	holder := sb.command("run", "--name", key, "--timeout", "5m", "-c", `touch started; while [ ! -e release ]; do sleep 0.05; done`)
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Wait()
+	defer os.WriteFile(sb.path("release"), nil, 0o600)
+	waitFor(t, "the first run to start", func() bool { return exists(sb.path("started")) })
+
+	code, _, stderr := sb.guard("run", "--name", key, "--", "touch", "second-ran")
+	if code != 0 || !strings.Contains(stderr, `guard: skipped "busy": 1 run is in flight (max_concurrent: 1) and none ended within 0s`) {
+		t.Errorf("second call: exit %d, stderr %q; want a rejection", code, stderr)
+	}
+	if exists(sb.path("second-ran")) {
+		t.Error("the rejected call ran its command")
+	}
+	if h := sb.hook(key); totals(h, "rejected") != 1 || h["state"] != "closed" {
+		t.Errorf("entry = %v; want one rejection and the circuit untouched", h)
+	}
+
+	// The run in flight shows in guard status.
+	_, out, _ := sb.guard("status")
+	if !strings.Contains(out, "In flight:") || !strings.Contains(out, " busy") {
+		t.Errorf("status does not show the run in flight:\n%s", out)
+	}
+	_, out, _ = sb.guard("status", "--json", key)
+	var sts []struct {
+		Running []struct {
+			PID         int    `json:"pid"`
+			ChildPID    int    `json:"child_pid"`
+			ElapsedMS   int64  `json:"elapsed_ms"`
+			RemainingMS *int64 `json:"remaining_ms"`
+		} `json:"running"`
+	}
+	if err := json.Unmarshal([]byte(out), &sts); err != nil {
+		t.Fatal(err)
+	}
+	if len(sts) != 1 || len(sts[0].Running) != 1 {
+		t.Fatalf("status --json = %s; want one run in flight", out)
+	}
+	r := sts[0].Running[0]
+	if r.PID != holder.Process.Pid || r.ChildPID == 0 || r.RemainingMS == nil || *r.RemainingMS > 5*60*1000 || *r.RemainingMS <= 0 {
+		t.Errorf("running = %+v; want guard's pid %d, its child, and time left under 5m", r, holder.Process.Pid)
+	}
+}
+
+func TestSlowCallIsAFailure(t *testing.T) {
+	sb := newSandbox(t, "circuit_breaker:\n  slow_call: 100ms\n")
+	code, _, _ := sb.guard("run", "--name", "slow", "--", "sh", "-c", "sleep 0.3; exit 0")
+	if code != 0 {
+		t.Errorf("exit %d; want the child's own 0", code)
+	}
+	h := sb.hook("slow")
+	if totals(h, "failures") != 1 || !strings.HasPrefix(h["last_error"].(string), "slow call: took ") {
+		t.Errorf("entry = %v; want a slow-call failure", h)
+	}
+}
