@@ -1,6 +1,7 @@
-// Package breaker holds guard's decision logic: a sliding-window engine, the
-// circuit breaker state machine, and (shared with service cooldowns) the
-// rules that turn timestamped events into decisions.
+// Package breaker holds guard's decision logic: one sliding-window engine
+// (Window), and the two things built on it: the circuit breaker state
+// machine (Circuit), whose failure_window counts failures with it, and the
+// action budgets of service cooldowns (Budget).
 //
 // The package is pure. It does no I/O, never reads the clock and starts no
 // process: every decision takes now as an argument, and whatever a decision

@@ -80,6 +80,26 @@ func TestDefaultPathIsInClaudeDir(t *testing.T) {
 	}
 }
 
+func TestCooldownStatePath(t *testing.T) {
+	home := t.TempDir()
+	for _, tc := range []struct {
+		env  []string
+		want string
+	}{
+		{nil, home + "/.claude/cooldown.json"},
+		{[]string{"CLAUDEOPS_STATE_DIR=/state"}, "/state/cooldown.json"},
+		{[]string{"CLAUDEOPS_STATE_DIR=/state", "GUARD_COOLDOWN_STATE=/x/c.json"}, "/x/c.json"},
+	} {
+		c, err := Load(testOptions(home, "", tc.env...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Cooldown.StateFile != tc.want {
+			t.Errorf("env %q: cooldown state = %q; want %q", tc.env, c.Cooldown.StateFile, tc.want)
+		}
+	}
+}
+
 func TestGuardConfigVariable(t *testing.T) {
 	home := t.TempDir()
 	path := filepath.Join(home, "elsewhere.yaml")
@@ -340,8 +360,12 @@ func TestExampleFileIsTheDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	want, err := Load(testOptions(home, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
 	gotYAML, _ := got.YAML()
-	wantYAML, _ := Default(home).YAML()
+	wantYAML, _ := want.YAML()
 	if string(gotYAML) != string(wantYAML) {
 		t.Errorf("the example file differs from the defaults:\n%s\nwant:\n%s", gotYAML, wantYAML)
 	}

@@ -63,7 +63,9 @@ func (o *Options) path() (string, bool) {
 
 // Load builds the effective configuration: the built-in defaults, then the
 // config file, then GUARDRAILS_* variables (as the Python guardrails spell
-// them), then GUARD_STATE and GUARD_COOLDOWN_STATE.
+// them), then GUARD_STATE and GUARD_COOLDOWN_STATE. An empty
+// cooldown.state_file becomes $CLAUDEOPS_STATE_DIR/cooldown.json when that
+// is set, else ~/.claude/cooldown.json.
 //
 // Any problem with the file's content gives an error that matches
 // ErrInvalid and names the file and line.
@@ -100,6 +102,12 @@ func Load(opts Options) (*Config, error) {
 	}
 	if p := opts.Getenv("GUARD_COOLDOWN_STATE"); p != "" {
 		cfg.Cooldown.StateFile = p
+	}
+	if cfg.Cooldown.StateFile == "" {
+		cfg.Cooldown.StateFile = filepath.Join(opts.Home, ".claude", "cooldown.json")
+		if dir := opts.Getenv("CLAUDEOPS_STATE_DIR"); dir != "" {
+			cfg.Cooldown.StateFile = filepath.Join(dir, "cooldown.json")
+		}
 	}
 	cfg.StateFile = expandPath(cfg.StateFile, opts)
 	cfg.Logging.File = expandPath(cfg.Logging.File, opts)

@@ -89,6 +89,18 @@ func MarshalObject(v any, extra Extra) ([]byte, error) {
 	return append(out, '}'), nil
 }
 
+// MarshalValue encodes v compactly, without HTML escaping, for storing
+// in an Extra.
+func MarshalValue(v any) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
 var knownCache sync.Map // reflect.Type -> map[string]bool
 
 // knownNames returns the lower-cased JSON member names that struct type t

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -45,6 +46,7 @@ settings in ~/.claude/guardrails.yaml (GUARD_CONFIG or --config).`,
 			e.tripCommand(),
 			e.probeCommand(),
 			e.configCommand(),
+			e.cooldownCommand(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -85,6 +87,7 @@ func reorderFlags(app *cli.App, args []string) []string {
 		return args
 	}
 	cmds, i := app.Commands, 1
+	var path []string
 	var cmd *cli.Command
 	for i < len(args) {
 		next := findCommand(cmds, args[i])
@@ -92,9 +95,15 @@ func reorderFlags(app *cli.App, args []string) []string {
 			break
 		}
 		cmd, cmds = next, next.Subcommands
+		path = append(path, next.Name)
 		i++
 	}
-	if cmd == nil || cmd.Name == "run" || cmd.SkipFlagParsing {
+	switch {
+	case cmd == nil || cmd.SkipFlagParsing:
+		return args
+	case cmd.Name == "run" && (len(path) == 1 || !slices.Contains(args[i:], "--")):
+		// What follows the command to run is the command's own; only
+		// flags before an explicit "--" are guard's.
 		return args
 	}
 	takesValue := map[string]bool{}

@@ -1,0 +1,591 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"guard/breaker"
+	"guard/config"
+	"guard/cooldownstate"
+	"guard/statefile"
+	"guard/supervise"
+)
+
+// exitRefused is guard cooldown run's status when it did not run the
+// command: the budget is spent, or its state could not be checked. It is
+// EX_TEMPFAIL from sysexits.h: try again later.
+const exitRefused = 75
+
+func cooldownFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "config", Usage: "the config `FILE` (default: $GUARD_CONFIG, then ~/.claude/guardrails.yaml)"},
+		&cli.StringFlag{Name: "state", Usage: "the cooldown state `FILE` (default: $GUARD_COOLDOWN_STATE, $CLAUDEOPS_STATE_DIR/cooldown.json, ~/.claude/cooldown.json)"},
+	}
+}
+
+func (e *env) cooldownCommand() *cli.Command {
+	jsonFlag := &cli.BoolFlag{Name: "json", Usage: "print JSON"}
+	return &cli.Command{
+		Name:  "cooldown",
+		Usage: "action budgets for services: at most N actions per window",
+		Description: `Keeps budgets such as "at most 2 restarts of a service in any 4 hours, and
+1 redeploy in 24 hours, cleared after 2 healthy checks in a row", in the ops
+agent's cooldown.json format, locked and replaced atomically so that
+parallel callers lose nothing. Actions and their budgets come from the
+cooldown section of guardrails.yaml (defaults: restart, 2 per 4h, recorded
+in "restarts"; redeploy, 1 per 24h, in "redeployments").
+
+Examples:
+   guard cooldown check nginx restart && docker restart nginx
+   guard cooldown run nginx restart -- docker restart nginx
+   guard cooldown record nginx restart --failed --error "exited 137"
+   guard cooldown healthy nginx
+   guard cooldown status --json
+   guard cooldown due daily_digest --every 24h --mark && send-digest`,
+		Subcommands: []*cli.Command{
+			{
+				Name:      "check",
+				Usage:     "exit 0 if the action is allowed now; exit 1 with the reason and the next allowed time",
+				ArgsUsage: "SERVICE ACTION",
+				Flags:     append([]cli.Flag{jsonFlag}, cooldownFlags()...),
+				Action:    e.cooldownCheck,
+			},
+			{
+				Name:      "record",
+				Usage:     "record an action taken (successful unless --failed)",
+				ArgsUsage: "SERVICE ACTION",
+				Flags: append([]cli.Flag{
+					&cli.BoolFlag{Name: "failed", Usage: "the action failed"},
+					&cli.StringFlag{Name: "error", Usage: "what went wrong (implies --failed)"},
+				}, cooldownFlags()...),
+				Action: e.cooldownRecord,
+			},
+			{
+				Name:      "run",
+				Usage:     "check, reserve, run and record: run CMD only if the budget allows it",
+				ArgsUsage: "SERVICE ACTION -- CMD [ARG...]",
+				Description: `Reserves one action of the budget under the lock, so that of two callers
+racing for the last one exactly one runs, then runs CMD and records whether
+it succeeded (exit 0). While CMD runs its record is marked in_progress and
+counts against the budget. If the budget is spent, CMD does not run: guard
+says why, ending "needs human attention", and exits 75. Otherwise guard
+exits with CMD's status.
+
+Example:
+   guard cooldown run nginx restart -- docker restart nginx`,
+				Flags: append([]cli.Flag{
+					&cli.DurationFlag{Name: "timeout", Usage: "stop CMD after `DURATION` (SIGTERM, then SIGKILL 5s later)"},
+				}, cooldownFlags()...),
+				Action: e.cooldownRun,
+			},
+			{
+				Name:      "healthy",
+				Usage:     "count a healthy check; after reset_after_healthy in a row, clear the service's budgets",
+				ArgsUsage: "SERVICE",
+				Flags:     cooldownFlags(),
+				Action:    e.cooldownHealthy,
+			},
+			{
+				Name:      "unhealthy",
+				Usage:     "end the service's healthy streak",
+				ArgsUsage: "SERVICE",
+				Flags:     cooldownFlags(),
+				Action:    e.cooldownUnhealthy,
+			},
+			{
+				Name:      "status",
+				Usage:     "budgets used, in_cooldown and next allowed time, per service",
+				ArgsUsage: "[SERVICE]",
+				Description: `--json prints {"services": {NAME: {"in_cooldown", "consecutive_healthy",
+"actions": {ACTION: {"field", "used", "limit", "window", "window_ms",
+"in_cooldown", "next_allowed"}}}}, "last": {NAME: time}}, where next_allowed
+is when the next action is allowed (now if it is) and last holds the
+last_NAME stamps.`,
+				Flags:  append([]cli.Flag{jsonFlag}, cooldownFlags()...),
+				Action: e.cooldownStatus,
+			},
+			{
+				Name:      "mark",
+				Usage:     "set last_NAME to now (run, daily_digest, ...)",
+				ArgsUsage: "NAME",
+				Flags:     cooldownFlags(),
+				Action:    e.cooldownMark,
+			},
+			{
+				Name:      "due",
+				Usage:     "exit 0 when last_NAME is unset or older than --every; else exit 1",
+				ArgsUsage: "NAME --every DURATION",
+				Description: `With --mark, a due NAME is marked in the same locked update, so that of many
+agents asking at once exactly one is told it is due.
+
+Example:
+   guard cooldown due daily_digest --every 24h --mark && send-daily-digest`,
+				Flags: append([]cli.Flag{
+					&cli.DurationFlag{Name: "every", Usage: "how often NAME is due"},
+					&cli.BoolFlag{Name: "mark", Usage: "if due, set last_NAME to now"},
+				}, cooldownFlags()...),
+				Action: e.cooldownDue,
+			},
+			e.cooldownHookCommand(),
+		},
+	}
+}
+
+// cooldown is what every cooldown command needs.
+type cooldown struct {
+	cfg     *config.Config
+	store   *cooldownstate.Store
+	actions []cooldownstate.Action
+}
+
+func (e *env) openCooldown(c *cli.Context) (*cooldown, error) {
+	cfg, err := config.Load(config.Options{Path: c.String("config"), Getenv: e.getenv, Environ: e.environ})
+	if err != nil {
+		return nil, err
+	}
+	path := cfg.Cooldown.StateFile
+	if s := c.String("state"); s != "" {
+		path = s
+	}
+	var actions []cooldownstate.Action
+	for name, a := range cfg.Cooldown.Actions {
+		actions = append(actions, cooldownstate.Action{Name: name, Field: a.Field, Limit: a.Limit, Window: a.Window})
+	}
+	sort.Slice(actions, func(i, j int) bool { return actions[i].Name < actions[j].Name })
+	store, err := cooldownstate.Open(path, statefile.Options{
+		LockTimeout: cfg.LockTimeout,
+		OnQuarantine: func(to string, cause error) {
+			e.warnf("cooldown state did not parse (%s); moved it to %s and started afresh", shortErr(cause), to)
+		},
+	}, cfg.Cooldown.Retention, actions)
+	if err != nil {
+		return nil, err
+	}
+	return &cooldown{cfg: cfg, store: store, actions: actions}, nil
+}
+
+// action finds the configured action called name.
+func (cd *cooldown) action(name string) (cooldownstate.Action, error) {
+	var names []string
+	for _, a := range cd.actions {
+		if a.Name == name {
+			return a, nil
+		}
+		names = append(names, a.Name)
+	}
+	return cooldownstate.Action{}, usagef("unknown action %q; the configured actions are %s", name, strings.Join(names, ", "))
+}
+
+// snapshot reads the state without the lock. A file that does not parse
+// reads as empty, with a warning: the next write moves it aside.
+func (e *env) cooldownSnapshot(cd *cooldown) (*cooldownstate.Document, error) {
+	doc, err := cd.store.Snapshot()
+	if errors.Is(err, statefile.ErrCorrupt) {
+		e.warnf("%v; reading it as empty (the next write moves it aside)", shortErr(err))
+		return &cooldownstate.Document{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot read cooldown state: %w", err)
+	}
+	return doc, nil
+}
+
+func serviceAndAction(c *cli.Context) (string, string, error) {
+	if c.NArg() != 2 {
+		return "", "", usagef("want SERVICE ACTION, got %d arguments", c.NArg())
+	}
+	return c.Args().Get(0), c.Args().Get(1), nil
+}
+
+// budgetLine describes a verdict: "2 of 2 restarts in the last 4h; next
+// allowed at 2025-06-15T12:15:00Z (in 1h12m)".
+func budgetLine(a cooldownstate.Action, v breaker.Verdict, now time.Time) string {
+	s := fmt.Sprintf("%d of %d %s in the last %s", v.Used, v.Limit, a.Field, config.FormatDuration(a.Window))
+	switch {
+	case v.Allowed:
+	case v.NextAllowed.IsZero():
+		s += "; the limit is 0, so never"
+	default:
+		s += fmt.Sprintf("; next allowed at %s (in %s)", v.NextAllowed.UTC().Format(statefile.TimeLayout), until(v.NextAllowed, now))
+	}
+	return s
+}
+
+// verdictJSON is a budget verdict for --json output.
+type verdictJSON struct {
+	Service     string         `json:"service,omitempty"`
+	Action      string         `json:"action,omitempty"`
+	Field       string         `json:"field"`
+	Allowed     bool           `json:"allowed"`
+	InCooldown  bool           `json:"in_cooldown"`
+	Used        int            `json:"used"`
+	Limit       int            `json:"limit"`
+	Window      string         `json:"window"`
+	WindowMS    int64          `json:"window_ms"`
+	NextAllowed statefile.Time `json:"next_allowed"` // null: never
+}
+
+func verdictOf(service string, a cooldownstate.Action, v breaker.Verdict) verdictJSON {
+	return verdictJSON{
+		Service: service, Action: a.Name, Field: a.Field,
+		Allowed: v.Allowed, InCooldown: !v.Allowed, Used: v.Used, Limit: v.Limit,
+		Window: config.FormatDuration(a.Window), WindowMS: a.Window.Milliseconds(),
+		NextAllowed: statefile.TimeOf(v.NextAllowed),
+	}
+}
+
+func (e *env) cooldownCheck(c *cli.Context) error {
+	service, name, err := serviceAndAction(c)
+	if err != nil {
+		return err
+	}
+	cd, err := e.openCooldown(c)
+	if err != nil {
+		return err
+	}
+	a, err := cd.action(name)
+	if err != nil {
+		return err
+	}
+	doc, err := e.cooldownSnapshot(cd)
+	if err != nil {
+		return err
+	}
+	now := e.now()
+	v, err := doc.Check(service, a, now)
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		if err := writeJSON(e.stdout, verdictOf(service, a, v)); err != nil {
+			return err
+		}
+	} else if v.Allowed {
+		fmt.Fprintf(e.stdout, "%s %s: allowed (%s)\n", service, a.Name, budgetLine(a, v, now))
+	} else {
+		fmt.Fprintf(e.stdout, "%s %s: not allowed: %s\n", service, a.Name, budgetLine(a, v, now))
+	}
+	if !v.Allowed {
+		return exit(1)
+	}
+	return nil
+}
+
+func (e *env) cooldownRecord(c *cli.Context) error {
+	service, name, err := serviceAndAction(c)
+	if err != nil {
+		return err
+	}
+	cd, err := e.openCooldown(c)
+	if err != nil {
+		return err
+	}
+	a, err := cd.action(name)
+	if err != nil {
+		return err
+	}
+	failed := c.Bool("failed") || c.String("error") != ""
+	now := e.now()
+	var v breaker.Verdict
+	err = cd.store.Update(now, func(d *cooldownstate.Document) (bool, error) {
+		if err := d.Record(service, a, cd.actions, now, !failed, c.String("error")); err != nil {
+			return false, err
+		}
+		v, err = d.Check(service, a, now)
+		return true, err
+	})
+	if err != nil {
+		return err
+	}
+	what := "recorded"
+	if failed {
+		what = "recorded a failed"
+	}
+	fmt.Fprintf(e.stdout, "%s %s %s: %s\n", what, service, a.Name, budgetLine(a, v, now))
+	return nil
+}
+
+func (e *env) cooldownRun(c *cli.Context) error {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, supervise.Signals...)
+	defer signal.Stop(sigs)
+
+	args := c.Args().Slice()
+	if len(args) < 3 {
+		return usagef("want SERVICE ACTION -- CMD [ARG...]")
+	}
+	service, name, argv := args[0], args[1], args[2:]
+	if argv[0] == "--" {
+		argv = argv[1:]
+	}
+	if len(argv) == 0 {
+		return usagef("nothing to run after SERVICE ACTION")
+	}
+	cd, err := e.openCooldown(c)
+	if err != nil {
+		return &exitError{code: exitRefused, err: fmt.Errorf("%v; not running %s", err, commandKey(argv))}
+	}
+	a, err := cd.action(name)
+	if err != nil {
+		return err
+	}
+	now := e.now()
+	pid := os.Getpid()
+	var v breaker.Verdict
+	err = cd.store.Update(now, func(d *cooldownstate.Document) (bool, error) {
+		var err error
+		v, err = d.Reserve(service, a, cd.actions, now, pid)
+		return v.Allowed, err
+	})
+	if err != nil {
+		return &exitError{code: exitRefused, err: fmt.Errorf("cannot check the %s %s budget: %v; not running it", service, a.Name, oneLine(err))}
+	}
+	if !v.Allowed {
+		fmt.Fprintf(e.stderr, "guard: cooldown: %s %s not allowed: %s; needs human attention\n", service, a.Name, budgetLine(a, v, now))
+		return exit(exitRefused)
+	}
+
+	res := supervise.Run(supervise.Spec{
+		Argv: argv, Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
+		Timeout: c.Duration("timeout"), KillGrace: 5 * time.Second, Signals: sigs,
+	})
+	if !res.Ran() {
+		fmt.Fprintf(e.stderr, "guard: %v\n", res.StartErr)
+	}
+	success := res.Ran() && res.ExitCode == 0 && res.Interrupted == nil
+	msg := ""
+	if !success {
+		msg = res.Describe(c.Duration("timeout"))
+		if res.Interrupted != nil {
+			msg = "cancelled: " + msg
+		}
+	}
+	now = e.now()
+	err = cd.store.Update(now, func(d *cooldownstate.Document) (bool, error) {
+		return true, d.Finish(service, a, cd.actions, now, pid, success, msg)
+	})
+	if err != nil {
+		e.warnf("could not record the outcome of %s %s: %v (its reservation still counts)", service, a.Name, oneLine(err))
+	}
+	return exit(res.ExitCode)
+}
+
+func oneService(c *cli.Context) (string, error) {
+	if c.NArg() != 1 {
+		return "", usagef("want one SERVICE, got %d arguments", c.NArg())
+	}
+	return c.Args().First(), nil
+}
+
+func (e *env) cooldownHealthy(c *cli.Context) error {
+	service, err := oneService(c)
+	if err != nil {
+		return err
+	}
+	cd, err := e.openCooldown(c)
+	if err != nil {
+		return err
+	}
+	reset := cd.cfg.Cooldown.ResetAfterHealthy
+	var streak int
+	var cleared bool
+	err = cd.store.Update(e.now(), func(d *cooldownstate.Document) (bool, error) {
+		var err error
+		streak, cleared, err = d.Healthy(service, reset, cd.actions)
+		return true, err
+	})
+	if err != nil {
+		return err
+	}
+	if cleared {
+		var fields []string
+		for _, a := range cd.actions {
+			fields = append(fields, a.Field)
+		}
+		fmt.Fprintf(e.stdout, "%s: healthy %d in a row: cleared %s\n", service, reset, strings.Join(fields, ", "))
+	} else {
+		fmt.Fprintf(e.stdout, "%s: healthy %d in a row (budgets clear at %d)\n", service, streak, reset)
+	}
+	return nil
+}
+
+func (e *env) cooldownUnhealthy(c *cli.Context) error {
+	service, err := oneService(c)
+	if err != nil {
+		return err
+	}
+	cd, err := e.openCooldown(c)
+	if err != nil {
+		return err
+	}
+	err = cd.store.Update(e.now(), func(d *cooldownstate.Document) (bool, error) {
+		return true, d.Unhealthy(service, cd.actions)
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%s: unhealthy; healthy streak reset to 0\n", service)
+	return nil
+}
+
+type serviceStatus struct {
+	InCooldown         bool                   `json:"in_cooldown"`
+	ConsecutiveHealthy int                    `json:"consecutive_healthy"`
+	Actions            map[string]verdictJSON `json:"actions"`
+}
+
+func (e *env) cooldownStatus(c *cli.Context) error {
+	if c.NArg() > 1 {
+		return usagef("want at most one SERVICE")
+	}
+	cd, err := e.openCooldown(c)
+	if err != nil {
+		return err
+	}
+	doc, err := e.cooldownSnapshot(cd)
+	if err != nil {
+		return err
+	}
+	now := e.now()
+	names := doc.ServiceNames()
+	if c.NArg() == 1 {
+		names = []string{c.Args().First()}
+	}
+	out := struct {
+		Services map[string]serviceStatus  `json:"services"`
+		Last     map[string]statefile.Time `json:"last"`
+	}{Services: map[string]serviceStatus{}, Last: map[string]statefile.Time{}}
+	for _, name := range names {
+		st := serviceStatus{Actions: map[string]verdictJSON{}}
+		if s := doc.Services[name]; s != nil {
+			st.ConsecutiveHealthy = s.ConsecutiveHealthy
+		}
+		for _, a := range cd.actions {
+			v, err := doc.Check(name, a, now)
+			if err != nil {
+				return err
+			}
+			vj := verdictOf("", a, v)
+			vj.Action = ""
+			st.Actions[a.Name] = vj
+			st.InCooldown = st.InCooldown || !v.Allowed
+		}
+		out.Services[name] = st
+	}
+	for k := range doc.Extra {
+		if name, ok := strings.CutPrefix(k, "last_"); ok {
+			if t, err := doc.Last(name); err == nil {
+				out.Last[name] = statefile.TimeOf(t)
+			}
+		}
+	}
+	if c.Bool("json") {
+		return writeJSON(e.stdout, out)
+	}
+	if len(names) == 0 {
+		fmt.Fprintf(e.stdout, "no services yet in %s\n", cd.store.Path())
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVICE\tACTION\tUSED\tWINDOW\tNEXT ALLOWED\tHEALTHY")
+	for _, name := range names {
+		st := out.Services[name]
+		for _, a := range cd.actions {
+			v := st.Actions[a.Name]
+			next := "now"
+			switch {
+			case v.Allowed:
+			case v.NextAllowed.IsZero():
+				next = "never (limit 0)"
+			default:
+				next = fmt.Sprintf("in %s (%s)", until(v.NextAllowed.Time, now), v.NextAllowed.UTC().Format(statefile.TimeLayout))
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\t%d\n", name, a.Name, v.Used, v.Limit, v.Window, next, st.ConsecutiveHealthy)
+		}
+	}
+	tw.Flush()
+	return nil
+}
+
+func (e *env) cooldownMark(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usagef("want one NAME")
+	}
+	name := c.Args().First()
+	if err := cooldownstate.CheckStampName(name); err != nil {
+		return &usageError{err: err}
+	}
+	cd, err := e.openCooldown(c)
+	if err != nil {
+		return err
+	}
+	now := e.now()
+	if err := cd.store.Update(now, func(d *cooldownstate.Document) (bool, error) {
+		return true, d.Mark(name, now)
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "last_%s = %s\n", name, now.UTC().Format(statefile.TimeLayout))
+	return nil
+}
+
+func (e *env) cooldownDue(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usagef("want one NAME")
+	}
+	name := c.Args().First()
+	if err := cooldownstate.CheckStampName(name); err != nil {
+		return &usageError{err: err}
+	}
+	every := c.Duration("every")
+	if every <= 0 {
+		return usagef("--every must be longer than 0s")
+	}
+	cd, err := e.openCooldown(c)
+	if err != nil {
+		return err
+	}
+	now := e.now()
+	var last time.Time
+	due := false
+	decide := func(d *cooldownstate.Document) error {
+		var err error
+		last, err = d.Last(name)
+		due = last.IsZero() || !(breaker.Window{Length: every}).In(last, now)
+		return err
+	}
+	if c.Bool("mark") {
+		err = cd.store.Update(now, func(d *cooldownstate.Document) (bool, error) {
+			if err := decide(d); err != nil || !due {
+				return false, err
+			}
+			return true, d.Mark(name, now)
+		})
+	} else {
+		var doc *cooldownstate.Document
+		if doc, err = e.cooldownSnapshot(cd); err == nil {
+			err = decide(doc)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case last.IsZero():
+		fmt.Fprintf(e.stdout, "due: last_%s was never set\n", name)
+	case due:
+		fmt.Fprintf(e.stdout, "due: last_%s was %s ago\n", name, now.Sub(last).Truncate(time.Second))
+	default:
+		fmt.Fprintf(e.stdout, "not due: last_%s was %s ago; due again in %s\n", name, now.Sub(last).Truncate(time.Second), until(last.Add(every), now))
+		return exit(1)
+	}
+	return nil
+}

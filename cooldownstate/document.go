@@ -1,0 +1,179 @@
+// Package cooldownstate is the service cooldown file, cooldown.json, in the
+// ops agent's format exactly:
+//
+//	{
+//	  "services": {
+//	    "nginx": {
+//	      "restarts": [{"timestamp": "2025-06-15T08:15:00Z", "success": true},
+//	                   {"timestamp": "2025-06-15T10:30:00Z", "success": false, "error": "..."}],
+//	      "redeployments": [],
+//	      "consecutive_healthy": 0
+//	    }
+//	  },
+//	  "last_run": "2025-06-15T11:00:00Z",
+//	  "last_daily_digest": null
+//	}
+//
+// The action arrays are named by the configuration (restarts,
+// redeployments, ...). Records are written with RFC 3339 UTC timestamps at
+// second precision, which jq's fromdateiso8601 reads. A record of a run that
+// guard is still supervising carries "in_progress": true and the pid of the
+// guard process; it counts against the budget like any other.
+//
+// guard also reads the variants some deployments write: an action array of
+// plain timestamp strings, which it keeps plain when it appends to it, and
+// a separate array of plain timestamps named "<action>_timestamps" or
+// "<singular field>_timestamps" (restart_timestamps), which it counts but
+// leaves as it is. Members guard does not know are kept at every level.
+package cooldownstate
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"guard/statefile"
+)
+
+// A Document is the whole of cooldown.json. Its zero value is an empty
+// state.
+type Document struct {
+	Services map[string]*Service `json:"services"`
+	// Extra holds last_run, last_daily_digest and any other last_NAME
+	// stamp, with whatever else the file holds.
+	Extra statefile.Extra `json:"-"`
+}
+
+// A Service is one service's entry. Its action arrays live in Extra under
+// the names the configuration gives them, and are decoded when used.
+type Service struct {
+	ConsecutiveHealthy int             `json:"consecutive_healthy"`
+	Extra              statefile.Extra `json:"-"`
+}
+
+// A Record is one action taken on a service.
+type Record struct {
+	Timestamp  statefile.Time  `json:"timestamp"`
+	Success    bool            `json:"success"`
+	Error      string          `json:"error,omitempty"`
+	InProgress bool            `json:"in_progress,omitempty"` // guard is running it now
+	PID        int             `json:"pid,omitempty"`         // the guard process running it
+	Extra      statefile.Extra `json:"-"`
+
+	plain bool // stored as a bare timestamp string
+}
+
+func (d *Document) UnmarshalJSON(b []byte) error {
+	type plain Document
+	return statefile.UnmarshalObject(b, (*plain)(d), &d.Extra)
+}
+
+func (d Document) MarshalJSON() ([]byte, error) {
+	type plain Document
+	if d.Services == nil {
+		d.Services = map[string]*Service{}
+	}
+	return statefile.MarshalObject(plain(d), d.Extra)
+}
+
+func (s *Service) UnmarshalJSON(b []byte) error {
+	type plain Service
+	return statefile.UnmarshalObject(b, (*plain)(s), &s.Extra)
+}
+
+func (s Service) MarshalJSON() ([]byte, error) {
+	type plain Service
+	return statefile.MarshalObject(plain(s), s.Extra)
+}
+
+func (r *Record) UnmarshalJSON(b []byte) error {
+	if b = bytes.TrimSpace(b); len(b) > 0 && b[0] == '"' {
+		r.plain = true
+		return r.Timestamp.UnmarshalJSON(b)
+	}
+	type plain Record
+	return statefile.UnmarshalObject(b, (*plain)(r), &r.Extra)
+}
+
+func (r Record) MarshalJSON() ([]byte, error) {
+	if r.plain {
+		return r.Timestamp.MarshalJSON()
+	}
+	type plain Record
+	return statefile.MarshalObject(plain(r), r.Extra)
+}
+
+// An Action is a budgeted kind of action, as the configuration names it.
+type Action struct {
+	Name   string // restart
+	Field  string // the array it records into: restarts
+	Limit  int
+	Window time.Duration
+}
+
+// aliases are the plain-timestamp arrays some deployments keep for a.
+func (a Action) aliases() []string {
+	names := []string{a.Name + "_timestamps"}
+	if s := strings.TrimSuffix(a.Field, "s") + "_timestamps"; s != names[0] {
+		names = append(names, s)
+	}
+	return names
+}
+
+// records decodes the array field of s. A missing or null field is empty.
+func (s *Service) records(field string) ([]Record, error) {
+	raw, ok := s.Extra[field]
+	if !ok || string(bytes.TrimSpace(raw)) == "null" {
+		return nil, nil
+	}
+	var rs []Record
+	if err := json.Unmarshal(raw, &rs); err != nil {
+		return nil, fmt.Errorf("%s is not an array of records: %v", field, err)
+	}
+	return rs, nil
+}
+
+// setRecords stores rs as the array field of s.
+func (s *Service) setRecords(field string, rs []Record) error {
+	if rs == nil {
+		rs = []Record{}
+	}
+	raw, err := statefile.MarshalValue(rs)
+	if err != nil {
+		return err
+	}
+	if s.Extra == nil {
+		s.Extra = statefile.Extra{}
+	}
+	s.Extra[field] = raw
+	return nil
+}
+
+// times returns the times of every action of kind a on s, from its array
+// and from any plain-timestamp alias arrays.
+func (s *Service) times(a Action) ([]time.Time, error) {
+	var ts []time.Time
+	for _, field := range append([]string{a.Field}, a.aliases()...) {
+		rs, err := s.records(field)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rs {
+			ts = append(ts, r.Timestamp.Time)
+		}
+	}
+	return ts, nil
+}
+
+// ServiceNames returns the services in d, sorted.
+func (d *Document) ServiceNames() []string {
+	names := make([]string, 0, len(d.Services))
+	for n := range d.Services {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

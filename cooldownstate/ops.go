@@ -1,0 +1,230 @@
+package cooldownstate
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"time"
+
+	"guard/breaker"
+	"guard/statefile"
+)
+
+// service returns the entry of name, creating it (with an empty array for
+// every action) on first use: services register implicitly.
+func (d *Document) service(name string, actions []Action) (*Service, error) {
+	if d.Services == nil {
+		d.Services = map[string]*Service{}
+	}
+	s := d.Services[name]
+	if s == nil {
+		s = &Service{}
+		d.Services[name] = s
+	}
+	for _, a := range actions {
+		if _, ok := s.Extra[a.Field]; !ok {
+			if err := s.setRecords(a.Field, nil); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return s, nil
+}
+
+// Check returns the verdict of a's budget for service at now. An unknown
+// service has used nothing.
+func (d *Document) Check(service string, a Action, now time.Time) (breaker.Verdict, error) {
+	budget := breaker.Budget{Limit: a.Limit, Window: a.Window}
+	s := d.Services[service]
+	if s == nil {
+		return budget.Check(nil, now), nil
+	}
+	ts, err := s.times(a)
+	if err != nil {
+		return breaker.Verdict{}, fmt.Errorf("services.%s.%w", service, err)
+	}
+	return budget.Check(ts, now), nil
+}
+
+// appendRecord adds r to a's array on s, as a plain timestamp if the array
+// already holds only plain timestamps.
+func (s *Service) appendRecord(a Action, r Record) error {
+	rs, err := s.records(a.Field)
+	if err != nil {
+		return err
+	}
+	if len(rs) > 0 {
+		r.plain = true
+		for _, old := range rs {
+			r.plain = r.plain && old.plain
+		}
+	}
+	return s.setRecords(a.Field, append(rs, r))
+}
+
+// Record appends a finished action to service's array for a. actions are
+// all configured actions, for registering a new service.
+func (d *Document) Record(service string, a Action, actions []Action, now time.Time, success bool, errMsg string) error {
+	s, err := d.service(service, actions)
+	if err != nil {
+		return err
+	}
+	r := Record{Timestamp: statefile.TimeOf(now), Success: success}
+	if !success {
+		r.Error = errMsg
+	}
+	return s.appendRecord(a, r)
+}
+
+// Reserve checks a's budget for service and, if it allows one more action,
+// records the action as in progress for the guard process pid, so that no
+// other caller can take the same room. It returns the verdict before the
+// reservation.
+func (d *Document) Reserve(service string, a Action, actions []Action, now time.Time, pid int) (breaker.Verdict, error) {
+	v, err := d.Check(service, a, now)
+	if err != nil || !v.Allowed {
+		return v, err
+	}
+	s, err := d.service(service, actions)
+	if err != nil {
+		return v, err
+	}
+	return v, s.appendRecord(a, Record{Timestamp: statefile.TimeOf(now), InProgress: true, PID: pid})
+}
+
+// Finish completes the reservation that pid made for a on service. If the
+// reservation is gone (a healthy streak cleared the budgets meanwhile), it
+// records the action afresh at now. A reservation kept as a plain
+// timestamp has nothing to complete.
+func (d *Document) Finish(service string, a Action, actions []Action, now time.Time, pid int, success bool, errMsg string) error {
+	s, err := d.service(service, actions)
+	if err != nil {
+		return err
+	}
+	rs, err := s.records(a.Field)
+	if err != nil {
+		return err
+	}
+	for i := len(rs) - 1; i >= 0; i-- {
+		r := &rs[i]
+		if r.InProgress && r.PID == pid {
+			r.InProgress, r.PID, r.Success = false, 0, success
+			r.Error = ""
+			if !success {
+				r.Error = errMsg
+			}
+			return s.setRecords(a.Field, rs)
+		}
+		if r.plain {
+			return nil
+		}
+	}
+	return d.Record(service, a, actions, now, success, errMsg)
+}
+
+// Healthy counts a healthy check of service. When the streak reaches
+// resetAfter, every action array of the service is emptied and the streak
+// starts again; cleared reports that.
+func (d *Document) Healthy(service string, resetAfter int, actions []Action) (streak int, cleared bool, err error) {
+	s, err := d.service(service, actions)
+	if err != nil {
+		return 0, false, err
+	}
+	s.ConsecutiveHealthy, cleared = breaker.HealthyCheck(s.ConsecutiveHealthy, resetAfter)
+	if cleared {
+		for _, a := range actions {
+			if err := s.setRecords(a.Field, nil); err != nil {
+				return 0, false, err
+			}
+		}
+	}
+	return s.ConsecutiveHealthy, cleared, nil
+}
+
+// Unhealthy ends service's healthy streak.
+func (d *Document) Unhealthy(service string, actions []Action) error {
+	s, err := d.service(service, actions)
+	if err != nil {
+		return err
+	}
+	s.ConsecutiveHealthy = 0
+	return nil
+}
+
+var stampName = regexp.MustCompile(`^[a-z0-9_]+$`)
+
+// CheckStampName reports whether name can name a last_NAME stamp.
+func CheckStampName(name string) error {
+	if !stampName.MatchString(name) {
+		return fmt.Errorf("stamp name %q must be lower-case letters, digits and _ (e.g. run, daily_digest)", name)
+	}
+	return nil
+}
+
+// Mark sets last_NAME to now.
+func (d *Document) Mark(name string, now time.Time) error {
+	raw, err := statefile.MarshalValue(statefile.TimeOf(now))
+	if err != nil {
+		return err
+	}
+	if d.Extra == nil {
+		d.Extra = statefile.Extra{}
+	}
+	d.Extra["last_"+name] = raw
+	return nil
+}
+
+// Last returns the time in last_NAME, or the zero time if it is unset or
+// null.
+func (d *Document) Last(name string) (time.Time, error) {
+	raw, ok := d.Extra["last_"+name]
+	if !ok {
+		return time.Time{}, nil
+	}
+	var t statefile.Time
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return time.Time{}, fmt.Errorf("last_%s: %v", name, err)
+	}
+	return t.Time, nil
+}
+
+// tidy prepares the document for a write: it prunes records older than
+// retention from every service's action arrays (keeping records still in
+// progress, and leaving alone arrays it cannot read), and gives a new file
+// the reference's last_run and last_daily_digest members.
+func (d *Document) tidy(now time.Time, retention time.Duration, actions []Action) error {
+	for _, name := range []string{"run", "daily_digest"} {
+		if _, ok := d.Extra["last_"+name]; !ok {
+			if d.Extra == nil {
+				d.Extra = statefile.Extra{}
+			}
+			d.Extra["last_"+name] = json.RawMessage("null")
+		}
+	}
+	keep := breaker.Window{Length: retention}
+	for _, name := range d.ServiceNames() {
+		s := d.Services[name]
+		if s == nil {
+			delete(d.Services, name)
+			continue
+		}
+		for _, a := range actions {
+			rs, err := s.records(a.Field)
+			if err != nil {
+				continue // not guard's to fix; commands on this service say what is wrong
+			}
+			kept := rs[:0]
+			for _, r := range rs {
+				if r.InProgress || keep.In(r.Timestamp.Time, now) {
+					kept = append(kept, r)
+				}
+			}
+			if len(kept) != len(rs) {
+				if err := s.setRecords(a.Field, kept); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
