@@ -1,8 +1,10 @@
 package config
 
 import (
+	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"guard/breaker"
@@ -148,6 +150,16 @@ func defaultPatterns() []Pattern {
 		ps[i].re = regexp.MustCompile(ps[i].Regex)
 	}
 	return ps
+}
+
+// EventLog returns the event log for the state file at statePath:
+// logging.file if set, else "<name>.events.jsonl" beside the state file
+// (hook_state.json logs to hook_state.events.jsonl).
+func (c *Config) EventLog(statePath string) string {
+	if c.Logging.File != "" {
+		return c.Logging.File
+	}
+	return strings.TrimSuffix(statePath, filepath.Ext(statePath)) + ".events.jsonl"
 }
 
 // For returns the settings for key: the circuit_breaker section, then the

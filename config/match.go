@@ -43,6 +43,13 @@ func globRegexp(glob string) (*regexp.Regexp, error) {
 	return regexp.Compile(b.String())
 }
 
+// Glob compiles a glob over a whole string (a key, an event name), as the
+// hooks rules read them: "*" matches any run of characters, "/" included.
+func Glob(pattern string) (*regexp.Regexp, error) { return globRegexp(pattern) }
+
+// IsGlob reports whether p holds glob characters.
+func IsGlob(p string) bool { return isGlob(p) }
+
 func isGlob(p string) bool { return strings.ContainsAny(p, "*?[") }
 
 // checkExclude reports whether an exclude pattern is usable.

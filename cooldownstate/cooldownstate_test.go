@@ -179,7 +179,7 @@ func TestReserveAndFinish(t *testing.T) {
 		t.Errorf("records = %+v; want the reservation completed as a failure at its own time", rs)
 	}
 	// A reservation cleared meanwhile is recorded afresh.
-	d.Healthy("api", 1, actions)
+	d.Healthy("api", 1, actions, t0)
 	d.Finish("api", one, actions, t0.Add(time.Hour), 300, true, "")
 	if rs, _ := d.Services["api"].records("redeployments"); len(rs) != 1 || !rs[0].Success || !rs[0].Timestamp.Equal(t0.Add(time.Hour)) {
 		t.Errorf("records = %+v; want the finished action recorded", rs)
@@ -188,16 +188,16 @@ func TestReserveAndFinish(t *testing.T) {
 
 func TestHealthyAndUnhealthy(t *testing.T) {
 	d := parse(t, referenceFile)
-	streak, cleared, _ := d.Healthy("nginx", 2, actions)
+	streak, cleared, _ := d.Healthy("nginx", 2, actions, t0)
 	if streak != 1 || cleared {
 		t.Fatalf("first healthy = %d, %v", streak, cleared)
 	}
-	d.Unhealthy("nginx", actions)
-	streak, cleared, _ = d.Healthy("nginx", 2, actions)
+	d.Unhealthy("nginx", actions, t0)
+	streak, cleared, _ = d.Healthy("nginx", 2, actions, t0)
 	if streak != 1 || cleared {
 		t.Fatalf("healthy after unhealthy = %d, %v; want the streak restarted", streak, cleared)
 	}
-	streak, cleared, _ = d.Healthy("nginx", 2, actions)
+	streak, cleared, _ = d.Healthy("nginx", 2, actions, t0)
 	if streak != 0 || !cleared {
 		t.Fatalf("second healthy in a row = %d, %v; want cleared", streak, cleared)
 	}
@@ -205,7 +205,7 @@ func TestHealthyAndUnhealthy(t *testing.T) {
 		t.Errorf("after clearing = %+v", v)
 	}
 	// postgres had 1 already: one more clears it.
-	if _, cleared, _ := d.Healthy("postgres", 2, actions); !cleared {
+	if _, cleared, _ := d.Healthy("postgres", 2, actions, t0); !cleared {
 		t.Error("postgres not cleared on its second healthy check")
 	}
 }
@@ -256,7 +256,7 @@ func TestMarkAndLast(t *testing.T) {
 
 func TestStoreRetentionCoversWindows(t *testing.T) {
 	s, err := Open(filepath.Join(t.TempDir(), "cooldown.json"), statefile.Options{}, time.Hour,
-		[]Action{{Name: "rebuild", Field: "rebuilds", Limit: 1, Window: 72 * time.Hour}})
+		[]Action{{Name: "rebuild", Field: "rebuilds", Limit: 1, Window: 72 * time.Hour}}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,7 @@ import (
 	"strings"
 	"time"
 
+	"guard/eventlog"
 	"guard/statefile"
 )
 
@@ -45,6 +46,13 @@ type Document struct {
 	// Extra holds last_run, last_daily_digest and any other last_NAME
 	// stamp, with whatever else the file holds.
 	Extra statefile.Extra `json:"-"`
+
+	pending []eventlog.Event // to log with the next update; see Note
+}
+
+// Note queues events to be logged by the next Store.Update, under the lock.
+func (d *Document) Note(events ...eventlog.Event) {
+	d.pending = append(d.pending, events...)
 }
 
 // A Service is one service's entry. Its action arrays live in Extra under

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"guard/breaker"
+	"guard/eventlog"
 	"guard/statefile"
 )
 
@@ -46,6 +47,39 @@ func (d *Document) Check(service string, a Action, now time.Time) (breaker.Verdi
 	return budget.Check(ts, now), nil
 }
 
+// Decide is Check, and notes the decision for the event log: "allowed" or
+// "refused", with the budget used and the next allowed time.
+func (d *Document) Decide(service string, a Action, now time.Time) (breaker.Verdict, error) {
+	v, err := d.Check(service, a, now)
+	if err == nil {
+		d.noteVerdict(service, a, now, v)
+	}
+	return v, err
+}
+
+func (d *Document) noteVerdict(service string, a Action, now time.Time, v breaker.Verdict) {
+	e := eventlog.Event{Time: now, Event: "cooldown", Key: service, Action: a.Name, Outcome: "allowed",
+		Used: eventlog.Int(v.Used), Limit: eventlog.Int(v.Limit)}
+	if !v.Allowed {
+		e.Outcome = "refused"
+		if !v.NextAllowed.IsZero() {
+			e.Until = v.NextAllowed.UTC().Format(statefile.TimeLayout)
+		}
+	}
+	d.Note(e)
+}
+
+func (d *Document) noteRecord(service string, a Action, now time.Time, success bool, errMsg string) {
+	e := eventlog.Event{Time: now, Event: "cooldown_record", Key: service, Action: a.Name, Outcome: "success"}
+	if !success {
+		e.Outcome, e.Error = "failure", errMsg
+	}
+	if v, err := d.Check(service, a, now); err == nil {
+		e.Used, e.Limit = eventlog.Int(v.Used), eventlog.Int(v.Limit)
+	}
+	d.Note(e)
+}
+
 // appendRecord adds r to a's array on s, as a plain timestamp if the array
 // already holds only plain timestamps.
 func (s *Service) appendRecord(a Action, r Record) error {
@@ -73,7 +107,11 @@ func (d *Document) Record(service string, a Action, actions []Action, now time.T
 	if !success {
 		r.Error = errMsg
 	}
-	return s.appendRecord(a, r)
+	if err := s.appendRecord(a, r); err != nil {
+		return err
+	}
+	d.noteRecord(service, a, now, success, errMsg)
+	return nil
 }
 
 // Reserve checks a's budget for service and, if it allows one more action,
@@ -81,7 +119,7 @@ func (d *Document) Record(service string, a Action, actions []Action, now time.T
 // other caller can take the same room. It returns the verdict before the
 // reservation.
 func (d *Document) Reserve(service string, a Action, actions []Action, now time.Time, pid int) (breaker.Verdict, error) {
-	v, err := d.Check(service, a, now)
+	v, err := d.Decide(service, a, now)
 	if err != nil || !v.Allowed {
 		return v, err
 	}
@@ -113,9 +151,14 @@ func (d *Document) Finish(service string, a Action, actions []Action, now time.T
 			if !success {
 				r.Error = errMsg
 			}
-			return s.setRecords(a.Field, rs)
+			if err := s.setRecords(a.Field, rs); err != nil {
+				return err
+			}
+			d.noteRecord(service, a, now, success, errMsg)
+			return nil
 		}
 		if r.plain {
+			d.noteRecord(service, a, now, success, errMsg)
 			return nil
 		}
 	}
@@ -125,29 +168,34 @@ func (d *Document) Finish(service string, a Action, actions []Action, now time.T
 // Healthy counts a healthy check of service. When the streak reaches
 // resetAfter, every action array of the service is emptied and the streak
 // starts again; cleared reports that.
-func (d *Document) Healthy(service string, resetAfter int, actions []Action) (streak int, cleared bool, err error) {
+func (d *Document) Healthy(service string, resetAfter int, actions []Action, now time.Time) (streak int, cleared bool, err error) {
 	s, err := d.service(service, actions)
 	if err != nil {
 		return 0, false, err
 	}
 	s.ConsecutiveHealthy, cleared = breaker.HealthyCheck(s.ConsecutiveHealthy, resetAfter)
+	e := eventlog.Event{Time: now, Event: "cooldown_health", Key: service, Outcome: "healthy",
+		Reason: fmt.Sprintf("%d in a row", s.ConsecutiveHealthy)}
 	if cleared {
 		for _, a := range actions {
 			if err := s.setRecords(a.Field, nil); err != nil {
 				return 0, false, err
 			}
 		}
+		e.Outcome, e.Reason = "cleared", fmt.Sprintf("%d healthy checks in a row cleared the budgets", max(resetAfter, 1))
 	}
+	d.Note(e)
 	return s.ConsecutiveHealthy, cleared, nil
 }
 
 // Unhealthy ends service's healthy streak.
-func (d *Document) Unhealthy(service string, actions []Action) error {
+func (d *Document) Unhealthy(service string, actions []Action, now time.Time) error {
 	s, err := d.service(service, actions)
 	if err != nil {
 		return err
 	}
 	s.ConsecutiveHealthy = 0
+	d.Note(eventlog.Event{Time: now, Event: "cooldown_health", Key: service, Outcome: "unhealthy"})
 	return nil
 }
 
@@ -171,6 +219,7 @@ func (d *Document) Mark(name string, now time.Time) error {
 		d.Extra = statefile.Extra{}
 	}
 	d.Extra["last_"+name] = raw
+	d.Note(eventlog.Event{Time: now, Event: "mark", Key: "last_" + name})
 	return nil
 }
 

@@ -1,22 +1,38 @@
 package cooldownstate
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
 
+	"guard/eventlog"
 	"guard/statefile"
 )
 
-// A Store is a cooldown state file.
+// A Store is a cooldown state file, and the event log its decisions go to.
 type Store struct {
 	file      *statefile.File
 	retention time.Duration
 	actions   []Action
+	log       *eventlog.Log
+	logErr    func(error)
 }
 
 // Open returns the store at path. Records older than retention are pruned
 // on every write; retention is raised to the longest action window, so
-// that pruning never drops a record a budget still counts.
-func Open(path string, opts statefile.Options, retention time.Duration, actions []Action) (*Store, error) {
+// that pruning never drops a record a budget still counts. Events go to
+// log (nil: nowhere), and a failure to log goes to logErr.
+func Open(path string, opts statefile.Options, retention time.Duration, actions []Action, log *eventlog.Log, logErr func(error)) (*Store, error) {
+	s := &Store{actions: actions, log: log, logErr: logErr}
+	quarantined := opts.OnQuarantine
+	opts.OnQuarantine = func(to string, cause error) {
+		s.append(eventlog.Event{Time: time.Now(), Event: "quarantine", File: to, Error: cause.Error()})
+		if quarantined != nil {
+			quarantined(to, cause)
+		}
+	}
 	f, err := statefile.Open(path, opts)
 	if err != nil {
 		return nil, err
@@ -24,8 +40,21 @@ func Open(path string, opts statefile.Options, retention time.Duration, actions 
 	for _, a := range actions {
 		retention = max(retention, a.Window)
 	}
-	return &Store{file: f, retention: retention, actions: actions}, nil
+	s.file, s.retention = f, retention
+	return s, nil
 }
+
+func (s *Store) append(events ...eventlog.Event) {
+	if s.log == nil || len(events) == 0 {
+		return
+	}
+	if err := s.log.Append(events...); err != nil && s.logErr != nil {
+		s.logErr(err)
+	}
+}
+
+// Log returns the store's event log, or nil.
+func (s *Store) Log() *eventlog.Log { return s.log }
 
 // Path returns the resolved path of the state file.
 func (s *Store) Path() string { return s.file.Path() }
@@ -41,13 +70,49 @@ func (s *Store) Snapshot() (*Document, error) {
 }
 
 // Update runs fn on the current state under the lock and, if it reports a
-// change, prunes old records and replaces the file.
+// change, prunes old records and replaces the file. The events fn noted
+// are then logged, still under the lock, changed or not.
 func (s *Store) Update(now time.Time, fn func(d *Document) (changed bool, err error)) error {
-	return statefile.Update(s.file, func(d *Document) (bool, error) {
+	var pending []eventlog.Event
+	return statefile.UpdateThen(s.file, func(d *Document) (bool, error) {
 		changed, err := fn(d)
+		pending = d.pending
 		if err != nil || !changed {
 			return false, err
 		}
 		return true, d.tidy(now, s.retention, s.actions)
-	})
+	}, func() { s.append(pending...) })
 }
+
+// Validate checks that data is a cooldown document guard can use with
+// actions: a JSON object whose services' action arrays hold records.
+func Validate(data []byte, actions []Action) error {
+	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
+		return errors.New("not a JSON object")
+	}
+	var d Document
+	if err := json.Unmarshal(data, &d); err != nil {
+		return err
+	}
+	for _, name := range d.ServiceNames() {
+		s := d.Services[name]
+		if s == nil {
+			return fmt.Errorf("services[%q] is null", name)
+		}
+		if s.ConsecutiveHealthy < 0 {
+			return fmt.Errorf("services[%q].consecutive_healthy is negative", name)
+		}
+		for _, a := range actions {
+			if _, err := s.times(a); err != nil {
+				return fmt.Errorf("services.%s.%v", name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// File returns the underlying state file.
+func (s *Store) File() *statefile.File { return s.file }
+
+// Actions returns the actions the store was opened with.
+func (s *Store) Actions() []Action { return s.actions }

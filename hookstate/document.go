@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"guard/breaker"
+	"guard/eventlog"
 	"guard/statefile"
 )
 
@@ -19,6 +20,8 @@ type Document struct {
 	Hooks       map[string]*Hook `json:"hooks"`
 	GlobalStats GlobalStats      `json:"global_stats"`
 	Extra       statefile.Extra  `json:"-"`
+
+	pending []eventlog.Event // to log with the next write; see Note
 }
 
 // GlobalStats are the Python guardrails' totals over every key.

@@ -77,7 +77,7 @@ func TestReadsPythonFile(t *testing.T) {
 func TestWritesPythonFieldNames(t *testing.T) {
 	var d Document
 	json.Unmarshal([]byte(pythonFile), &d)
-	d.Record("new hook", settings, t0, breaker.Result{Outcome: breaker.Failure, Error: "exit 1: boom"})
+	d.Record("new hook", settings, t0, breaker.Result{Outcome: breaker.Failure, Error: "exit 1: boom"}, Run{})
 	d.tidy(t0, 0)
 	out, err := statefile.Marshal(d)
 	if err != nil {
@@ -120,7 +120,7 @@ func TestUnknownMembersSurviveEveryLevel(t *testing.T) {
 	}
 	// A probe from pid 11 fails and re-opens the circuit; pid 10's lease
 	// is cleared, but the key's other unknown members stay.
-	d.Record("k", settings, t0, breaker.Result{Outcome: breaker.Success})
+	d.Record("k", settings, t0, breaker.Result{Outcome: breaker.Success}, Run{})
 	d.tidy(t0, 0)
 	out, _ := statefile.Marshal(d)
 	for _, want := range []string{`"owner": "me"`, `"by": "person"`, `"retries": 7`, `"python_extra": true`, `"host": "a"`} {
@@ -143,10 +143,10 @@ func TestLeaseExtraFollowsItsLease(t *testing.T) {
 func TestTidyPrunesIdleClosedKeys(t *testing.T) {
 	var d Document
 	month := 30 * 24 * time.Hour
-	d.Record("old ok", settings, t0.Add(-2*month), breaker.Result{Outcome: breaker.Success})
-	d.Record("old failing", settings, t0.Add(-2*month), breaker.Result{Outcome: breaker.Failure})
+	d.Record("old ok", settings, t0.Add(-2*month), breaker.Result{Outcome: breaker.Success}, Run{})
+	d.Record("old failing", settings, t0.Add(-2*month), breaker.Result{Outcome: breaker.Failure}, Run{})
 	d.Trip("old open", t0.Add(-2*month), 0, "")
-	d.Record("recent", settings, t0.Add(-time.Hour), breaker.Result{Outcome: breaker.Success})
+	d.Record("recent", settings, t0.Add(-time.Hour), breaker.Result{Outcome: breaker.Success}, Run{})
 	d.tidy(t0, month)
 	for key, want := range map[string]bool{"old ok": false, "old failing": true, "old open": true, "recent": true} {
 		if _, got := d.Hooks[key]; got != want {
@@ -164,7 +164,7 @@ func TestTidyPrunesIdleClosedKeys(t *testing.T) {
 
 func TestStoreUpdateAndSnapshot(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "hook_state.json")
-	s, err := Open(path, statefile.Options{}, 0)
+	s, err := Open(path, statefile.Options{}, 0, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestStoreUpdateAndSnapshot(t *testing.T) {
 	}
 	for i := range 3 {
 		err := s.Update(t0.Add(time.Duration(i)*time.Second), func(d *Document) (bool, error) {
-			d.Record("k", settings, t0, breaker.Result{Outcome: breaker.Failure, Error: "exit 1"})
+			d.Record("k", settings, t0, breaker.Result{Outcome: breaker.Failure, Error: "exit 1"}, Run{})
 			return true, nil
 		})
 		if err != nil {
@@ -213,7 +213,7 @@ func FuzzDocument(f *testing.F) {
 		}
 		for _, k := range d.Keys() {
 			d.Admit(k, settings, t0, breaker.Lease{PID: 1}, nil)
-			d.Record(k, settings, t0, breaker.Result{Outcome: breaker.Failure})
+			d.Record(k, settings, t0, breaker.Result{Outcome: breaker.Failure}, Run{})
 		}
 		d.tidy(t0, time.Hour)
 		out, err := statefile.Marshal(d)

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"guard/breaker"
+	"guard/eventlog"
+	"guard/statefile"
 )
 
 // The operations below apply one breaker step to one key and keep the
@@ -22,14 +24,28 @@ func (d *Document) Admit(key string, s breaker.Settings, now time.Time, holder b
 			d.GlobalStats.TotalFailures++
 		}
 	}
+	d.noteBreaker(key, now, &c, dec.Events)
+	if !dec.Run {
+		e := eventlog.Event{Time: now, Event: "skip", Key: key, Reason: string(dec.Skip), State: string(c.State)}
+		if !c.RetryAfter.IsZero() {
+			e.Until = statefile.TimeOf(ceilSecond(c.RetryAfter)).UTC().Format(statefile.TimeLayout)
+		}
+		d.Note(e)
+	}
 	if dec.Changed || !dec.Run {
 		d.put(key, c)
 	}
 	return dec
 }
 
+// A Run is what became of one run, for the event log.
+type Run struct {
+	Exit     int           // the status guard exits with
+	Duration time.Duration // how long the command ran
+}
+
 // Record applies the outcome of a call of key that ran.
-func (d *Document) Record(key string, s breaker.Settings, now time.Time, r breaker.Result) []breaker.Event {
+func (d *Document) Record(key string, s breaker.Settings, now time.Time, r breaker.Result, run Run) []breaker.Event {
 	c := d.Circuit(key)
 	events := c.Record(s, now, r)
 	d.put(key, c)
@@ -37,15 +53,22 @@ func (d *Document) Record(key string, s breaker.Settings, now time.Time, r break
 	if r.Outcome == breaker.Failure || r.Outcome == breaker.Abandoned {
 		d.GlobalStats.TotalFailures++
 	}
+	d.Note(eventlog.Event{
+		Time: now, Event: "run", Key: key, Outcome: string(r.Outcome),
+		Exit: eventlog.Int(run.Exit), DurationMS: eventlog.Int64(run.Duration.Milliseconds()),
+		Error: r.Error, Probe: r.Probe, State: string(c.State),
+	})
+	d.noteBreaker(key, now, &c, events)
 	return events
 }
 
 // Reject counts a call of key that was not run because its concurrency
 // limit was reached.
-func (d *Document) Reject(key string) {
+func (d *Document) Reject(key string, now time.Time, reason string) {
 	c := d.Circuit(key)
 	c.Reject()
 	d.put(key, c)
+	d.Note(eventlog.Event{Time: now, Event: "rejected", Key: key, Reason: reason})
 }
 
 // Reset closes key's circuit. It reports false if key has no entry.
@@ -54,17 +77,32 @@ func (d *Document) Reset(key string, now time.Time) (breaker.Event, bool) {
 		return breaker.Event{}, false
 	}
 	c := d.Circuit(key)
+	from := c.State
 	ev := c.Reset(now)
 	d.put(key, c)
+	d.Note(eventlog.Event{Time: now, Event: "reset", Key: key, From: string(orClosed(from)), To: string(breaker.Closed), Reason: ev.Reason})
 	return ev, true
+}
+
+func orClosed(s breaker.State) breaker.State {
+	if s == "" {
+		return breaker.Closed
+	}
+	return s
 }
 
 // Trip forces key's circuit open; see breaker.Circuit.Trip. A key with no
 // entry gets one, so a hook can be stopped before it first runs.
 func (d *Document) Trip(key string, now time.Time, dur time.Duration, reason string) breaker.Event {
 	c := d.Circuit(key)
+	from := c.State
 	ev := c.Trip(now, dur, reason)
 	d.put(key, c)
+	e := eventlog.Event{Time: now, Event: "trip", Key: key, From: string(orClosed(from)), To: string(breaker.Open), Reason: ev.Reason}
+	if dur > 0 {
+		e.Until = statefile.TimeOf(ceilSecond(c.RetryAfter)).UTC().Format(statefile.TimeLayout)
+	}
+	d.Note(e)
 	return ev
 }
 
@@ -74,6 +112,7 @@ func (d *Document) Probe(key string, now time.Time) (breaker.Event, bool, error)
 	ev, changed, err := c.Probe(now)
 	if changed {
 		d.put(key, c)
+		d.Note(eventlog.Event{Time: now, Event: "probe", Key: key, From: string(ev.From), To: string(ev.To), Reason: ev.Reason})
 	}
 	return ev, changed, err
 }

@@ -1,25 +1,55 @@
 package hookstate
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
 
+	"guard/breaker"
+	"guard/eventlog"
 	"guard/statefile"
 )
 
-// A Store is a hook state file.
+// A Store is a hook state file, and the event log its changes go to.
 type Store struct {
 	file      *statefile.File
 	retention time.Duration
+	log       *eventlog.Log
+	logErr    func(error)
 }
 
 // Open returns the store at path. retention is how long a closed,
 // failure-free key may sit idle before a write prunes it (0: forever).
-func Open(path string, opts statefile.Options, retention time.Duration) (*Store, error) {
+// Events go to log (nil: nowhere); a failure to log goes to logErr, since
+// it must not fail the update it describes. A state file moved aside
+// because it did not parse is logged too.
+func Open(path string, opts statefile.Options, retention time.Duration, log *eventlog.Log, logErr func(error)) (*Store, error) {
+	s := &Store{retention: retention, log: log, logErr: logErr}
+	quarantined := opts.OnQuarantine
+	opts.OnQuarantine = func(to string, cause error) {
+		s.append(eventlog.Event{Time: time.Now(), Event: "quarantine", File: to, Error: cause.Error()})
+		if quarantined != nil {
+			quarantined(to, cause)
+		}
+	}
 	f, err := statefile.Open(path, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Store{file: f, retention: retention}, nil
+	s.file = f
+	return s, nil
+}
+
+// append logs events, reporting a failure to logErr.
+func (s *Store) append(events ...eventlog.Event) {
+	if s.log == nil || len(events) == 0 {
+		return
+	}
+	if err := s.log.Append(events...); err != nil && s.logErr != nil {
+		s.logErr(err)
+	}
 }
 
 // Path returns the resolved path of the state file.
@@ -42,13 +72,47 @@ func (s *Store) Snapshot() (*Document, error) {
 
 // Update runs fn on the current state under the lock, and if fn reports a
 // change, tidies the document (see Document.tidy) and replaces the file.
+// The events fn noted are then logged, still under the lock, whether or not
+// anything changed, unless fn or the write failed.
 func (s *Store) Update(now time.Time, fn func(d *Document) (changed bool, err error)) error {
-	return statefile.Update(s.file, func(d *Document) (bool, error) {
+	var pending []eventlog.Event
+	return statefile.UpdateThen(s.file, func(d *Document) (bool, error) {
 		changed, err := fn(d)
+		pending = d.pending
 		if err != nil || !changed {
 			return false, err
 		}
 		d.tidy(now, s.retention)
 		return true, nil
-	})
+	}, func() { s.append(pending...) })
+}
+
+// Log returns the store's event log, or nil.
+func (s *Store) Log() *eventlog.Log { return s.log }
+
+// Validate checks that data is a hook state document guard can use: a JSON
+// object whose hooks have known states and no negative counts.
+func Validate(data []byte) error {
+	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
+		return errors.New("not a JSON object")
+	}
+	var d Document
+	if err := json.Unmarshal(data, &d); err != nil {
+		return err
+	}
+	for _, k := range d.Keys() {
+		h := d.Hooks[k]
+		if h == nil {
+			return fmt.Errorf("hooks[%q] is null", k)
+		}
+		switch breaker.State(h.State) {
+		case "", breaker.Closed, breaker.Open, breaker.HalfOpen:
+		default:
+			return fmt.Errorf("hooks[%q].state %q is not closed, open or half_open", k, h.State)
+		}
+		if h.FailureCount < 0 || h.ConsecutiveFailures < 0 || h.ConsecutiveSuccesses < 0 || h.ReopenCount < 0 {
+			return fmt.Errorf("hooks[%q] has a negative count", k)
+		}
+	}
+	return nil
 }

@@ -151,7 +151,14 @@ func Load[T any](f *File, doc *T) (bool, error) {
 // file with the result if fn reports a change. A missing file gives fn a
 // zero document. A file that does not parse is moved aside first (see
 // Options.OnQuarantine) and fn gets a zero document.
-func Update[T any](f *File, fn func(doc *T) (changed bool, err error)) (err error) {
+func Update[T any](f *File, fn func(doc *T) (changed bool, err error)) error {
+	return UpdateThen(f, fn, nil)
+}
+
+// UpdateThen is Update, and then, if fn and the write (if any) succeeded,
+// runs then while still holding the lock: for work that must be ordered
+// with the update, such as logging it.
+func UpdateThen[T any](f *File, fn func(doc *T) (changed bool, err error), then func()) (err error) {
 	unlock, err := f.Lock()
 	if err != nil {
 		return err
@@ -176,14 +183,53 @@ func Update[T any](f *File, fn func(doc *T) (changed bool, err error)) (err erro
 		}
 	}
 	changed, err := fn(doc)
-	if err != nil || !changed {
+	if err != nil {
 		return err
 	}
-	out, err := Marshal(doc)
-	if err != nil {
-		return fmt.Errorf("cannot encode state: %w", err)
+	if changed {
+		out, err := Marshal(doc)
+		if err != nil {
+			return fmt.Errorf("cannot encode state: %w", err)
+		}
+		if err := f.replace(out); err != nil {
+			return err
+		}
 	}
-	return f.replace(out)
+	if then != nil {
+		then()
+	}
+	return nil
+}
+
+// ReadLocked returns the document's bytes as they are, read under the lock:
+// a consistent snapshot even while writers work. A missing file gives nil.
+func (f *File) ReadLocked() ([]byte, error) {
+	unlock, err := f.Lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	return f.read()
+}
+
+// Swap replaces the document's bytes with what fn returns for the current
+// ones (nil if there is no file), under the lock, atomically. fn may do
+// its own I/O, such as keeping a backup of the old bytes.
+func (f *File) Swap(fn func(old []byte) ([]byte, error)) error {
+	unlock, err := f.Lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	old, err := f.read()
+	if err != nil {
+		return fmt.Errorf("cannot read state: %w", err)
+	}
+	data, err := fn(old)
+	if err != nil {
+		return err
+	}
+	return f.replace(data)
 }
 
 // Marshal encodes doc the way a state file stores it: indented by two

@@ -20,6 +20,22 @@ import (
 // guardBin is the guard binary built for these tests.
 var guardBin string
 
+// touchSources reads every Go source file of the module, so that go test's
+// cache, which watches the files a test opens, reruns these tests when the
+// code of the binary they build changes.
+func touchSources() {
+	filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && (filepath.Ext(path) == ".go" || d.Name() == "go.mod") {
+			os.ReadFile(path)
+		}
+		return nil
+	})
+}
+
+// TestBuildInputs records the binary's sources as inputs of this package's
+// tests (the go test cache only watches files opened while tests run).
+func TestBuildInputs(t *testing.T) { touchSources() }
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "guard-e2e-")
 	if err != nil {

@@ -46,6 +46,9 @@ settings in ~/.claude/guardrails.yaml (GUARD_CONFIG or --config).`,
 			e.tripCommand(),
 			e.probeCommand(),
 			e.configCommand(),
+			e.logCommand(),
+			e.stateCommand(),
+			e.completionCommand(),
 			e.cooldownCommand(),
 		},
 		Action: func(c *cli.Context) error {
@@ -83,7 +86,7 @@ func stateFlags() []cli.Flag {
 // parsing flags at the first argument. guard run is left alone: everything
 // after its command belongs to the child.
 func reorderFlags(app *cli.App, args []string) []string {
-	if len(args) < 2 {
+	if len(args) < 2 || args[len(args)-1] == "--generate-bash-completion" {
 		return args
 	}
 	cmds, i := app.Commands, 1

@@ -58,7 +58,7 @@ func TestExitStatusesOfGuardItself(t *testing.T) {
 	}{
 		{[]string{"guard", "nosuch"}, 2, `guard: error: unknown command "nosuch"`},
 		{[]string{"guard", "status", "--nope"}, 2, "flag provided but not defined: -nope"},
-		{[]string{"guard", "report", "--format", "xml"}, 2, "--format must be text or json"},
+		{[]string{"guard", "report", "--format", "xml"}, 2, "--format must be text, json, markdown or prometheus"},
 		{[]string{"guard", "run"}, 1, "nothing to run"},
 		{[]string{"guard", "run", "--nope"}, 1, "flag provided but not defined"},
 		{[]string{"guard", "--version"}, 0, ""},

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"guard/config"
+	"guard/eventlog"
 	"guard/hookstate"
 	"guard/statefile"
 )
@@ -38,7 +39,20 @@ func (e *env) openStore(cfg *config.Config) (*hookstate.Store, error) {
 		OnQuarantine: func(to string, cause error) {
 			e.warnf("state file did not parse (%s); moved it to %s and started afresh", shortErr(cause), to)
 		},
-	}, cfg.CircuitBreaker.Retention)
+	}, cfg.CircuitBreaker.Retention, eventLog(cfg, cfg.StateFile), e.logFailed)
+}
+
+// eventLog returns the event log for the state file at statePath.
+func eventLog(cfg *config.Config, statePath string) *eventlog.Log {
+	return &eventlog.Log{Path: cfg.EventLog(statePath), MaxSize: cfg.Logging.MaxSize, MaxFiles: cfg.Logging.MaxFiles}
+}
+
+// logFailed warns, once, that the event log could not be written.
+func (e *env) logFailed(err error) {
+	if !e.logWarned {
+		e.logWarned = true
+		e.warnf("could not write the event log: %v", oneLine(err))
+	}
 }
 
 // snapshot reads the state for a command that only reads it.

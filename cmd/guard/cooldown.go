@@ -52,11 +52,12 @@ Examples:
    guard cooldown due daily_digest --every 24h --mark && send-digest`,
 		Subcommands: []*cli.Command{
 			{
-				Name:      "check",
-				Usage:     "exit 0 if the action is allowed now; exit 1 with the reason and the next allowed time",
-				ArgsUsage: "SERVICE ACTION",
-				Flags:     append([]cli.Flag{jsonFlag}, cooldownFlags()...),
-				Action:    e.cooldownCheck,
+				Name:         "check",
+				Usage:        "exit 0 if the action is allowed now; exit 1 with the reason and the next allowed time",
+				ArgsUsage:    "SERVICE ACTION",
+				Flags:        append([]cli.Flag{jsonFlag}, cooldownFlags()...),
+				Action:       e.cooldownCheck,
+				BashComplete: e.completeServices,
 			},
 			{
 				Name:      "record",
@@ -66,7 +67,8 @@ Examples:
 					&cli.BoolFlag{Name: "failed", Usage: "the action failed"},
 					&cli.StringFlag{Name: "error", Usage: "what went wrong (implies --failed)"},
 				}, cooldownFlags()...),
-				Action: e.cooldownRecord,
+				Action:       e.cooldownRecord,
+				BashComplete: e.completeServices,
 			},
 			{
 				Name:      "run",
@@ -84,21 +86,24 @@ Example:
 				Flags: append([]cli.Flag{
 					&cli.DurationFlag{Name: "timeout", Usage: "stop CMD after `DURATION` (SIGTERM, then SIGKILL 5s later)"},
 				}, cooldownFlags()...),
-				Action: e.cooldownRun,
+				Action:       e.cooldownRun,
+				BashComplete: e.completeServices,
 			},
 			{
-				Name:      "healthy",
-				Usage:     "count a healthy check; after reset_after_healthy in a row, clear the service's budgets",
-				ArgsUsage: "SERVICE",
-				Flags:     cooldownFlags(),
-				Action:    e.cooldownHealthy,
+				Name:         "healthy",
+				Usage:        "count a healthy check; after reset_after_healthy in a row, clear the service's budgets",
+				ArgsUsage:    "SERVICE",
+				Flags:        cooldownFlags(),
+				Action:       e.cooldownHealthy,
+				BashComplete: e.completeServices,
 			},
 			{
-				Name:      "unhealthy",
-				Usage:     "end the service's healthy streak",
-				ArgsUsage: "SERVICE",
-				Flags:     cooldownFlags(),
-				Action:    e.cooldownUnhealthy,
+				Name:         "unhealthy",
+				Usage:        "end the service's healthy streak",
+				ArgsUsage:    "SERVICE",
+				Flags:        cooldownFlags(),
+				Action:       e.cooldownUnhealthy,
+				BashComplete: e.completeServices,
 			},
 			{
 				Name:      "status",
@@ -109,8 +114,9 @@ Example:
 "in_cooldown", "next_allowed"}}}}, "last": {NAME: time}}, where next_allowed
 is when the next action is allowed (now if it is) and last holds the
 last_NAME stamps.`,
-				Flags:  append([]cli.Flag{jsonFlag}, cooldownFlags()...),
-				Action: e.cooldownStatus,
+				Flags:        append([]cli.Flag{jsonFlag}, cooldownFlags()...),
+				Action:       e.cooldownStatus,
+				BashComplete: e.completeServices,
 			},
 			{
 				Name:      "mark",
@@ -155,6 +161,11 @@ func (e *env) openCooldown(c *cli.Context) (*cooldown, error) {
 	if s := c.String("state"); s != "" {
 		path = s
 	}
+	return e.openCooldownAt(cfg, path)
+}
+
+// openCooldownAt opens the cooldown state at path with cfg's actions.
+func (e *env) openCooldownAt(cfg *config.Config, path string) (*cooldown, error) {
 	var actions []cooldownstate.Action
 	for name, a := range cfg.Cooldown.Actions {
 		actions = append(actions, cooldownstate.Action{Name: name, Field: a.Field, Limit: a.Limit, Window: a.Window})
@@ -165,11 +176,32 @@ func (e *env) openCooldown(c *cli.Context) (*cooldown, error) {
 		OnQuarantine: func(to string, cause error) {
 			e.warnf("cooldown state did not parse (%s); moved it to %s and started afresh", shortErr(cause), to)
 		},
-	}, cfg.Cooldown.Retention, actions)
+	}, cfg.Cooldown.Retention, actions, eventLog(cfg, path), e.logFailed)
 	if err != nil {
 		return nil, err
 	}
 	return &cooldown{cfg: cfg, store: store, actions: actions}, nil
+}
+
+// decide checks a's budget for service under the lock, so that the decision
+// is logged. If the lock cannot be had, it decides on a snapshot and warns
+// that the decision went unlogged.
+func (e *env) decide(cd *cooldown, service string, a cooldownstate.Action, now time.Time) (breaker.Verdict, error) {
+	var v breaker.Verdict
+	err := cd.store.Update(now, func(d *cooldownstate.Document) (bool, error) {
+		var err error
+		v, err = d.Decide(service, a, now)
+		return false, err
+	})
+	if errors.Is(err, statefile.ErrLockTimeout) {
+		e.warnf("%v; deciding without logging the decision", oneLine(err))
+		doc, err := e.cooldownSnapshot(cd)
+		if err != nil {
+			return v, err
+		}
+		return doc.Check(service, a, now)
+	}
+	return v, err
 }
 
 // action finds the configured action called name.
@@ -255,12 +287,8 @@ func (e *env) cooldownCheck(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	doc, err := e.cooldownSnapshot(cd)
-	if err != nil {
-		return err
-	}
 	now := e.now()
-	v, err := doc.Check(service, a, now)
+	v, err := e.decide(cd, service, a, now)
 	if err != nil {
 		return err
 	}
@@ -399,7 +427,7 @@ func (e *env) cooldownHealthy(c *cli.Context) error {
 	var cleared bool
 	err = cd.store.Update(e.now(), func(d *cooldownstate.Document) (bool, error) {
 		var err error
-		streak, cleared, err = d.Healthy(service, reset, cd.actions)
+		streak, cleared, err = d.Healthy(service, reset, cd.actions, e.now())
 		return true, err
 	})
 	if err != nil {
@@ -427,7 +455,7 @@ func (e *env) cooldownUnhealthy(c *cli.Context) error {
 		return err
 	}
 	err = cd.store.Update(e.now(), func(d *cooldownstate.Document) (bool, error) {
-		return true, d.Unhealthy(service, cd.actions)
+		return true, d.Unhealthy(service, cd.actions, e.now())
 	})
 	if err != nil {
 		return err
@@ -462,23 +490,9 @@ func (e *env) cooldownStatus(c *cli.Context) error {
 	out := struct {
 		Services map[string]serviceStatus  `json:"services"`
 		Last     map[string]statefile.Time `json:"last"`
-	}{Services: map[string]serviceStatus{}, Last: map[string]statefile.Time{}}
-	for _, name := range names {
-		st := serviceStatus{Actions: map[string]verdictJSON{}}
-		if s := doc.Services[name]; s != nil {
-			st.ConsecutiveHealthy = s.ConsecutiveHealthy
-		}
-		for _, a := range cd.actions {
-			v, err := doc.Check(name, a, now)
-			if err != nil {
-				return err
-			}
-			vj := verdictOf("", a, v)
-			vj.Action = ""
-			st.Actions[a.Name] = vj
-			st.InCooldown = st.InCooldown || !v.Allowed
-		}
-		out.Services[name] = st
+	}{Last: map[string]statefile.Time{}}
+	if out.Services, err = cd.statuses(doc, names, now); err != nil {
+		return err
 	}
 	for k := range doc.Extra {
 		if name, ok := strings.CutPrefix(k, "last_"); ok {
@@ -513,6 +527,29 @@ func (e *env) cooldownStatus(c *cli.Context) error {
 	}
 	tw.Flush()
 	return nil
+}
+
+// statuses returns the budgets of the services names at now.
+func (cd *cooldown) statuses(doc *cooldownstate.Document, names []string, now time.Time) (map[string]serviceStatus, error) {
+	out := map[string]serviceStatus{}
+	for _, name := range names {
+		st := serviceStatus{Actions: map[string]verdictJSON{}}
+		if s := doc.Services[name]; s != nil {
+			st.ConsecutiveHealthy = s.ConsecutiveHealthy
+		}
+		for _, a := range cd.actions {
+			v, err := doc.Check(name, a, now)
+			if err != nil {
+				return nil, err
+			}
+			vj := verdictOf("", a, v)
+			vj.Action = ""
+			st.Actions[a.Name] = vj
+			st.InCooldown = st.InCooldown || !v.Allowed
+		}
+		out[name] = st
+	}
+	return out, nil
 }
 
 func (e *env) cooldownMark(c *cli.Context) error {

@@ -167,13 +167,8 @@ func (e *env) cooldownHook(c *cli.Context) error {
 		return nil
 	}
 
-	doc, err := e.cooldownSnapshot(cd)
-	if err != nil {
-		e.warnf("cooldown hook: %v; allowing", oneLine(err))
-		return nil
-	}
 	for _, m := range matches {
-		v, err := doc.Check(m.service, m.action, now)
+		v, err := e.decide(cd, m.service, m.action, now)
 		if err != nil {
 			e.warnf("cooldown hook: %v; allowing", err)
 			continue

@@ -21,8 +21,9 @@ closes after success_threshold successful probes and re-opens on a failed one.
 
 Example:
    guard probe "python3 lint.py"`,
-		Flags:  stateFlags(),
-		Action: e.probe,
+		Flags:        stateFlags(),
+		Action:       e.probe,
+		BashComplete: e.completeKeys,
 	}
 }
 

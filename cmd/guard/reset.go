@@ -24,7 +24,8 @@ Examples:
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "reset every key"},
 		}, stateFlags()...),
-		Action: e.reset,
+		Action:       e.reset,
+		BashComplete: e.completeKeys,
 	}
 }
 

@@ -235,7 +235,7 @@ func (e *env) run(c *cli.Context) error {
 	}
 	now = e.now()
 	err = store.Update(now, func(d *hookstate.Document) (bool, error) {
-		d.Record(key, s, now, r)
+		d.Record(key, s, now, r, hookstate.Run{Exit: res.ExitCode, Duration: res.Elapsed})
 		return true, nil
 	})
 	if err != nil {
@@ -247,20 +247,20 @@ func (e *env) run(c *cli.Context) error {
 // rejected reports a call that found every concurrency slot of its key
 // taken, counts it, and exits as a skip does.
 func (e *env) rejected(cfg *config.Config, b config.Breaker, store *hookstate.Store, key string) error {
-	now := e.now()
-	if err := store.Update(now, func(d *hookstate.Document) (bool, error) {
-		d.Reject(key)
-		return true, nil
-	}); err != nil {
-		e.warnf("could not record the rejection of %q: %v", key, oneLine(err))
-	}
 	runs := "runs are"
 	if b.MaxConcurrent == 1 {
 		runs = "run is"
 	}
-	msg := fmt.Sprintf("guard: skipped %q: %d %s in flight (max_concurrent: %d) and none ended within %s; 'guard status' shows them",
-		key, b.MaxConcurrent, runs, b.MaxConcurrent, config.FormatDuration(b.QueueTimeout))
-	return e.skipped(cfg, b, key, msg)
+	why := fmt.Sprintf("%d %s in flight (max_concurrent: %d) and none ended within %s",
+		b.MaxConcurrent, runs, b.MaxConcurrent, config.FormatDuration(b.QueueTimeout))
+	now := e.now()
+	if err := store.Update(now, func(d *hookstate.Document) (bool, error) {
+		d.Reject(key, now, why)
+		return true, nil
+	}); err != nil {
+		e.warnf("could not record the rejection of %q: %v", key, oneLine(err))
+	}
+	return e.skipped(cfg, b, key, fmt.Sprintf("guard: skipped %q: %s; 'guard status' shows them", key, why))
 }
 
 // admit decides whether key may run now. A call on a closed circuit is

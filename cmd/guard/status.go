@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"text/tabwriter"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -23,7 +24,10 @@ func (e *env) statusCommand() *cli.Command {
 		Usage:     "show each key's circuit: state, failures, last error, next try",
 		ArgsUsage: "[KEY...]",
 		Description: `Prints one line per key (all keys, or the ones named): open circuits first,
-then half-open, then closed. It reads the state file without taking the lock.
+then half-open, then closed, then the runs in flight. It reads the state file
+without taking the lock. Keys longer than 48 characters are shortened in the
+middle unless --wide is given; states are coloured on a terminal unless
+NO_COLOR is set.
 
 --json prints an array of objects, one per key, with: key, state ("closed",
 "open" or "half_open"), failure_count, consecutive_failures,
@@ -40,8 +44,10 @@ Examples:
    guard status --json | jq '.[] | select(.state != "closed") | .key'`,
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			&cli.BoolFlag{Name: "wide", Usage: "show long keys whole instead of shortened in the middle"},
 		}, stateFlags()...),
-		Action: e.status,
+		Action:       e.status,
+		BashComplete: e.completeKeys,
 	}
 }
 
@@ -202,14 +208,28 @@ func (e *env) status(c *cli.Context) error {
 		fmt.Fprintf(e.stdout, "no keys yet in %s\n", store.Path())
 		return nil
 	}
-	statusTable(e.stdout, sts, now)
+	width := keyWidth
+	if c.Bool("wide") {
+		width = 0
+	}
+	statusTable(e.stdout, sts, now, width, e.color())
 	return nil
 }
 
+// keyWidth is how much of a key 'guard status' shows without --wide.
+const keyWidth = 48
+
+// color reports whether output may be coloured: stdout is a terminal and
+// NO_COLOR is not set (https://no-color.org).
+func (e *env) color() bool {
+	return e.stdoutTTY && e.getenv("NO_COLOR") == "" && e.getenv("TERM") != "dumb"
+}
+
 // statusTable prints statuses as an aligned table, then the runs in flight.
-func statusTable(w io.Writer, sts []keyStatus, now time.Time) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "STATE\tFAILURES\tNEXT\tKEY\tLAST ERROR")
+// Keys longer than keyWidth are shortened in the middle (0: never). With
+// color, states are coloured.
+func statusTable(w io.Writer, sts []keyStatus, now time.Time, keyWidth int, color bool) {
+	t := &table{header: []string{"STATE", "FAILURES", "NEXT", "KEY", "LAST ERROR"}}
 	running := 0
 	for _, st := range sts {
 		state := st.State
@@ -222,16 +242,23 @@ func statusTable(w io.Writer, sts []keyStatus, now time.Time) {
 		if st.LastError != nil {
 			last = lastError(*st.LastError, 60)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", state, st.FailureCount, nextTry(st, now), st.Key, last)
+		t.rows = append(t.rows, []string{state, fmt.Sprint(st.FailureCount), nextTry(st, now), ellipsize(st.Key, keyWidth), last})
 		running += len(st.Running)
 	}
-	tw.Flush()
+	if color {
+		t.color = func(row, col int) string {
+			if col != 0 {
+				return ""
+			}
+			return stateColor[breaker.State(sts[row].State)]
+		}
+	}
+	t.write(w)
 	if running == 0 {
 		return
 	}
 	fmt.Fprintf(w, "\nIn flight:\n")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "PID\tRUNNING\tTIME LEFT\tKEY")
+	t = &table{header: []string{"PID", "RUNNING", "TIME LEFT", "KEY"}}
 	for _, st := range sts {
 		for _, r := range st.Running {
 			pid := r.PID
@@ -242,10 +269,65 @@ func statusTable(w io.Writer, sts []keyStatus, now time.Time) {
 			if r.RemainingMS != nil {
 				left = (time.Duration(*r.RemainingMS) * time.Millisecond).Truncate(time.Second).String()
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", pid, (time.Duration(r.ElapsedMS) * time.Millisecond).Truncate(time.Second), left, st.Key)
+			t.rows = append(t.rows, []string{fmt.Sprint(pid), (time.Duration(r.ElapsedMS) * time.Millisecond).Truncate(time.Second).String(), left, ellipsize(st.Key, keyWidth)})
 		}
 	}
-	tw.Flush()
+	t.write(w)
+}
+
+// stateColor is the ANSI colour of each state on a terminal.
+var stateColor = map[breaker.State]string{
+	breaker.Open:     "\x1b[31m", // red
+	breaker.HalfOpen: "\x1b[33m", // yellow
+	breaker.Closed:   "\x1b[32m", // green
+}
+
+// A table is text in aligned columns, two spaces apart. Colour codes are
+// added after the padding is worked out, so they do not upset it.
+type table struct {
+	header []string
+	rows   [][]string
+	color  func(row, col int) string // an ANSI colour for a cell, or ""
+}
+
+func (t *table) write(w io.Writer) {
+	widths := make([]int, len(t.header))
+	for _, r := range append([][]string{t.header}, t.rows...) {
+		for i, cell := range r {
+			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
+		}
+	}
+	line := func(r []string, row int) {
+		var b strings.Builder
+		for i, cell := range r {
+			pad := ""
+			if i < len(r)-1 {
+				pad = strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell)+2)
+			}
+			if c := ""; t.color != nil && row >= 0 {
+				if c = t.color(row, i); c != "" {
+					cell = c + cell + "\x1b[0m"
+				}
+			}
+			b.WriteString(cell + pad)
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+	line(t.header, -1)
+	for i, r := range t.rows {
+		line(r, i)
+	}
+}
+
+// ellipsize shortens s to width characters by cutting out its middle.
+func ellipsize(s string, width int) string {
+	r := []rune(s)
+	if width <= 0 || len(r) <= width {
+		return s
+	}
+	head := (width - 1) / 2
+	tail := width - 1 - head
+	return string(r[:head]) + "…" + string(r[len(r)-tail:])
 }
 
 // nextTry says when a key will run again.

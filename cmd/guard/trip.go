@@ -27,7 +27,8 @@ Examples:
 			&cli.DurationFlag{Name: "for", Usage: "probe again after `DURATION` (default: stay open until reset)"},
 			&cli.StringFlag{Name: "reason", Usage: "why, for whoever reads 'guard status'"},
 		}, stateFlags()...),
-		Action: e.trip,
+		Action:       e.trip,
+		BashComplete: e.completeKeys,
 	}
 }
 

@@ -1,0 +1,291 @@
+// Package eventlog is guard's audit trail: an append-only JSON Lines file of
+// everything guard decided, read back by 'guard log' and 'guard report'.
+//
+// Every event is one line. Appends are made by callers that hold their state
+// file's lock, and the log's own flock (taken on the log file itself) makes
+// each append, and any rotation, whole with respect to every other writer,
+// even writers under another state file's lock that share the log. A line
+// is written with a single write(2), so readers never see half of one.
+//
+// Rotation: when an append would take the log past MaxSize bytes, the log
+// becomes "<log>.1", "<log>.1" becomes "<log>.2", and so on; MaxFiles
+// rotated files are kept and the oldest is removed. A writer that opened
+// the log just before a rotation appends to the file that became "<log>.1",
+// so no line is lost; Read merges every file in time order.
+//
+// Appends are not fsynced: the state file is the durable record, and the log
+// explains it. A crash can lose the last lines, never corrupt earlier ones.
+package eventlog
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// An Event is one line of the log. Fields that do not apply are left out.
+type Event struct {
+	Time  time.Time `json:"-"` // written as "time" (RFC 3339 UTC, seconds) and "ts_ms"
+	Event string    `json:"event"`
+
+	Key     string `json:"key,omitempty"`    // the circuit's key, or the cooldown's service
+	Action  string `json:"action,omitempty"` // cooldown action
+	Outcome string `json:"outcome,omitempty"`
+
+	Exit       *int   `json:"exit,omitempty"`
+	DurationMS *int64 `json:"duration_ms,omitempty"`
+	Error      string `json:"error,omitempty"`
+	Probe      bool   `json:"probe,omitempty"`
+
+	From   string `json:"from,omitempty"`
+	To     string `json:"to,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	State  string `json:"state,omitempty"`
+	Until  string `json:"until,omitempty"` // RFC 3339: retry_after, next allowed time
+
+	Used  *int `json:"used,omitempty"`
+	Limit *int `json:"limit,omitempty"`
+
+	PID  int    `json:"pid,omitempty"`
+	File string `json:"file,omitempty"`
+
+	// Raw is the line as read, for 'guard log --json'; empty on write.
+	Raw json.RawMessage `json:"-"`
+}
+
+// Int returns a pointer to n, for the optional numeric fields.
+func Int(n int) *int { return &n }
+
+// Int64 returns a pointer to n.
+func Int64(n int64) *int64 { return &n }
+
+// MarshalJSON writes the event with its time first.
+func (e Event) MarshalJSON() ([]byte, error) {
+	type plain Event
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(struct {
+		Time string `json:"time"`
+		TSMS int64  `json:"ts_ms"`
+		plain
+	}{e.Time.UTC().Format("2006-01-02T15:04:05Z"), e.Time.UnixMilli(), plain(e)})
+	return bytes.TrimRight(buf.Bytes(), "\n"), err
+}
+
+// UnmarshalJSON reads an event, taking its time from ts_ms, or from time.
+func (e *Event) UnmarshalJSON(b []byte) error {
+	type plain Event
+	var w struct {
+		Time string `json:"time"`
+		TSMS int64  `json:"ts_ms"`
+		plain
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*e = Event(w.plain)
+	switch {
+	case w.TSMS != 0:
+		e.Time = time.UnixMilli(w.TSMS).UTC()
+	case w.Time != "":
+		t, err := time.Parse(time.RFC3339Nano, w.Time)
+		if err != nil {
+			return fmt.Errorf("time: %v", err)
+		}
+		e.Time = t
+	default:
+		return errors.New("event has no time")
+	}
+	if e.Event == "" {
+		return errors.New("event has no name")
+	}
+	return nil
+}
+
+// A Log is an event log file.
+type Log struct {
+	Path     string
+	MaxSize  int64 // rotate before passing this many bytes; 0: never
+	MaxFiles int   // rotated files kept
+}
+
+// Append writes events to the log, one line each, in a single write.
+func (l *Log) Append(events ...Event) error {
+	if len(events) == 0 {
+		return nil
+	}
+	var buf bytes.Buffer
+	for _, e := range events {
+		line, err := e.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	f, err := l.openLocked()
+	if err != nil {
+		return err
+	}
+	defer f.Close() // closing releases the flock
+	if l.MaxSize > 0 {
+		if fi, err := f.Stat(); err == nil && fi.Size() > 0 && fi.Size()+int64(buf.Len()) > l.MaxSize {
+			if err := l.rotate(); err != nil {
+				return fmt.Errorf("cannot rotate event log: %w", err)
+			}
+			f.Close()
+			if f, err = l.openLocked(); err != nil {
+				return err
+			}
+			defer f.Close()
+		}
+	}
+	_, err = f.Write(buf.Bytes())
+	return err
+}
+
+// openLocked opens the log for appending and takes its flock, making sure
+// the file locked is still the one at Path (and not one rotated away while
+// we waited).
+func (l *Log) openLocked() (*os.File, error) {
+	for {
+		f, err := os.OpenFile(l.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if errors.Is(err, os.ErrNotExist) {
+			if err := os.MkdirAll(filepath.Dir(l.Path), 0o700); err != nil {
+				return nil, fmt.Errorf("cannot create event log directory: %w", err)
+			}
+			f, err = os.OpenFile(l.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("cannot open event log: %w", err)
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("cannot lock event log: %w", err)
+		}
+		held, err1 := f.Stat()
+		now, err2 := os.Stat(l.Path)
+		if err1 == nil && err2 == nil && os.SameFile(held, now) {
+			return f, nil
+		}
+		f.Close() // rotated meanwhile: lock the new one
+	}
+}
+
+// rotate shifts the rotated files up by one and moves the log to .1. The
+// caller holds the log's lock.
+func (l *Log) rotate() error {
+	keep := max(l.MaxFiles, 1)
+	n := l.rotated()
+	for i := n; i >= keep; i-- { // MaxFiles may have shrunk
+		_ = os.Remove(l.rotatedPath(i))
+	}
+	for i := min(n, keep-1); i >= 1; i-- {
+		if err := os.Rename(l.rotatedPath(i), l.rotatedPath(i+1)); err != nil {
+			return err
+		}
+	}
+	return os.Rename(l.Path, l.rotatedPath(1))
+}
+
+func (l *Log) rotatedPath(i int) string { return l.Path + "." + strconv.Itoa(i) }
+
+// rotated returns how many rotated files there are: .1 to .n exist.
+func (l *Log) rotated() int {
+	n := 0
+	for exists(l.rotatedPath(n + 1)) {
+		n++
+	}
+	return n
+}
+
+// Files returns the log's files that exist, oldest first.
+func (l *Log) Files() []string {
+	var files []string
+	for i := l.rotated(); i >= 1; i-- {
+		files = append(files, l.rotatedPath(i))
+	}
+	if exists(l.Path) {
+		files = append(files, l.Path)
+	}
+	return files
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// ReadResult is what Read found.
+type ReadResult struct {
+	Events    []Event // in time order
+	Malformed int     // lines that were not events, skipped
+}
+
+// Read reads every event of the given logs (each with its rotated files),
+// merged in time order; events of the same millisecond keep the order they
+// were written in. keep, if not nil, filters events as they are read.
+func Read(logs []*Log, keep func(*Event) bool) (ReadResult, error) {
+	var res ReadResult
+	seen := map[string]bool{}
+	for _, l := range logs {
+		for _, path := range l.Files() {
+			if seen[path] {
+				continue
+			}
+			seen[path] = true
+			f, err := os.Open(path)
+			if err != nil {
+				return res, err
+			}
+			n, err := readFile(f, keep, &res.Events)
+			f.Close()
+			res.Malformed += n
+			if err != nil {
+				return res, fmt.Errorf("cannot read %s: %w", path, err)
+			}
+		}
+	}
+	sort.SliceStable(res.Events, func(i, j int) bool { return res.Events[i].Time.Before(res.Events[j].Time) })
+	return res, nil
+}
+
+// readFile appends the events in r to out and returns how many lines were
+// malformed.
+func readFile(r io.Reader, keep func(*Event) bool, out *[]Event) (int, error) {
+	malformed := 0
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			trimmed := bytes.TrimSpace(line)
+			if len(trimmed) > 0 {
+				var e Event
+				if json.Unmarshal(trimmed, &e) != nil {
+					malformed++
+				} else {
+					e.Raw = append(json.RawMessage(nil), trimmed...)
+					if keep == nil || keep(&e) {
+						*out = append(*out, e)
+					}
+				}
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return malformed, nil
+		}
+		if err != nil {
+			return malformed, err
+		}
+	}
+}

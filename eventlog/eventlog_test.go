@@ -1,0 +1,196 @@
+package eventlog
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 2, 10, 14, 2, 0, 123e6, time.UTC)
+
+func TestAppendAndRead(t *testing.T) {
+	l := &Log{Path: filepath.Join(t.TempDir(), "sub", "events.jsonl"), MaxSize: 1 << 20, MaxFiles: 3}
+	err := l.Append(
+		Event{Time: t0, Event: "run", Key: "python3 lint.py", Outcome: "failure", Exit: Int(1), DurationMS: Int64(12), Error: "exit 1: boom"},
+		Event{Time: t0.Add(time.Millisecond), Event: "transition", Key: "python3 lint.py", From: "closed", To: "open", Reason: "3 consecutive failures"},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(l.Path)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("log holds %d lines; want 2:\n%s", len(lines), data)
+	}
+	want := `{"time":"2026-02-10T14:02:00Z","ts_ms":1770732120123,"event":"run","key":"python3 lint.py","outcome":"failure","exit":1,"duration_ms":12,"error":"exit 1: boom"}`
+	if lines[0] != want {
+		t.Errorf("line = %s\nwant   %s", lines[0], want)
+	}
+	res, err := Read([]*Log{l}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Events) != 2 || res.Events[1].From != "closed" || !res.Events[0].Time.Equal(t0) || *res.Events[0].Exit != 1 {
+		t.Errorf("Read = %+v", res.Events)
+	}
+	if info, _ := os.Stat(l.Path); info.Mode().Perm() != 0o600 {
+		t.Errorf("log mode = %o; want 600", info.Mode().Perm())
+	}
+}
+
+func TestRotation(t *testing.T) {
+	l := &Log{Path: filepath.Join(t.TempDir(), "events.jsonl"), MaxSize: 400, MaxFiles: 2}
+	for i := range 30 {
+		if err := l.Append(Event{Time: t0.Add(time.Duration(i) * time.Second), Event: "run", Key: fmt.Sprint(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := l.Files()
+	if len(files) != 3 || files[0] != l.Path+".2" || files[2] != l.Path {
+		t.Fatalf("Files = %v; want .2, .1 and the log", files)
+	}
+	for _, f := range files {
+		if fi, _ := os.Stat(f); fi.Size() > 400 {
+			t.Errorf("%s is %d bytes; want at most 400", f, fi.Size())
+		}
+	}
+	res, _ := Read([]*Log{l}, nil)
+	// The oldest were rotated away; what is left is the newest, in order.
+	if n := len(res.Events); n == 0 || n >= 30 {
+		t.Fatalf("read %d events", n)
+	}
+	for i, e := range res.Events {
+		if want := fmt.Sprint(30 - len(res.Events) + i); e.Key != want {
+			t.Fatalf("event %d has key %s; want %s", i, e.Key, want)
+		}
+	}
+}
+
+func TestReadSkipsMalformedLines(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	good := `{"time":"2026-02-10T14:02:00Z","ts_ms":1770732120000,"event":"run","key":"k"}`
+	os.WriteFile(path, []byte(good+"\nnot json\n{\"event\":\"no time\"}\n{\"time\":\"2026-02-10T14:03:00Z\"}\n\n"+good+"\n{\"time\":\"2026-02-10T14:0"), 0o600)
+	res, err := Read([]*Log{{Path: path}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Events) != 2 || res.Malformed != 4 {
+		t.Errorf("Read = %d events, %d malformed; want 2 and 4", len(res.Events), res.Malformed)
+	}
+}
+
+func TestReadMergesLogsInTimeOrder(t *testing.T) {
+	dir := t.TempDir()
+	a := &Log{Path: filepath.Join(dir, "a.jsonl")}
+	b := &Log{Path: filepath.Join(dir, "b.jsonl")}
+	a.Append(Event{Time: t0, Event: "run", Key: "1"}, Event{Time: t0.Add(2 * time.Second), Event: "run", Key: "3"})
+	b.Append(Event{Time: t0.Add(time.Second), Event: "cooldown", Key: "2"})
+	res, _ := Read([]*Log{a, b, a}, func(e *Event) bool { return e.Key != "3" })
+	if len(res.Events) != 2 || res.Events[0].Key != "1" || res.Events[1].Key != "2" {
+		t.Errorf("Read = %+v; want 1 then 2, a read once, 3 filtered", res.Events)
+	}
+}
+
+// TestRotationUnderConcurrentWriters has 8 processes append while the log
+// rotates: no line may be lost, torn or written twice.
+func TestRotationUnderConcurrentWriters(t *testing.T) {
+	procs, each := 8, 300
+	if testing.Short() {
+		each = 50
+	}
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	var wg sync.WaitGroup
+	for p := range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command(os.Args[0], "-test.run=^TestChildAppends$")
+			cmd.Env = append(os.Environ(), "EVENTLOG_CHILD="+path, "EVENTLOG_CHILD_ID="+strconv.Itoa(p), "EVENTLOG_CHILD_N="+strconv.Itoa(each))
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("child %d: %v\n%s", p, err, out)
+			}
+		}()
+	}
+	wg.Wait()
+
+	l := &Log{Path: path, MaxFiles: 10000}
+	if len(l.Files()) < 3 {
+		t.Fatalf("the log rotated into only %d files; want many", len(l.Files()))
+	}
+	seen := map[string]int{}
+	for _, f := range l.Files() {
+		data, _ := os.ReadFile(f)
+		for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+			var e Event
+			if err := json.Unmarshal(line, &e); err != nil {
+				t.Fatalf("torn line in %s: %q", filepath.Base(f), line)
+			}
+			seen[e.Key]++
+		}
+	}
+	for p := range procs {
+		for i := range each {
+			if k := fmt.Sprintf("%d-%d", p, i); seen[k] != 1 {
+				t.Fatalf("line %s appears %d times; want once", k, seen[k])
+			}
+		}
+	}
+	if len(seen) != procs*each {
+		t.Errorf("%d distinct lines; want %d", len(seen), procs*each)
+	}
+}
+
+// TestChildAppends is a child of TestRotationUnderConcurrentWriters.
+func TestChildAppends(t *testing.T) {
+	path := os.Getenv("EVENTLOG_CHILD")
+	if path == "" {
+		t.Skip("run by TestRotationUnderConcurrentWriters")
+	}
+	id := os.Getenv("EVENTLOG_CHILD_ID")
+	n, _ := strconv.Atoi(os.Getenv("EVENTLOG_CHILD_N"))
+	// Small files and room for all of them, so nothing is rotated away.
+	l := &Log{Path: path, MaxSize: 4 << 10, MaxFiles: 10000}
+	for i := range n {
+		if err := l.Append(Event{Time: time.Now(), Event: "run", Key: id + "-" + strconv.Itoa(i), Error: strings.Repeat("x", 50)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	f.Add([]byte(`{"time":"2026-02-10T14:02:00Z","ts_ms":1770732120000,"event":"run","key":"k","exit":1}` + "\n"))
+	f.Add([]byte("{}\n[]\nnull\n\"x\"\n{\"time\":\"bad\",\"event\":\"x\"}\n"))
+	f.Add([]byte(`{"time":"2026-02-10T14:02:00Z","event":"skip","used":-1,"limit":"x"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var out []Event
+		malformed, err := readFile(bytes.NewReader(data), nil, &out)
+		if err != nil {
+			t.Fatalf("readFile: %v", err)
+		}
+		lines := 0
+		for _, l := range bytes.Split(data, []byte("\n")) {
+			if len(bytes.TrimSpace(l)) > 0 {
+				lines++
+			}
+		}
+		if len(out)+malformed != lines {
+			t.Fatalf("%d events + %d malformed != %d lines", len(out), malformed, lines)
+		}
+		for _, e := range out {
+			if e.Event == "" || e.Time.IsZero() && e.Raw == nil {
+				t.Fatalf("event without name or time: %+v", e)
+			}
+			if _, err := e.MarshalJSON(); err != nil {
+				t.Fatalf("cannot write back an event read: %v", err)
+			}
+		}
+	})
+}
