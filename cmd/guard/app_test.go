@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/urfave/cli/v2"
 )
 
 func TestReorderFlags(t *testing.T) {
@@ -74,4 +76,24 @@ func TestExitStatusesOfGuardItself(t *testing.T) {
 			t.Errorf("%q: stderr %q; want it to contain %q", tc.args, stderr.String(), tc.err)
 		}
 	}
+}
+
+// TestEveryCommandHasAnExample keeps --help useful: every command and
+// subcommand shows at least one example.
+func TestEveryCommandHasAnExample(t *testing.T) {
+	var walk func(prefix string, cmds []*cli.Command)
+	walk = func(prefix string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			name := prefix + " " + c.Name
+			if !strings.Contains(c.Description, "Example") {
+				t.Errorf("%s --help has no example", name)
+			}
+			walk(name, c.Subcommands)
+		}
+	}
+	app := (&env{}).app()
+	if !strings.Contains(app.Description, "Examples") {
+		t.Error("guard --help has no examples")
+	}
+	walk("guard", app.Commands)
 }

@@ -10,6 +10,10 @@ func (e *env) configCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "config",
 		Usage: "check guardrails.yaml",
+		Description: `guardrails.example.yaml lists every setting with its default.
+
+Example:
+   guard config check ~/.claude/guardrails.yaml`,
 		Subcommands: []*cli.Command{{
 			Name:      "check",
 			Usage:     "print the effective configuration, or what is wrong with it",

@@ -63,6 +63,13 @@ Examples:
 				Name:      "record",
 				Usage:     "record an action taken (successful unless --failed)",
 				ArgsUsage: "SERVICE ACTION",
+				Description: `Appends a record of ACTION on SERVICE, now, to the service's array for it
+(registering the service if it is new), and says how much of the budget is
+used. It records even when the budget is spent: the action happened.
+
+Examples:
+   guard cooldown record nginx restart
+   guard cooldown record nginx restart --error "container exited with code 137"`,
 				Flags: append([]cli.Flag{
 					&cli.BoolFlag{Name: "failed", Usage: "the action failed"},
 					&cli.StringFlag{Name: "error", Usage: "what went wrong (implies --failed)"},
@@ -90,17 +97,27 @@ Example:
 				BashComplete: e.completeServices,
 			},
 			{
-				Name:         "healthy",
-				Usage:        "count a healthy check; after reset_after_healthy in a row, clear the service's budgets",
-				ArgsUsage:    "SERVICE",
+				Name:      "healthy",
+				Usage:     "count a healthy check; after reset_after_healthy in a row, clear the service's budgets",
+				ArgsUsage: "SERVICE",
+				Description: `Adds one to SERVICE's consecutive_healthy. When it reaches
+reset_after_healthy (2), every action array of the service is emptied and
+the count starts again from 0.
+
+Example:
+   curl -fsS http://nginx/health && guard cooldown healthy nginx || guard cooldown unhealthy nginx`,
 				Flags:        cooldownFlags(),
 				Action:       e.cooldownHealthy,
 				BashComplete: e.completeServices,
 			},
 			{
-				Name:         "unhealthy",
-				Usage:        "end the service's healthy streak",
-				ArgsUsage:    "SERVICE",
+				Name:      "unhealthy",
+				Usage:     "end the service's healthy streak",
+				ArgsUsage: "SERVICE",
+				Description: `Sets SERVICE's consecutive_healthy back to 0.
+
+Example:
+   guard cooldown unhealthy nginx`,
 				Flags:        cooldownFlags(),
 				Action:       e.cooldownUnhealthy,
 				BashComplete: e.completeServices,
@@ -113,7 +130,11 @@ Example:
 "actions": {ACTION: {"field", "used", "limit", "window", "window_ms",
 "in_cooldown", "next_allowed"}}}}, "last": {NAME: time}}, where next_allowed
 is when the next action is allowed (now if it is) and last holds the
-last_NAME stamps.`,
+last_NAME stamps.
+
+Examples:
+   guard cooldown status
+   guard cooldown status nginx --json | jq .services.nginx.in_cooldown`,
 				Flags:        append([]cli.Flag{jsonFlag}, cooldownFlags()...),
 				Action:       e.cooldownStatus,
 				BashComplete: e.completeServices,
@@ -122,8 +143,13 @@ last_NAME stamps.`,
 				Name:      "mark",
 				Usage:     "set last_NAME to now (run, daily_digest, ...)",
 				ArgsUsage: "NAME",
-				Flags:     cooldownFlags(),
-				Action:    e.cooldownMark,
+				Description: `Sets the top-level last_NAME of the cooldown file to now, as the ops agent
+stamps last_run and last_daily_digest.
+
+Example:
+   guard cooldown mark run`,
+				Flags:  cooldownFlags(),
+				Action: e.cooldownMark,
 			},
 			{
 				Name:      "due",

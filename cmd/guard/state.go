@@ -21,6 +21,9 @@ func (e *env) stateCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "state",
 		Usage: "export and import checkpoints of the state",
+		Description: `Examples:
+   guard state export checkpoint.json
+   guard state import checkpoint.json`,
 		Subcommands: []*cli.Command{
 			{
 				Name:      "export",
