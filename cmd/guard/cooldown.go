@@ -52,9 +52,15 @@ Examples:
    guard cooldown due daily_digest --every 24h --mark && send-digest`,
 		Subcommands: []*cli.Command{
 			{
-				Name:         "check",
-				Usage:        "exit 0 if the action is allowed now; exit 1 with the reason and the next allowed time",
-				ArgsUsage:    "SERVICE ACTION",
+				Name:      "check",
+				Usage:     "exit 0 if the action is allowed now; exit 1 with the reason and the next allowed time",
+				ArgsUsage: "SERVICE ACTION",
+				Description: `Says how many of ACTION's budget SERVICE has used in the window, the limit,
+and when the next one is allowed, and exits 0 if one more is allowed now, 1
+if not. It changes nothing (the decision is logged).
+
+Example:
+   guard cooldown check nginx restart && docker restart nginx`,
 				Flags:        append([]cli.Flag{jsonFlag}, cooldownFlags()...),
 				Action:       e.cooldownCheck,
 				BashComplete: e.completeServices,
