@@ -181,7 +181,7 @@ func (c *Config) For(key string) Breaker {
 // Excluded reports whether key matches an exclude pattern.
 func (b *Breaker) Excluded(key string) bool {
 	for _, p := range b.Exclude {
-		if matchExclude(p, key) {
+		if MatchPattern(p, key) {
 			return true
 		}
 	}

@@ -64,10 +64,10 @@ func checkExclude(p string) error {
 	return nil
 }
 
-// matchExclude applies one exclude pattern the way the Python guardrails
+// MatchPattern applies one exclude pattern the way the Python guardrails
 // did: a plain string matches any key that contains it, and a pattern with
 // glob characters must match the whole key.
-func matchExclude(p, key string) bool {
+func MatchPattern(p, key string) bool {
 	if !isGlob(p) {
 		return strings.Contains(key, p)
 	}

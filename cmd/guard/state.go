@@ -144,7 +144,7 @@ func (e *env) stateImport(c *cli.Context) error {
 	backup := ""
 	err = t.file.Swap(func(old []byte) ([]byte, error) {
 		if old != nil {
-			backup = fmt.Sprintf("%s.bak-%s", t.file.Path(), now.UTC().Format("20060102T150405Z"))
+			backup = freePath(fmt.Sprintf("%s.bak-%s", t.file.Path(), now.UTC().Format("20060102T150405Z")))
 			if err := writeFileAtomic(backup, old, 0o600); err != nil {
 				return nil, fmt.Errorf("cannot keep a backup: %w", err)
 			}

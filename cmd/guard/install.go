@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"guard/config"
+	"guard/settings"
+)
+
+func settingsFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "settings", Usage: "the settings `FILE` (default: ~/.claude/settings.json)"},
+		&cli.BoolFlag{Name: "project", Usage: "the project's .claude/settings.json"},
+		&cli.BoolFlag{Name: "local", Usage: "the project's .claude/settings.local.json"},
+		&cli.BoolFlag{Name: "dry-run", Usage: "print the change as a unified diff and write nothing"},
+	}
+}
+
+func (e *env) installCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "install",
+		Usage: "wrap every command hook in a Claude Code settings.json with guard",
+		Description: `Rewrites each command hook X in the settings file to run behind guard:
+"guard run -c 'X'" (quoted so that sh -c, as Claude runs hooks, hands guard
+exactly X), and an exec-form hook {"args": [A, ...]} to
+["guard", "run", "--", A, ...]. Hooks already behind guard, and hooks that
+match --exclude (a substring, or a glob over the whole command), are left
+alone, so a second install changes nothing.
+
+Only the hook commands change: key order, indentation and the final newline
+are kept. The file is backed up to <file>.bak-<UTC time> first and replaced
+atomically. --dry-run prints a unified diff and writes nothing. 'guard
+uninstall' gives back the very same bytes.
+
+The hooks call guard by the absolute path of the guard running install,
+unless --binary names another.
+
+Examples:
+   guard install --dry-run
+   guard install
+   guard install --project --exclude 'security-check'
+   guard install --binary /usr/local/bin/guard --settings ./settings.json`,
+		Flags: append(settingsFlags(),
+			&cli.StringSliceFlag{Name: "exclude", Usage: "leave hooks matching `PATTERN` alone (repeatable)"},
+			&cli.StringFlag{Name: "binary", Usage: "call guard as `PATH` (default: this guard's absolute path)"},
+		),
+		Action: e.install,
+	}
+}
+
+func (e *env) uninstallCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "uninstall",
+		Usage: "unwrap the hooks that guard install wrapped",
+		Description: `Gives each hook that 'guard install' wrapped back its original command,
+byte for byte. Hooks that guard did not wrap are left alone. The file is
+backed up first and replaced atomically.
+
+Examples:
+   guard uninstall --dry-run
+   guard uninstall --project`,
+		Flags:  settingsFlags(),
+		Action: e.uninstall,
+	}
+}
+
+// settingsPath works out which settings file the flags name.
+func (e *env) settingsPath(c *cli.Context) (string, error) {
+	n := 0
+	for _, f := range []string{"settings", "project", "local"} {
+		if c.IsSet(f) {
+			n++
+		}
+	}
+	if n > 1 {
+		return "", usagef("give one of --settings, --project and --local")
+	}
+	switch {
+	case c.String("settings") != "":
+		return c.String("settings"), nil
+	case c.Bool("project"):
+		return filepath.Join(".claude", "settings.json"), nil
+	case c.Bool("local"):
+		return filepath.Join(".claude", "settings.local.json"), nil
+	}
+	home, err := os.UserHomeDir()
+	if h := e.getenv("HOME"); h != "" {
+		home, err = h, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".claude", "settings.json"), nil
+}
+
+// guardBinary returns the path hooks should call guard by.
+func (e *env) guardBinary(c *cli.Context) (string, error) {
+	if b := c.String("binary"); b != "" {
+		if !filepath.IsAbs(b) {
+			return "", usagef("--binary %q must be an absolute path: hooks run from any directory", b)
+		}
+		return b, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("cannot tell where this guard is; pass --binary: %w", err)
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	if strings.Contains(exe, string(filepath.Separator)+"go-build") {
+		e.warnf("this guard is a temporary build (go run) at %s; the hooks would call a file that goes away: pass --binary with where guard is installed", exe)
+	}
+	return exe, nil
+}
+
+func (e *env) install(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("install takes no arguments")
+	}
+	path, err := e.settingsPath(c)
+	if err != nil {
+		return err
+	}
+	bin, err := e.guardBinary(c)
+	if err != nil {
+		return err
+	}
+	patterns := c.StringSlice("exclude")
+	skip := func(cmd string) bool {
+		for _, p := range patterns {
+			if config.MatchPattern(p, cmd) {
+				return true
+			}
+		}
+		return false
+	}
+	return e.rewriteSettings(c, path, "install", func(doc []byte) ([]byte, []settings.Change, error) {
+		return settings.Install(doc, settings.Options{Binary: bin, Skip: skip})
+	})
+}
+
+func (e *env) uninstall(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("uninstall takes no arguments")
+	}
+	path, err := e.settingsPath(c)
+	if err != nil {
+		return err
+	}
+	return e.rewriteSettings(c, path, "uninstall", settings.Uninstall)
+}
+
+// rewriteSettings applies rewrite to the settings file at path: it shows
+// the diff (--dry-run), or backs the file up and replaces it.
+func (e *env) rewriteSettings(c *cli.Context, path, verb string, rewrite func([]byte) ([]byte, []settings.Change, error)) error {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real // replace the file, not the link to it
+	}
+	info, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("there is no settings file at %s; nothing to %s", path, verb)
+	}
+	if err != nil {
+		return err
+	}
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	out, changes, err := rewrite(doc)
+	var se *settings.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Errorf("%s:%d:%d: not valid JSON (%s); nothing changed", path, se.Line, se.Column, se.Msg)
+	case err != nil:
+		return fmt.Errorf("%s: %v; nothing changed", path, err)
+	}
+	if len(changes) == 0 {
+		fmt.Fprintf(e.stdout, "%s: nothing to %s\n", path, verb)
+		return nil
+	}
+	if c.Bool("dry-run") {
+		unifiedDiff(e.stdout, path, path+" ("+verb+")", string(doc), string(out))
+		return nil
+	}
+	if bytes.Equal(doc, out) {
+		return nil
+	}
+	now := e.now()
+	backup := freePath(fmt.Sprintf("%s.bak-%s", path, now.UTC().Format("20060102T150405Z")))
+	if err := writeFileAtomic(backup, doc, 0o600); err != nil {
+		return fmt.Errorf("cannot back up %s, so nothing changed: %w", path, err)
+	}
+	if err := writeFileAtomic(path, out, info.Mode().Perm()); err != nil {
+		return fmt.Errorf("cannot write %s: %w (it is unchanged; the backup is %s)", path, err, backup)
+	}
+	done := "wrapped"
+	if verb == "uninstall" {
+		done = "unwrapped"
+	}
+	fmt.Fprintf(e.stdout, "%s %d hooks in %s (backup: %s)\n", done, len(changes), path, backup)
+	for _, ch := range changes {
+		where := ch.Event
+		if ch.Matcher != "" {
+			where += "[" + ch.Matcher + "]"
+		}
+		cmd := ch.Before // the hook's own command, not guard's wrapping
+		if verb == "uninstall" {
+			cmd = ch.After
+		}
+		fmt.Fprintf(e.stdout, "  %s: %s\n", where, truncate(oneLineText(cmd), 100))
+	}
+	return nil
+}
+
+// freePath returns path, or path-2, path-3, ... whichever does not exist
+// yet, so that a backup never overwrites an earlier one.
+func freePath(path string) string {
+	p := path
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			return p
+		}
+		p = fmt.Sprintf("%s-%d", path, i)
+	}
+}
+
+// oneLineText shows a multi-line command on one line.
+func oneLineText(s string) string {
+	return strings.ReplaceAll(s, "\n", `\n`)
+}

@@ -1,0 +1,163 @@
+package settings
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// A node is a JSON value and where it sits in the document. The rewrite
+// edits the document's bytes in place, so everything it does not touch
+// (key order, indentation, escapes, the final newline) stays as it was.
+type node struct {
+	kind       byte // '{', '[', '"', or 'v' for a number, true, false or null
+	start, end int  // the value's bytes are doc[start:end]
+	members    []member
+	elems      []*node
+}
+
+type member struct {
+	key   string
+	value *node
+}
+
+// get returns the value of an object's member, or nil.
+func (n *node) get(key string) *node {
+	if n == nil || n.kind != '{' {
+		return nil
+	}
+	for _, m := range n.members {
+		if m.key == key {
+			return m.value
+		}
+	}
+	return nil
+}
+
+// A SyntaxError is a settings file that is not JSON, with where.
+type SyntaxError struct {
+	Line, Column int
+	Msg          string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Msg)
+}
+
+// position turns a byte offset into a line and column, counting from 1.
+func position(doc []byte, off int) (int, int) {
+	off = min(off, len(doc))
+	line := 1 + bytes.Count(doc[:off], []byte("\n"))
+	col := off - bytes.LastIndexByte(doc[:off], '\n')
+	return line, col
+}
+
+// parse parses doc, which must be one JSON value, recording spans.
+func parse(doc []byte) (*node, error) {
+	if !json.Valid(doc) {
+		var v any
+		err := json.Unmarshal(doc, &v)
+		off := len(doc)
+		if se, ok := err.(*json.SyntaxError); ok {
+			off = int(se.Offset)
+		}
+		line, col := position(doc, max(off-1, 0))
+		msg := "not valid JSON"
+		if err != nil {
+			msg = err.Error()
+		}
+		return nil, &SyntaxError{Line: line, Column: col, Msg: msg}
+	}
+	p := &parser{doc: doc}
+	n := p.value()
+	return n, nil
+}
+
+// parser walks a document already known to be valid JSON.
+type parser struct {
+	doc []byte
+	i   int
+}
+
+func (p *parser) space() {
+	for p.i < len(p.doc) {
+		switch p.doc[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) value() *node {
+	p.space()
+	n := &node{start: p.i}
+	switch c := p.doc[p.i]; c {
+	case '{':
+		n.kind = '{'
+		p.i++
+		for {
+			p.space()
+			if p.doc[p.i] == '}' {
+				p.i++
+				break
+			}
+			if p.doc[p.i] == ',' {
+				p.i++
+				p.space()
+			}
+			k := p.value()
+			var key string
+			_ = json.Unmarshal(p.doc[k.start:k.end], &key)
+			p.space()
+			p.i++ // ':'
+			n.members = append(n.members, member{key: key, value: p.value()})
+		}
+	case '[':
+		n.kind = '['
+		p.i++
+		for {
+			p.space()
+			if p.doc[p.i] == ']' {
+				p.i++
+				break
+			}
+			if p.doc[p.i] == ',' {
+				p.i++
+			}
+			n.elems = append(n.elems, p.value())
+		}
+	case '"':
+		n.kind = '"'
+		p.i++
+		for p.doc[p.i] != '"' {
+			if p.doc[p.i] == '\\' {
+				p.i++
+			}
+			_, size := utf8.DecodeRune(p.doc[p.i:])
+			p.i += size
+		}
+		p.i++
+	default:
+		n.kind = 'v'
+		for p.i < len(p.doc) && !bytes.ContainsAny(p.doc[p.i:p.i+1], " \t\r\n,]}") {
+			p.i++
+		}
+	}
+	n.end = p.i
+	return n
+}
+
+// str decodes a string node.
+func (n *node) str(doc []byte) (string, bool) {
+	if n == nil || n.kind != '"' {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(doc[n.start:n.end], &s) != nil {
+		return "", false
+	}
+	return s, true
+}
