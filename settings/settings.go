@@ -128,7 +128,7 @@ func Install(doc []byte, opts Options) ([]byte, []Change, error) {
 		switch {
 		case h.command != nil:
 			cmd, _ := h.command.str(doc)
-			if wrapped(cmd, opts.Binary) || opts.skip(cmd) {
+			if guardCommand(cmd, opts.Binary) || opts.skip(cmd) {
 				continue
 			}
 			raw := doc[h.command.start+1 : h.command.end-1]
@@ -141,7 +141,7 @@ func Install(doc []byte, opts Options) ([]byte, []Change, error) {
 			changes = append(changes, Change{h.event, h.matcher, cmd, after})
 		case h.args != nil:
 			args := strs(doc, h.args.elems)
-			if args == nil || wrappedArgs(args, opts.Binary) || opts.skip(strings.Join(args, " ")) {
+			if args == nil || isGuard(args[0], opts.Binary) || opts.skip(strings.Join(args, " ")) {
 				continue
 			}
 			first := h.args.elems[0]
@@ -231,6 +231,13 @@ func isGuard(path, binary string) bool {
 func wrapped(cmd, binary string) bool {
 	word, rest, ok := firstWord(cmd)
 	return ok && isGuard(word, binary) && strings.HasPrefix(rest, " run ")
+}
+
+// guardCommand reports whether cmd is guard itself (guard run ..., or a
+// hook such as guard cooldown hook), which install leaves alone.
+func guardCommand(cmd, binary string) bool {
+	word, _, ok := firstWord(cmd + " ")
+	return ok && isGuard(word, binary)
 }
 
 func wrappedArgs(args []string, binary string) bool {

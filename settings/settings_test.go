@@ -201,6 +201,8 @@ func TestSkipAndAlreadyWrapped(t *testing.T) {
 		{"type":"command","command":"/opt/tools/guard run -c 'x'"},
 		{"type":"command","command":"'/my dir/guard' run -- y"},
 		{"type":"prompt","prompt":"is the task done?"},
+		{"type":"command","command":"guard cooldown hook --record"},
+		{"type":"command","args":["/usr/bin/guard","cooldown","hook"]},
 		{"type":"command","command":"z"}]}]}}`)
 	out, changes, err := Install(doc, Options{Binary: bin, Skip: func(c string) bool { return strings.Contains(c, "critical") }})
 	if err != nil {
@@ -269,7 +271,7 @@ func FuzzInstallUninstall(f *testing.F) {
 			t.Fatalf("Install wrote invalid JSON:\n%s", out)
 		}
 		var decoded string // command as JSON carries it: invalid UTF-8 replaced
-		if json.Unmarshal(jsonString(command), &decoded); !exec && !wrapped(decoded, bin) {
+		if json.Unmarshal(jsonString(command), &decoded); !exec && !guardCommand(decoded, bin) {
 			if got := shellArg(t, commands(t, out)[0]); got != decoded {
 				t.Fatalf("sh would run %q; want %q", got, decoded)
 			}
