@@ -22,11 +22,10 @@ package bulkhead
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -35,6 +34,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"guard/statefile"
 )
 
 // ErrFull is returned by Acquire when every slot stayed taken.
@@ -64,9 +65,13 @@ type Slot struct {
 	run  Run
 }
 
+// keyHash names a key's slot files. 64 bits of FNV-1a keep names short and
+// apart for any number of keys a machine will see; crypto/sha256 would
+// cost every guard run its package set-up for no gain.
 func keyHash(key string) string {
-	sum := sha256.Sum256([]byte(key))
-	return hex.EncodeToString(sum[:8])
+	h := fnv.New64a()
+	h.Write([]byte(key))
+	return fmt.Sprintf("%016x", h.Sum64())
 }
 
 // Acquire takes a slot for run.Key in dir. With limit 0 the key is
@@ -136,8 +141,22 @@ func try(path string, run Run) (*Slot, bool, error) {
 // write records the slot's run in its file, for List. It is best effort:
 // the record is for display only.
 func (s *Slot) write() {
-	data, _ := json.Marshal(s.run)
-	data = append(data, '\n')
+	var b bytes.Buffer
+	w := statefile.NewObjectWriter(&b, "", true)
+	w.String("key", s.run.Key)
+	w.Int("pid", int64(s.run.PID))
+	if s.run.StartTicks != 0 {
+		w.Int("start_ticks", int64(s.run.StartTicks))
+	}
+	if s.run.ChildPID != 0 {
+		w.Int("child_pid", int64(s.run.ChildPID))
+	}
+	w.String("started", s.run.Started.UTC().Format(time.RFC3339Nano))
+	if !s.run.Deadline.IsZero() {
+		w.String("deadline", s.run.Deadline.UTC().Format(time.RFC3339Nano))
+	}
+	w.Close()
+	data := append(b.Bytes(), '\n')
 	_ = s.f.Truncate(0)
 	_, _ = s.f.WriteAt(data, 0)
 }

@@ -95,11 +95,16 @@ type Action struct {
 type Pattern struct {
 	Regex  string
 	Action string
-	re     *regexp.Regexp
+	re     *regexp.Regexp // nil until first used, for the built-in ones
 }
 
 // Regexp returns the compiled pattern. It has a group named "service".
-func (p *Pattern) Regexp() *regexp.Regexp { return p.re }
+func (p *Pattern) Regexp() *regexp.Regexp {
+	if p.re == nil {
+		p.re = regexp.MustCompile(p.Regex) // a built-in pattern, known good
+	}
+	return p.re
+}
 
 // Default returns the built-in configuration, which is what guard uses
 // when there is no config file. home is the user's home directory.
@@ -141,15 +146,13 @@ func Default(home string) *Config {
 	}
 }
 
+// defaultPatterns are compiled when first used (see Pattern.Regexp): most
+// guard commands never need them.
 func defaultPatterns() []Pattern {
-	ps := []Pattern{
+	return []Pattern{
 		{Regex: `\bdocker\s+(?:compose\s+)?restart\s+(?P<service>[\w.-]+)`, Action: "restart"},
 		{Regex: `\bdocker\s+compose\s+up\b(?:\s+-\S+)*\s+--force-recreate(?:\s+-\S+)*\s+(?P<service>[\w.-]+)`, Action: "redeploy"},
 	}
-	for i := range ps {
-		ps[i].re = regexp.MustCompile(ps[i].Regex)
-	}
-	return ps
 }
 
 // EventLog returns the event log for the state file at statePath:

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -369,7 +370,11 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-var typeErrRE = regexp.MustCompile("^line (\\d+): cannot unmarshal !!\\w+ `(.*)` into (.+)$")
+// typeErrRE reads yaml.v3's type errors. It is compiled on first use: a
+// guard run that meets no error should not pay for it.
+var typeErrRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("^line (\\d+): cannot unmarshal !!\\w+ `(.*)` into (.+)$")
+})
 
 // decodeError rewrites a YAML decoding error as "where: problem", where
 // where names the line the problem is on.
@@ -382,7 +387,7 @@ func decodeError(err error, where func(line int) string) error {
 	if errors.As(err, &te) && len(te.Errors) > 0 {
 		var msgs []string
 		for _, e := range te.Errors {
-			m := typeErrRE.FindStringSubmatch(e)
+			m := typeErrRE().FindStringSubmatch(e)
 			if m == nil {
 				msgs = append(msgs, e)
 				continue

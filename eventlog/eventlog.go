@@ -30,6 +30,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"guard/statefile"
 )
 
 // An Event is one line of the log. Fields that do not apply are left out.
@@ -68,18 +70,51 @@ func Int(n int) *int { return &n }
 // Int64 returns a pointer to n.
 func Int64(n int64) *int64 { return &n }
 
-// MarshalJSON writes the event with its time first.
+// MarshalJSON writes the event on one line, its time first. It is written
+// by hand because every guard run logs: encoding/json would set up its
+// reflection for Event in every process.
 func (e Event) MarshalJSON() ([]byte, error) {
-	type plain Event
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	err := enc.Encode(struct {
-		Time string `json:"time"`
-		TSMS int64  `json:"ts_ms"`
-		plain
-	}{e.Time.UTC().Format("2006-01-02T15:04:05Z"), e.Time.UnixMilli(), plain(e)})
-	return bytes.TrimRight(buf.Bytes(), "\n"), err
+	var b bytes.Buffer
+	w := statefile.NewObjectWriter(&b, "", true)
+	w.String("time", e.Time.UTC().Format("2006-01-02T15:04:05Z"))
+	w.Int("ts_ms", e.Time.UnixMilli())
+	w.String("event", e.Event)
+	for _, f := range []struct{ name, v string }{{"key", e.Key}, {"action", e.Action}, {"outcome", e.Outcome}} {
+		if f.v != "" {
+			w.String(f.name, f.v)
+		}
+	}
+	if e.Exit != nil {
+		w.Int("exit", int64(*e.Exit))
+	}
+	if e.DurationMS != nil {
+		w.Int("duration_ms", *e.DurationMS)
+	}
+	if e.Error != "" {
+		w.String("error", e.Error)
+	}
+	if e.Probe {
+		w.Bool("probe", true)
+	}
+	for _, f := range []struct{ name, v string }{{"from", e.From}, {"to", e.To}, {"reason", e.Reason}, {"state", e.State}, {"until", e.Until}} {
+		if f.v != "" {
+			w.String(f.name, f.v)
+		}
+	}
+	if e.Used != nil {
+		w.Int("used", int64(*e.Used))
+	}
+	if e.Limit != nil {
+		w.Int("limit", int64(*e.Limit))
+	}
+	if e.PID != 0 {
+		w.Int("pid", int64(e.PID))
+	}
+	if e.File != "" {
+		w.String("file", e.File)
+	}
+	w.Close()
+	return b.Bytes(), nil
 }
 
 // UnmarshalJSON reads an event, taking its time from ts_ms, or from time.

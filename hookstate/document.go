@@ -1,7 +1,8 @@
 package hookstate
 
 import (
-	"encoding/json"
+	"bytes"
+	"fmt"
 	"sort"
 	"time"
 
@@ -15,14 +16,209 @@ const Version = 1
 
 // A Document is the whole of hook_state.json. Its zero value is an empty
 // state. Members guard does not know are kept, at every level.
+//
+// A Document decodes lazily: each key's entry stays the bytes it was read
+// as until something asks for it, and an entry nobody touched is written
+// back as those same bytes. So a call costs little more with a thousand
+// keys than with ten: one pass over the file to find the entries and check
+// the JSON, and the decoding of one entry.
 type Document struct {
-	Version     int              `json:"version"`
-	Hooks       map[string]*Hook `json:"hooks"`
-	GlobalStats GlobalStats      `json:"global_stats"`
-	Extra       statefile.Extra  `json:"-"`
+	Version     int
+	GlobalStats GlobalStats
+	Extra       statefile.Extra
 
+	entries []*entry          // in file order, then new keys
+	index   map[string]*entry // by key, built once lookups add up
+	lookups int
 	pending []eventlog.Event // to log with the next write; see Note
 }
+
+// find returns key's entry, or nil. A call looks up a key or two, and a
+// linear search is cheaper than building an index over thousands of keys;
+// a caller that goes through every key soon gets an index.
+func (d *Document) find(key string) *entry {
+	if d.index == nil {
+		if d.lookups++; d.lookups < 8 {
+			for i := len(d.entries) - 1; i >= 0; i-- { // a repeated key: the last wins
+				if d.entries[i].key == key {
+					return d.entries[i]
+				}
+			}
+			return nil
+		}
+		d.index = make(map[string]*entry, len(d.entries))
+		for _, e := range d.entries {
+			d.index[e.key] = e
+		}
+	}
+	return d.index[key]
+}
+
+// An entry is one key's place in the document.
+type entry struct {
+	key    string
+	keyRaw []byte // the key as read (nil for a new key)
+	raw    []byte // the entry as read, while it is not decoded
+	hook   *Hook  // the decoded entry, once asked for
+	gone   bool   // deleted by pruning
+}
+
+// Has reports whether key has an entry.
+func (d *Document) Has(key string) bool {
+	e := d.find(key)
+	return e != nil && !e.gone
+}
+
+// Len returns the number of keys.
+func (d *Document) Len() int {
+	n := 0
+	for _, e := range d.entries {
+		if !e.gone {
+			n++
+		}
+	}
+	return n
+}
+
+// Hook returns the entry of key, decoding it if need be, or nil if key has
+// none. An entry that does not decode gives an error that matches
+// statefile.ErrCorrupt.
+func (d *Document) Hook(key string) (*Hook, error) {
+	e := d.find(key)
+	if e == nil || e.gone {
+		return nil, nil
+	}
+	if e.hook == nil {
+		h := &Hook{}
+		if err := h.UnmarshalJSON(e.raw); err != nil {
+			return nil, statefile.Corrupt(fmt.Errorf("hooks[%q]: %w", key, err))
+		}
+		e.hook, e.raw = h, nil
+	}
+	return e.hook, nil
+}
+
+// setHook gives key the entry h, adding the key if it is new.
+func (d *Document) setHook(key string, h *Hook) {
+	e := d.find(key)
+	if e == nil {
+		e = &entry{key: key}
+		d.entries = append(d.entries, e)
+		if d.index != nil {
+			d.index[key] = e
+		}
+	}
+	e.hook, e.raw, e.gone = h, nil, false
+}
+
+// remove deletes key's entry.
+func (d *Document) remove(key string) {
+	if e := d.find(key); e != nil {
+		e.gone, e.hook, e.raw = true, nil, nil
+	}
+}
+
+// UnmarshalState reads a document for statefile, in one pass over data.
+func (d *Document) UnmarshalState(data []byte) error {
+	top, hooks, err := statefile.Members(data, "hooks")
+	if err != nil {
+		return err
+	}
+	*d = Document{entries: make([]*entry, 0, len(hooks))}
+	for _, m := range top {
+		switch m.Key {
+		case "version":
+			v, err := statefile.ParseInt(m.Value)
+			if err != nil {
+				return fmt.Errorf("version: %w", err)
+			}
+			d.Version = int(v)
+		case "hooks":
+			if v := m.Value; len(v) > 0 && v[0] != '{' && string(v) != "null" {
+				return fmt.Errorf("hooks is not an object")
+			}
+			all := make([]entry, len(hooks)) // one allocation for all of them
+			for i, h := range hooks {
+				if len(h.Value) == 0 || h.Value[0] != '{' {
+					return fmt.Errorf("hooks[%q] is not an object", h.Key)
+				}
+				all[i] = entry{key: h.Key, keyRaw: h.KeyRaw, raw: h.Value}
+				d.entries = append(d.entries, &all[i])
+			}
+		case "global_stats":
+			if err := d.GlobalStats.UnmarshalJSON(m.Value); err != nil {
+				return fmt.Errorf("global_stats: %w", err)
+			}
+		default:
+			if d.Extra == nil {
+				d.Extra = statefile.Extra{}
+			}
+			d.Extra[m.Key] = m.Value
+		}
+	}
+	return nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (d *Document) UnmarshalJSON(b []byte) error { return d.UnmarshalState(b) }
+
+// MarshalState writes the document for statefile: indented by two spaces,
+// with the entries nobody touched copied as they were read.
+func (d *Document) MarshalState() ([]byte, error) {
+	var b bytes.Buffer
+	size := 512
+	for _, e := range d.entries {
+		size += len(e.keyRaw) + len(e.raw) + 16
+		if e.hook != nil {
+			size += 1024
+		}
+	}
+	b.Grow(size)
+	fmt.Fprintf(&b, "{\n  \"version\": %d,\n  \"hooks\": {", d.Version)
+	first := true
+	for _, e := range d.entries {
+		if e.gone {
+			continue
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		b.WriteString("\n    ")
+		if e.keyRaw != nil {
+			b.Write(e.keyRaw)
+		} else {
+			statefile.AppendString(&b, e.key)
+		}
+		b.WriteString(": ")
+		if e.hook == nil {
+			b.Write(e.raw)
+			continue
+		}
+		writeHook(&b, e.hook, "    ", false)
+	}
+	if !first {
+		b.WriteString("\n  ")
+	}
+	b.WriteString("},\n  \"global_stats\": ")
+	writeGlobalStats(&b, &d.GlobalStats, "  ", false)
+	names := make([]string, 0, len(d.Extra))
+	for name := range d.Extra {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		b.WriteString(",\n  ")
+		statefile.AppendString(&b, name)
+		b.WriteString(": ")
+		b.Write(d.Extra[name])
+	}
+	b.WriteString("\n}\n")
+	return b.Bytes(), nil
+}
+
+// MarshalJSON implements json.Marshaler.
+func (d *Document) MarshalJSON() ([]byte, error) { return d.MarshalState() }
 
 // GlobalStats are the Python guardrails' totals over every key.
 type GlobalStats struct {
@@ -30,6 +226,7 @@ type GlobalStats struct {
 	TotalFailures   int64           `json:"total_failures"`
 	HooksDisabled   int             `json:"hooks_disabled"` // keys now open
 	LastUpdated     statefile.Time  `json:"last_updated"`
+	LastSweep       statefile.Time  `json:"last_sweep,omitzero"` // guard's: when idle keys were last pruned
 	Extra           statefile.Extra `json:"-"`
 }
 
@@ -78,64 +275,6 @@ type Totals struct {
 	Rejected  int64           `json:"rejected"`
 	Extra     statefile.Extra `json:"-"`
 }
-
-// The JSON methods keep unknown members. Each decodes through a copy of its
-// type without methods, so that encoding/json does the field work.
-
-func (d *Document) UnmarshalJSON(b []byte) error {
-	type plain Document
-	return statefile.UnmarshalObject(b, (*plain)(d), &d.Extra)
-}
-
-func (d Document) MarshalJSON() ([]byte, error) {
-	type plain Document
-	if d.Hooks == nil {
-		d.Hooks = map[string]*Hook{}
-	}
-	return statefile.MarshalObject(plain(d), d.Extra)
-}
-
-func (g *GlobalStats) UnmarshalJSON(b []byte) error {
-	type plain GlobalStats
-	return statefile.UnmarshalObject(b, (*plain)(g), &g.Extra)
-}
-
-func (g GlobalStats) MarshalJSON() ([]byte, error) {
-	type plain GlobalStats
-	return statefile.MarshalObject(plain(g), g.Extra)
-}
-
-func (h *Hook) UnmarshalJSON(b []byte) error {
-	type plain Hook
-	return statefile.UnmarshalObject(b, (*plain)(h), &h.Extra)
-}
-
-func (h Hook) MarshalJSON() ([]byte, error) {
-	type plain Hook
-	return statefile.MarshalObject(plain(h), h.Extra)
-}
-
-func (l *Lease) UnmarshalJSON(b []byte) error {
-	type plain Lease
-	return statefile.UnmarshalObject(b, (*plain)(l), &l.Extra)
-}
-
-func (l Lease) MarshalJSON() ([]byte, error) {
-	type plain Lease
-	return statefile.MarshalObject(plain(l), l.Extra)
-}
-
-func (t *Totals) UnmarshalJSON(b []byte) error {
-	type plain Totals
-	return statefile.UnmarshalObject(b, (*plain)(t), &t.Extra)
-}
-
-func (t Totals) MarshalJSON() ([]byte, error) {
-	type plain Totals
-	return statefile.MarshalObject(plain(t), t.Extra)
-}
-
-var _ json.Marshaler = Document{}
 
 // Circuit returns the breaker's view of h.
 func (h *Hook) Circuit() breaker.Circuit {
@@ -248,31 +387,40 @@ func (h *Hook) lastActivity() time.Time {
 
 // Keys returns the keys in the document, sorted.
 func (d *Document) Keys() []string {
-	keys := make([]string, 0, len(d.Hooks))
-	for k := range d.Hooks {
-		keys = append(keys, k)
+	keys := make([]string, 0, len(d.entries))
+	for _, e := range d.entries {
+		if !e.gone {
+			keys = append(keys, e.key)
+		}
 	}
 	sort.Strings(keys)
 	return keys
 }
 
 // Circuit returns the circuit of key; a key with no entry has a closed one.
-func (d *Document) Circuit(key string) breaker.Circuit {
-	if h := d.Hooks[key]; h != nil {
-		return h.Circuit()
+func (d *Document) Circuit(key string) (breaker.Circuit, error) {
+	h, err := d.Hook(key)
+	if h == nil || err != nil {
+		return breaker.Circuit{}, err
 	}
-	return breaker.Circuit{}
+	return h.Circuit(), nil
 }
 
-// put stores c as key's circuit.
+// put stores c as key's circuit, keeping the count of open circuits in
+// global_stats in step.
 func (d *Document) put(key string, c breaker.Circuit) {
-	if d.Hooks == nil {
-		d.Hooks = map[string]*Hook{}
-	}
-	h := d.Hooks[key]
+	h, _ := d.Hook(key) // callers have decoded it already
 	if h == nil {
 		h = &Hook{}
-		d.Hooks[key] = h
 	}
+	wasOpen := h.State == string(breaker.Open)
 	h.setCircuit(c)
+	if isOpen := h.State == string(breaker.Open); isOpen != wasOpen {
+		if isOpen {
+			d.GlobalStats.HooksDisabled++
+		} else {
+			d.GlobalStats.HooksDisabled = max(d.GlobalStats.HooksDisabled-1, 0)
+		}
+	}
+	d.setHook(key, h)
 }

@@ -2,6 +2,8 @@ package hookstate
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -56,7 +58,7 @@ func TestReadsPythonFile(t *testing.T) {
 	if err := json.Unmarshal([]byte(pythonFile), &d); err != nil {
 		t.Fatal(err)
 	}
-	c := d.Circuit("uv run validate.py")
+	c, _ := d.Circuit("uv run validate.py")
 	if c.State != breaker.Open || c.ConsecutiveFailures != 3 || c.LastError != "Failed to spawn: No such file or directory" {
 		t.Errorf("circuit = %+v", c)
 	}
@@ -77,9 +79,9 @@ func TestReadsPythonFile(t *testing.T) {
 func TestWritesPythonFieldNames(t *testing.T) {
 	var d Document
 	json.Unmarshal([]byte(pythonFile), &d)
-	d.Record("new hook", settings, t0, breaker.Result{Outcome: breaker.Failure, Error: "exit 1: boom"}, Run{})
+	mustRecord(t, &d, "new hook", settings, t0, breaker.Result{Outcome: breaker.Failure, Error: "exit 1: boom"}, Run{})
 	d.tidy(t0, 0)
-	out, err := statefile.Marshal(d)
+	out, err := d.MarshalState()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,13 +122,20 @@ func TestUnknownMembersSurviveEveryLevel(t *testing.T) {
 	}
 	// A probe from pid 11 fails and re-opens the circuit; pid 10's lease
 	// is cleared, but the key's other unknown members stay.
-	d.Record("k", settings, t0, breaker.Result{Outcome: breaker.Success}, Run{})
+	mustRecord(t, &d, "k", settings, t0, breaker.Result{Outcome: breaker.Success}, Run{})
 	d.tidy(t0, 0)
-	out, _ := statefile.Marshal(d)
+	out, _ := d.MarshalState()
 	for _, want := range []string{`"owner": "me"`, `"by": "person"`, `"retries": 7`, `"python_extra": true`, `"host": "a"`} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("lost %s:\n%s", want, out)
 		}
+	}
+}
+
+func mustRecord(t *testing.T, d *Document, key string, s breaker.Settings, now time.Time, r breaker.Result, run Run) {
+	t.Helper()
+	if _, err := d.Record(key, s, now, r, run); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -143,13 +152,13 @@ func TestLeaseExtraFollowsItsLease(t *testing.T) {
 func TestTidyPrunesIdleClosedKeys(t *testing.T) {
 	var d Document
 	month := 30 * 24 * time.Hour
-	d.Record("old ok", settings, t0.Add(-2*month), breaker.Result{Outcome: breaker.Success}, Run{})
-	d.Record("old failing", settings, t0.Add(-2*month), breaker.Result{Outcome: breaker.Failure}, Run{})
+	mustRecord(t, &d, "old ok", settings, t0.Add(-2*month), breaker.Result{Outcome: breaker.Success}, Run{})
+	mustRecord(t, &d, "old failing", settings, t0.Add(-2*month), breaker.Result{Outcome: breaker.Failure}, Run{})
 	d.Trip("old open", t0.Add(-2*month), 0, "")
-	d.Record("recent", settings, t0.Add(-time.Hour), breaker.Result{Outcome: breaker.Success}, Run{})
+	mustRecord(t, &d, "recent", settings, t0.Add(-time.Hour), breaker.Result{Outcome: breaker.Success}, Run{})
 	d.tidy(t0, month)
 	for key, want := range map[string]bool{"old ok": false, "old failing": true, "old open": true, "recent": true} {
-		if _, got := d.Hooks[key]; got != want {
+		if got := d.Has(key); got != want {
 			t.Errorf("%q kept = %v; want %v", key, got, want)
 		}
 	}
@@ -157,7 +166,7 @@ func TestTidyPrunesIdleClosedKeys(t *testing.T) {
 		t.Errorf("hooks_disabled = %d; want 1", d.GlobalStats.HooksDisabled)
 	}
 	d.tidy(t0.Add(10*month), 0) // retention 0 keeps everything
-	if len(d.Hooks) != 3 {
+	if d.Len() != 3 {
 		t.Errorf("retention 0 pruned: %v", d.Keys())
 	}
 }
@@ -169,13 +178,13 @@ func TestStoreUpdateAndSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, err := s.Snapshot()
-	if err != nil || len(d.Hooks) != 0 {
+	if err != nil || d.Len() != 0 {
 		t.Fatalf("Snapshot of no file = %v, %v", d, err)
 	}
 	for i := range 3 {
 		err := s.Update(t0.Add(time.Duration(i)*time.Second), func(d *Document) (bool, error) {
-			d.Record("k", settings, t0, breaker.Result{Outcome: breaker.Failure, Error: "exit 1"}, Run{})
-			return true, nil
+			_, err := d.Record("k", settings, t0, breaker.Result{Outcome: breaker.Failure, Error: "exit 1"}, Run{})
+			return true, err
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -185,7 +194,7 @@ func TestStoreUpdateAndSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := d.Circuit("k"); c.State != breaker.Open {
+	if c, _ := d.Circuit("k"); c.State != breaker.Open {
 		t.Errorf("state = %s; want open", c.State)
 	}
 	if d.Version != 1 || d.GlobalStats.HooksDisabled != 1 || !d.GlobalStats.LastUpdated.Equal(t0.Add(2*time.Second)) {
@@ -212,11 +221,13 @@ func FuzzDocument(f *testing.F) {
 			return
 		}
 		for _, k := range d.Keys() {
-			d.Admit(k, settings, t0, breaker.Lease{PID: 1}, nil)
+			if _, err := d.Admit(k, settings, t0, breaker.Lease{PID: 1}, nil); err != nil {
+				return // an entry that does not decode: Update would move the file aside
+			}
 			d.Record(k, settings, t0, breaker.Result{Outcome: breaker.Failure}, Run{})
 		}
 		d.tidy(t0, time.Hour)
-		out, err := statefile.Marshal(d)
+		out, err := d.MarshalState()
 		if err != nil {
 			t.Fatalf("Marshal: %v", err)
 		}
@@ -224,9 +235,128 @@ func FuzzDocument(f *testing.F) {
 		if err := json.Unmarshal(out, &again); err != nil {
 			t.Fatalf("guard cannot read what it wrote: %v\n%s", err, out)
 		}
-		out2, _ := statefile.Marshal(again)
+		out2, _ := again.MarshalState()
 		if string(out) != string(out2) {
 			t.Fatalf("not stable across a round trip:\n%s\n%s", out, out2)
 		}
 	})
+}
+
+func TestUntouchedEntriesAreCopiedAsTheyWere(t *testing.T) {
+	// Entries as another writer left them: compact, with microseconds.
+	in := `{"version":1,"hooks":{"a":{"state":"closed","last_success":"2026-02-10T23:30:00.123456+00:00","x":1},` +
+		`"b":{"state":"open","failure_count":3,"retry_after":"2999-01-01T00:00:00.5+00:00"},"c":{"state":"closed"}},"global_stats":{"hooks_disabled":1}}`
+	var d Document
+	if err := d.UnmarshalState([]byte(in)); err != nil {
+		t.Fatal(err)
+	}
+	mustRecord(t, &d, "c", settings, t0, breaker.Result{Outcome: breaker.Success}, Run{})
+	d.GlobalStats.LastSweep.Time = t0 // no sweep on this write
+	d.tidy(t0, 0)
+	out, err := d.MarshalState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`"a": {"state":"closed","last_success":"2026-02-10T23:30:00.123456+00:00","x":1}`,
+		`"b": {"state":"open","failure_count":3,"retry_after":"2999-01-01T00:00:00.5+00:00"}`,
+		"\"c\": {\n      \"state\": \"closed\",",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("missing %s in\n%s", want, out)
+		}
+	}
+	// Keys keep their order, and the result is valid JSON guard reads back.
+	if strings.Index(string(out), `"a"`) > strings.Index(string(out), `"b"`) {
+		t.Error("key order changed")
+	}
+	var again Document
+	if err := json.Unmarshal(out, &again); err != nil || again.Len() != 3 {
+		t.Fatalf("cannot read it back: %v", err)
+	}
+}
+
+func TestOpenCountKeptInStep(t *testing.T) {
+	var d Document
+	s := settings
+	s.FailureThreshold = 1
+	d.tidy(t0, 0) // a first sweep
+	mustRecord(t, &d, "a", s, t0, breaker.Result{Outcome: breaker.Failure}, Run{})
+	mustRecord(t, &d, "b", s, t0, breaker.Result{Outcome: breaker.Failure}, Run{})
+	if d.GlobalStats.HooksDisabled != 2 {
+		t.Errorf("hooks_disabled = %d; want 2", d.GlobalStats.HooksDisabled)
+	}
+	d.Reset("a", t0)
+	if d.GlobalStats.HooksDisabled != 1 {
+		t.Errorf("hooks_disabled = %d; want 1 after a reset", d.GlobalStats.HooksDisabled)
+	}
+}
+
+func TestSweepAtMostHourly(t *testing.T) {
+	var d Document
+	month := 30 * 24 * time.Hour
+	mustRecord(t, &d, "old", settings, t0.Add(-2*month), breaker.Result{Outcome: breaker.Success}, Run{})
+	d.GlobalStats.LastSweep.Time = t0.Add(-time.Minute)
+	d.tidy(t0, month)
+	if !d.Has("old") {
+		t.Error("pruned within the hour of the last sweep")
+	}
+	d.tidy(t0.Add(time.Hour), month)
+	if d.Has("old") {
+		t.Error("not pruned an hour after the last sweep")
+	}
+	if !d.GlobalStats.LastSweep.Equal(t0.Add(time.Hour)) {
+		t.Errorf("last_sweep = %v", d.GlobalStats.LastSweep)
+	}
+}
+
+func TestEntryThatDoesNotDecodeIsQuarantined(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hook_state.json")
+	os.WriteFile(path, []byte(`{"hooks":{"k":{"state":"closed","failure_count":"three"},"other":{"state":"closed"}}}`), 0o600)
+	var moved string
+	s, err := Open(path, statefile.Options{OnQuarantine: func(to string, _ error) { moved = to }}, 0, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Touching another key is fine; touching k moves the file aside.
+	if err := s.Update(t0, func(d *Document) (bool, error) {
+		_, err := d.Record("other", settings, t0, breaker.Result{Outcome: breaker.Success}, Run{})
+		return true, err
+	}); err != nil || moved != "" {
+		t.Fatalf("Update(other) = %v, moved %q", err, moved)
+	}
+	if err := s.Update(t0, func(d *Document) (bool, error) {
+		_, err := d.Record("k", settings, t0, breaker.Result{Outcome: breaker.Success}, Run{})
+		return true, err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if moved == "" {
+		t.Fatal("the file with a broken entry was not moved aside")
+	}
+	d, _ := s.Snapshot()
+	if c, _ := d.Circuit("k"); c.Totals.Successes != 1 || d.Len() != 1 {
+		t.Errorf("after the quarantine: keys %v, k = %+v; want a fresh state with k", d.Keys(), c.Totals)
+	}
+}
+
+func BenchmarkUpdateOneKeyOf1000(b *testing.B) {
+	var d Document
+	for i := range 1000 {
+		d.Record(fmt.Sprintf("uv run check_%d.py --strict", i), settings, t0, breaker.Result{Outcome: breaker.Success}, Run{})
+	}
+	d.tidy(t0, 0)
+	data, _ := d.MarshalState()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		var d Document
+		if err := d.UnmarshalState(data); err != nil {
+			b.Fatal(err)
+		}
+		d.Record("uv run check_500.py --strict", settings, t0, breaker.Result{Outcome: breaker.Success}, Run{})
+		d.tidy(t0, 0)
+		if _, err := d.MarshalState(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package hookstate
 
 import (
+	"encoding/json"
 	"time"
 
 	"guard/breaker"
@@ -10,11 +11,16 @@ import (
 
 // The operations below apply one breaker step to one key and keep the
 // document's global stats in step. Callers run them inside Store.Update.
+// Each returns an error matching statefile.ErrCorrupt if key's entry does
+// not decode.
 
 // Admit asks key's circuit whether a call may run (see breaker.Circuit.Admit)
 // and counts the call as skipped if it may not.
-func (d *Document) Admit(key string, s breaker.Settings, now time.Time, holder breaker.Lease, alive func(breaker.Lease) bool) breaker.Decision {
-	c := d.Circuit(key)
+func (d *Document) Admit(key string, s breaker.Settings, now time.Time, holder breaker.Lease, alive func(breaker.Lease) bool) (breaker.Decision, error) {
+	c, err := d.Circuit(key)
+	if err != nil {
+		return breaker.Decision{}, err
+	}
 	dec := c.Admit(s, now, holder, alive)
 	if !dec.Run {
 		c.Skip()
@@ -35,7 +41,7 @@ func (d *Document) Admit(key string, s breaker.Settings, now time.Time, holder b
 	if dec.Changed || !dec.Run {
 		d.put(key, c)
 	}
-	return dec
+	return dec, nil
 }
 
 // A Run is what became of one run, for the event log.
@@ -45,8 +51,11 @@ type Run struct {
 }
 
 // Record applies the outcome of a call of key that ran.
-func (d *Document) Record(key string, s breaker.Settings, now time.Time, r breaker.Result, run Run) []breaker.Event {
-	c := d.Circuit(key)
+func (d *Document) Record(key string, s breaker.Settings, now time.Time, r breaker.Result, run Run) ([]breaker.Event, error) {
+	c, err := d.Circuit(key)
+	if err != nil {
+		return nil, err
+	}
 	events := c.Record(s, now, r)
 	d.put(key, c)
 	d.GlobalStats.TotalExecutions++
@@ -59,29 +68,36 @@ func (d *Document) Record(key string, s breaker.Settings, now time.Time, r break
 		Error: r.Error, Probe: r.Probe, State: string(c.State),
 	})
 	d.noteBreaker(key, now, &c, events)
-	return events
+	return events, nil
 }
 
 // Reject counts a call of key that was not run because its concurrency
 // limit was reached.
-func (d *Document) Reject(key string, now time.Time, reason string) {
-	c := d.Circuit(key)
+func (d *Document) Reject(key string, now time.Time, reason string) error {
+	c, err := d.Circuit(key)
+	if err != nil {
+		return err
+	}
 	c.Reject()
 	d.put(key, c)
 	d.Note(eventlog.Event{Time: now, Event: "rejected", Key: key, Reason: reason})
+	return nil
 }
 
 // Reset closes key's circuit. It reports false if key has no entry.
-func (d *Document) Reset(key string, now time.Time) (breaker.Event, bool) {
-	if d.Hooks[key] == nil {
-		return breaker.Event{}, false
+func (d *Document) Reset(key string, now time.Time) (breaker.Event, bool, error) {
+	if !d.Has(key) {
+		return breaker.Event{}, false, nil
 	}
-	c := d.Circuit(key)
+	c, err := d.Circuit(key)
+	if err != nil {
+		return breaker.Event{}, false, err
+	}
 	from := c.State
 	ev := c.Reset(now)
 	d.put(key, c)
 	d.Note(eventlog.Event{Time: now, Event: "reset", Key: key, From: string(orClosed(from)), To: string(breaker.Closed), Reason: ev.Reason})
-	return ev, true
+	return ev, true, nil
 }
 
 func orClosed(s breaker.State) breaker.State {
@@ -93,8 +109,11 @@ func orClosed(s breaker.State) breaker.State {
 
 // Trip forces key's circuit open; see breaker.Circuit.Trip. A key with no
 // entry gets one, so a hook can be stopped before it first runs.
-func (d *Document) Trip(key string, now time.Time, dur time.Duration, reason string) breaker.Event {
-	c := d.Circuit(key)
+func (d *Document) Trip(key string, now time.Time, dur time.Duration, reason string) (breaker.Event, error) {
+	c, err := d.Circuit(key)
+	if err != nil {
+		return breaker.Event{}, err
+	}
 	from := c.State
 	ev := c.Trip(now, dur, reason)
 	d.put(key, c)
@@ -103,12 +122,15 @@ func (d *Document) Trip(key string, now time.Time, dur time.Duration, reason str
 		e.Until = statefile.TimeOf(ceilSecond(c.RetryAfter)).UTC().Format(statefile.TimeLayout)
 	}
 	d.Note(e)
-	return ev
+	return ev, nil
 }
 
 // Probe lets key's open circuit probe now; see breaker.Circuit.Probe.
 func (d *Document) Probe(key string, now time.Time) (breaker.Event, bool, error) {
-	c := d.Circuit(key)
+	c, err := d.Circuit(key)
+	if err != nil {
+		return breaker.Event{}, false, err
+	}
 	ev, changed, err := c.Probe(now)
 	if changed {
 		d.put(key, c)
@@ -117,17 +139,37 @@ func (d *Document) Probe(key string, now time.Time) (breaker.Event, bool, error)
 	return ev, changed, err
 }
 
+// sweepEvery is how often a write also sweeps the whole document: a pass
+// that decodes every entry, prunes idle ones and recounts the open
+// circuits. Between sweeps a write touches only the entries it changed.
+const sweepEvery = time.Hour
+
 // tidy brings the document's bookkeeping up to date before a write: the
-// version, the count of open circuits, the update time, and the pruning of
+// version, the update time and, at most once every sweepEvery, the sweep:
 // keys that have been closed, failure-free and idle for longer than
-// retention (0 keeps every key).
+// retention (0 keeps every key) are pruned, and hooks_disabled is
+// recounted (writes in between keep it in step themselves).
 func (d *Document) tidy(now time.Time, retention time.Duration) {
 	d.Version = max(d.Version, Version)
+	d.GlobalStats.LastUpdated.Time = now
+	last := d.GlobalStats.LastSweep.Time
+	if !last.IsZero() && now.Sub(last) < sweepEvery && !last.After(now) {
+		return
+	}
+	d.GlobalStats.LastSweep.Time = now
 	open := 0
-	for key, h := range d.Hooks {
-		if h == nil {
-			delete(d.Hooks, key)
+	for _, e := range d.entries {
+		if e.gone {
 			continue
+		}
+		h := e.hook
+		if h == nil {
+			// Look without keeping the decoded entry, so that the write
+			// still copies the entry's bytes as they were.
+			h = &Hook{}
+			if json.Unmarshal(e.raw, h) != nil {
+				continue // not guard's to judge; a write that touches it will
+			}
 		}
 		switch breaker.State(h.State) {
 		case breaker.Open:
@@ -136,10 +178,9 @@ func (d *Document) tidy(now time.Time, retention time.Duration) {
 			idle := h.lastActivity()
 			if retention > 0 && h.FailureCount == 0 && len(h.ProbeLeases) == 0 &&
 				!idle.IsZero() && now.Sub(idle) > retention {
-				delete(d.Hooks, key)
+				d.remove(e.key)
 			}
 		}
 	}
 	d.GlobalStats.HooksDisabled = open
-	d.GlobalStats.LastUpdated.Time = now
 }

@@ -2,7 +2,6 @@ package hookstate
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -70,6 +69,27 @@ func (s *Store) Snapshot() (*Document, error) {
 	return d, nil
 }
 
+// Peek returns key's circuit as the state file has it now, read without
+// the lock and without decoding the other keys: it is quick, and it is
+// advice, for deciding a call that changes nothing (a run on a closed
+// circuit). A key with no entry has a closed circuit; an entry that does
+// not decode gives an error.
+func (s *Store) Peek(key string) (breaker.Circuit, error) {
+	data, err := s.file.Read()
+	if err != nil || data == nil {
+		return breaker.Circuit{}, err
+	}
+	raw, ok := statefile.Find(data, "hooks", key)
+	if !ok || string(raw) == "null" {
+		return breaker.Circuit{}, nil
+	}
+	h := &Hook{}
+	if err := h.UnmarshalJSON(raw); err != nil {
+		return breaker.Circuit{}, statefile.Corrupt(err)
+	}
+	return h.Circuit(), nil
+}
+
 // Update runs fn on the current state under the lock, and if fn reports a
 // change, tidies the document (see Document.tidy) and replaces the file.
 // The events fn noted are then logged, still under the lock, whether or not
@@ -97,13 +117,13 @@ func Validate(data []byte) error {
 		return errors.New("not a JSON object")
 	}
 	var d Document
-	if err := json.Unmarshal(data, &d); err != nil {
+	if err := d.UnmarshalState(data); err != nil {
 		return err
 	}
 	for _, k := range d.Keys() {
-		h := d.Hooks[k]
-		if h == nil {
-			return fmt.Errorf("hooks[%q] is null", k)
+		h, err := d.Hook(k)
+		if err != nil {
+			return err
 		}
 		switch breaker.State(h.State) {
 		case "", breaker.Closed, breaker.Open, breaker.HalfOpen:

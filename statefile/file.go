@@ -27,11 +27,34 @@ type CorruptError struct {
 }
 
 func (e *CorruptError) Error() string {
+	if e.Path == "" {
+		return fmt.Sprintf("state does not parse: %v", e.Err)
+	}
 	return fmt.Sprintf("%s does not parse: %v", e.Path, e.Err)
 }
 
 func (e *CorruptError) Unwrap() error        { return e.Err }
 func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
+
+// Corrupt wraps err, found while decoding part of a document, so that it
+// matches ErrCorrupt: Update then moves the file aside as if it had not
+// parsed at all.
+func Corrupt(err error) error { return &CorruptError{Err: err} }
+
+// A Codec is a document type that reads and writes its own bytes, for a
+// speed encoding/json cannot give: a lazy decoder, say. Load and Update use
+// these methods instead of encoding/json when the document has them.
+type Codec interface {
+	UnmarshalState(data []byte) error
+	MarshalState() ([]byte, error)
+}
+
+func decode(data []byte, doc any) error {
+	if c, ok := doc.(Codec); ok {
+		return c.UnmarshalState(data)
+	}
+	return json.Unmarshal(data, doc)
+}
 
 // Options tune a File.
 type Options struct {
@@ -132,6 +155,10 @@ func (f *File) read() ([]byte, error) {
 	return data, nil
 }
 
+// Read returns the document's bytes without taking the lock, or nil if
+// there is no document.
+func (f *File) Read() ([]byte, error) { return f.read() }
+
 // Load decodes the current document into doc without taking the lock, which
 // is safe because the file is only ever replaced whole. It reports whether
 // the file exists. A file that does not parse gives a *CorruptError and is
@@ -141,7 +168,7 @@ func Load[T any](f *File, doc *T) (bool, error) {
 	if err != nil || data == nil {
 		return false, err
 	}
-	if err := json.Unmarshal(data, doc); err != nil {
+	if err := decode(data, doc); err != nil {
 		return true, &CorruptError{Path: f.path, Err: err}
 	}
 	return true, nil
@@ -150,7 +177,9 @@ func Load[T any](f *File, doc *T) (bool, error) {
 // Update runs fn on the current document under the lock, and replaces the
 // file with the result if fn reports a change. A missing file gives fn a
 // zero document. A file that does not parse is moved aside first (see
-// Options.OnQuarantine) and fn gets a zero document.
+// Options.OnQuarantine) and fn gets a zero document; so is one in which fn
+// finds a part that does not parse (fn returns an error matching
+// ErrCorrupt), and fn runs again on a zero document.
 func Update[T any](f *File, fn func(doc *T) (changed bool, err error)) error {
 	return UpdateThen(f, fn, nil)
 }
@@ -169,20 +198,33 @@ func UpdateThen[T any](f *File, fn func(doc *T) (changed bool, err error), then 
 	if err != nil {
 		return fmt.Errorf("cannot read state: %w", err)
 	}
+	moveAside := func(cause error) error {
+		to, qerr := f.quarantine()
+		if qerr != nil {
+			return fmt.Errorf("cannot move aside corrupt state file: %w", qerr)
+		}
+		if f.opts.OnQuarantine != nil {
+			f.opts.OnQuarantine(to, cause)
+		}
+		return nil
+	}
 	doc := new(T)
 	if data != nil {
-		if perr := json.Unmarshal(data, doc); perr != nil {
-			to, qerr := f.quarantine()
-			if qerr != nil {
-				return fmt.Errorf("cannot move aside corrupt state file: %w", qerr)
+		if perr := decode(data, doc); perr != nil {
+			if err := moveAside(perr); err != nil {
+				return err
 			}
-			if f.opts.OnQuarantine != nil {
-				f.opts.OnQuarantine(to, perr)
-			}
-			doc = new(T)
+			data, doc = nil, new(T)
 		}
 	}
 	changed, err := fn(doc)
+	if errors.Is(err, ErrCorrupt) && data != nil {
+		if err := moveAside(err); err != nil {
+			return err
+		}
+		doc = new(T)
+		changed, err = fn(doc)
+	}
 	if err != nil {
 		return err
 	}
@@ -234,8 +276,11 @@ func (f *File) Swap(fn func(old []byte) ([]byte, error)) error {
 
 // Marshal encodes doc the way a state file stores it: indented by two
 // spaces, without HTML escaping (keys are command lines, and "&&" should
-// read as "&&"), and ending in a newline.
+// read as "&&"), and ending in a newline. A Codec writes itself.
 func Marshal(doc any) ([]byte, error) {
+	if c, ok := doc.(Codec); ok {
+		return c.MarshalState()
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -59,13 +59,20 @@ func copyTee(w io.Writer, t *tail, r io.Reader) {
 	}
 }
 
-var ansiRE = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)`)
+// ansiRE matches terminal escape sequences. It is compiled on first use,
+// when a run fails.
+var ansiRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)`)
+})
 
 // Summary cleans up the end of a stderr tail for the record: terminal
 // escapes removed, invalid UTF-8 replaced, blank lines trimmed, and cut to
 // at most max bytes at a line start where it can be.
 func Summary(b []byte, max int) string {
-	s := ansiRE.ReplaceAllString(string(b), "")
+	s := string(b)
+	if strings.IndexByte(s, 0x1b) >= 0 {
+		s = ansiRE().ReplaceAllString(s, "")
+	}
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	s = strings.TrimSpace(s)

@@ -87,7 +87,7 @@ func unknownKey(key string, doc *hookstate.Document) error {
 	msg := fmt.Sprintf("no state for key %q", key)
 	if len(near) > 0 && len(near) <= 5 {
 		msg += "; did you mean " + strings.Join(near, " or ") + "?"
-	} else if len(doc.Hooks) > 0 {
+	} else if doc.Len() > 0 {
 		msg += "; 'guard status' lists the keys"
 	}
 	return errors.New(msg)

@@ -107,7 +107,8 @@ type hookMatch struct {
 func (cd *cooldown) matchActions(command string) []hookMatch {
 	var out []hookMatch
 	seen := map[hookMatch]bool{}
-	for _, p := range cd.cfg.Cooldown.Patterns {
+	for i := range cd.cfg.Cooldown.Patterns {
+		p := &cd.cfg.Cooldown.Patterns[i]
 		re := p.Regexp()
 		i := re.SubexpIndex("service")
 		for _, m := range re.FindAllStringSubmatch(command, -1) {

@@ -36,8 +36,9 @@ type env struct {
 	environ   func() []string
 	now       func() time.Time
 
-	args []string       // the whole command line, for guard run's fail-open path
-	sigs chan os.Signal // guard run's signals, taken from its start
+	args      []string       // the whole command line, for guard run's fail-open path
+	sigs      chan os.Signal // guard run's signals, taken from its start
+	sigsReady chan struct{}  // closed once sigs is subscribed
 
 	logWarned bool // a failure to write the event log was reported
 }

@@ -44,7 +44,7 @@ func (e *env) probe(c *cli.Context) error {
 	var changed bool
 	var perr error
 	err = store.Update(now, func(d *hookstate.Document) (bool, error) {
-		if d.Hooks[key] == nil {
+		if !d.Has(key) {
 			perr = unknownKey(key, d)
 			return false, nil
 		}

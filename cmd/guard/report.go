@@ -129,7 +129,10 @@ func (e *env) report(c *cli.Context) error {
 		return err
 	}
 	now := e.now()
-	sts := statuses(doc, nil, nil, now)
+	sts, err := statuses(doc, nil, nil, now)
+	if err != nil {
+		return fmt.Errorf("%w; the next guard run will move it aside", err)
+	}
 	r := buildReport(sts, doc, store.Path(), now)
 	if r.Cooldown, err = e.cooldownReport(cfg, now); err != nil {
 		e.warnf("cooldown budgets left out of the report: %v", oneLine(err))

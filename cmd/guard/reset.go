@@ -56,11 +56,15 @@ func (e *env) reset(c *cli.Context) error {
 		}
 		changed := false
 		for _, k := range keys {
-			from := d.Circuit(k).State
-			if _, ok := d.Reset(k, now); !ok {
-				missing = unknownKey(k, d)
-				return false, nil
+			c, err := d.Circuit(k)
+			if err != nil {
+				return false, err
 			}
+			if _, ok, err := d.Reset(k, now); err != nil || !ok {
+				missing = unknownKey(k, d)
+				return false, err
+			}
+			from := c.State
 			changed = true
 			events = append(events, fmt.Sprintf("reset %q: %s -> closed", k, orClosed(from)))
 		}

@@ -149,9 +149,20 @@ func runSettings(c *cli.Context, cfg *config.Config, key string) (config.Breaker
 func (e *env) run(c *cli.Context) error {
 	// Take the signals from the start: one that arrives before the child
 	// starts cancels the call, and must not kill guard holding a probe lease.
+	// Subscribing hands each signal to the runtime's signal thread in turn,
+	// which takes a few hundred microseconds of waiting; it goes on in the
+	// background while guard reads its config and state, and is done before
+	// the child starts.
 	e.sigs = make(chan os.Signal, 4)
-	signal.Notify(e.sigs, supervise.Signals...)
-	defer signal.Stop(e.sigs)
+	e.sigsReady = make(chan struct{})
+	go func() {
+		signal.Notify(e.sigs, supervise.Signals...)
+		close(e.sigsReady)
+	}()
+	defer func() {
+		<-e.sigsReady
+		signal.Stop(e.sigs)
+	}()
 
 	argv, key, err := runTarget(c)
 	if err != nil {
@@ -212,6 +223,7 @@ func (e *env) run(c *cli.Context) error {
 	}
 
 	var res supervise.Result
+	<-e.sigsReady
 	select {
 	case sig := <-e.sigs:
 		// Interrupted before the child started: nothing ran.
@@ -235,8 +247,8 @@ func (e *env) run(c *cli.Context) error {
 	}
 	now = e.now()
 	err = store.Update(now, func(d *hookstate.Document) (bool, error) {
-		d.Record(key, s, now, r, hookstate.Run{Exit: res.ExitCode, Duration: res.Elapsed})
-		return true, nil
+		_, err := d.Record(key, s, now, r, hookstate.Run{Exit: res.ExitCode, Duration: res.Elapsed})
+		return true, err
 	})
 	if err != nil {
 		e.warnf("could not record the outcome of %q: %v", key, oneLine(err))
@@ -255,8 +267,7 @@ func (e *env) rejected(cfg *config.Config, b config.Breaker, store *hookstate.St
 		b.MaxConcurrent, runs, b.MaxConcurrent, config.FormatDuration(b.QueueTimeout))
 	now := e.now()
 	if err := store.Update(now, func(d *hookstate.Document) (bool, error) {
-		d.Reject(key, now, why)
-		return true, nil
+		return true, d.Reject(key, now, why)
 	}); err != nil {
 		e.warnf("could not record the rejection of %q: %v", key, oneLine(err))
 	}
@@ -264,12 +275,12 @@ func (e *env) rejected(cfg *config.Config, b config.Breaker, store *hookstate.St
 }
 
 // admit decides whether key may run now. A call on a closed circuit is
-// decided on a snapshot, without the lock; anything that changes the state
-// (a probe lease, a transition, a skip to count) is decided again under it.
+// decided on a quick look at the state, without the lock; anything that
+// changes the state (a probe lease, a transition, a skip to count) is
+// decided again under it.
 func admit(store *hookstate.Store, key string, s breaker.Settings, now time.Time) (breaker.Decision, breaker.Circuit, error) {
 	alive := func(l breaker.Lease) bool { return supervise.Alive(l.PID, l.Start) }
-	if snap, err := store.Snapshot(); err == nil {
-		c := snap.Circuit(key)
+	if c, err := store.Peek(key); err == nil {
 		if d := c.Admit(s, now, breaker.Lease{PID: os.Getpid()}, alive); d.Run && !d.Changed {
 			return d, c, nil
 		}
@@ -279,9 +290,12 @@ func admit(store *hookstate.Store, key string, s breaker.Settings, now time.Time
 	var dec breaker.Decision
 	var circuit breaker.Circuit
 	err := store.Update(now, func(d *hookstate.Document) (bool, error) {
-		dec = d.Admit(key, s, now, holder, alive)
-		circuit = d.Circuit(key)
-		return dec.Changed || !dec.Run, nil
+		var err error
+		if dec, err = d.Admit(key, s, now, holder, alive); err != nil {
+			return false, err
+		}
+		circuit, err = d.Circuit(key)
+		return dec.Changed || !dec.Run, err
 	})
 	return dec, circuit, err
 }
@@ -323,6 +337,9 @@ func (e *env) supervise(argv []string, b config.Breaker, started func(int)) supe
 // unguarded runs argv without touching any state: guard's fail-open path,
 // and what a disabled breaker does.
 func (e *env) unguarded(argv []string, b config.Breaker) error {
+	if e.sigsReady != nil {
+		<-e.sigsReady
+	}
 	res := e.supervise(argv, b, nil)
 	return exit(res.ExitCode)
 }

@@ -82,7 +82,7 @@ func (e *env) checkpointTarget(c *cli.Context) (*checkpointTarget, error) {
 		return &checkpointTarget{
 			file: cd.store.File(), log: cd.store.Log(),
 			validate: func(b []byte) error { return cooldownstate.Validate(b, cd.actions) },
-			empty:    cooldownstate.Document{},
+			empty:    &cooldownstate.Document{},
 		}, nil
 	}
 	store, err := e.openStore(cfg)
@@ -91,7 +91,7 @@ func (e *env) checkpointTarget(c *cli.Context) (*checkpointTarget, error) {
 	}
 	return &checkpointTarget{
 		file: store.File(), log: store.Log(), validate: hookstate.Validate,
-		empty: hookstate.Document{Version: hookstate.Version},
+		empty: &hookstate.Document{Version: hookstate.Version},
 	}, nil
 }
 

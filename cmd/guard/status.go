@@ -155,7 +155,7 @@ func stateRank(s string) int {
 
 // statuses returns the status of keys (all keys, and any key with a run in
 // flight, if none are given), most urgent first.
-func statuses(doc *hookstate.Document, keys []string, runs []bulkhead.Run, now time.Time) []keyStatus {
+func statuses(doc *hookstate.Document, keys []string, runs []bulkhead.Run, now time.Time) ([]keyStatus, error) {
 	byKey := map[string][]bulkhead.Run{}
 	for _, r := range runs {
 		byKey[r.Key] = append(byKey[r.Key], r)
@@ -163,7 +163,7 @@ func statuses(doc *hookstate.Document, keys []string, runs []bulkhead.Run, now t
 	if len(keys) == 0 {
 		keys = doc.Keys()
 		for k := range byKey {
-			if doc.Hooks[k] == nil {
+			if !doc.Has(k) {
 				keys = append(keys, k)
 			}
 		}
@@ -171,11 +171,15 @@ func statuses(doc *hookstate.Document, keys []string, runs []bulkhead.Run, now t
 	out := make([]keyStatus, 0, len(keys))
 	for _, k := range keys {
 		var totals hookstate.Totals
-		h := doc.Hooks[k]
-		if h != nil {
-			totals = h.Totals
+		var c breaker.Circuit
+		h, err := doc.Hook(k)
+		if err != nil {
+			return nil, err
 		}
-		st := statusOf(k, doc.Circuit(k), totals, byKey[k], now)
+		if h != nil {
+			totals, c = h.Totals, h.Circuit()
+		}
+		st := statusOf(k, c, totals, byKey[k], now)
 		st.known = h != nil
 		out = append(out, st)
 	}
@@ -185,7 +189,7 @@ func statuses(doc *hookstate.Document, keys []string, runs []bulkhead.Run, now t
 		}
 		return out[i].Key < out[j].Key
 	})
-	return out
+	return out, nil
 }
 
 // inFlight lists the runs in flight beside store's state file.
@@ -200,7 +204,10 @@ func (e *env) status(c *cli.Context) error {
 		return err
 	}
 	now := e.now()
-	sts := statuses(doc, c.Args().Slice(), inFlight(store), now)
+	sts, err := statuses(doc, c.Args().Slice(), inFlight(store), now)
+	if err != nil {
+		return fmt.Errorf("%w; the next guard run will move it aside", err)
+	}
 	if c.Bool("json") {
 		return writeJSON(e.stdout, sts)
 	}

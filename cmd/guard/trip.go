@@ -51,8 +51,8 @@ func (e *env) trip(c *cli.Context) error {
 	}
 	now := e.now()
 	err = store.Update(now, func(d *hookstate.Document) (bool, error) {
-		d.Trip(key, now, dur, c.String("reason"))
-		return true, nil
+		_, err := d.Trip(key, now, dur, c.String("reason"))
+		return true, err
 	})
 	if err != nil {
 		return err

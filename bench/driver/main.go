@@ -1,0 +1,305 @@
+// Command driver measures guard's whole-process costs against a floor
+// program, and checks them against the figures in DESIGN.md section 8. It
+// is run by bench/run.sh.
+//
+// Scenarios are interleaved, one run of each in turn, so that whatever
+// else the machine does affects them alike; the ratios that matter are
+// computed within one invocation, because absolute times are not stable
+// from one to the next.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"guard/breaker"
+	"guard/hookstate"
+)
+
+var (
+	runs     = flag.Int("runs", 200, "runs of each scenario")
+	parallel = flag.Int("parallel", 16, "parallel callers in the throughput test")
+	each     = flag.Int("each", 100, "runs per parallel caller")
+	out      = flag.String("out", "BENCHMARKS.md", "the report to write (empty: none)")
+	guardBin = flag.String("guard", "", "the guard binary")
+	floorBin = flag.String("floor", "", "the floor binary")
+	rssBin   = flag.String("rss", "", "the rss helper (bench/rss)")
+)
+
+// A scenario is one command measured again and again.
+type scenario struct {
+	name string
+	argv []string
+	env  []string
+
+	wall, cpu []time.Duration
+	rss       int64 // peak, KiB
+}
+
+func main() {
+	flag.Parse()
+	if *guardBin == "" || *floorBin == "" || *rssBin == "" {
+		fmt.Fprintln(os.Stderr, "driver: -guard, -floor and -rss are required (bench/run.sh builds them)")
+		os.Exit(2)
+	}
+	dir, err := os.MkdirTemp("", "guard-bench-")
+	check(err)
+	defer os.RemoveAll(dir)
+	home := filepath.Join(dir, "home")
+	check(os.MkdirAll(home, 0o700))
+	baseEnv := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "LANG=C"}
+	stateEnv := func(name string) []string {
+		return append(slices.Clone(baseEnv), "GUARD_STATE="+filepath.Join(dir, name))
+	}
+
+	writeState(filepath.Join(dir, "k10.json"), 10, false)
+	writeState(filepath.Join(dir, "skip.json"), 10, true)
+	writeState(filepath.Join(dir, "k1000.json"), 1000, false)
+	writeState(filepath.Join(dir, "k10000.json"), 10000, false)
+	scenarios := []*scenario{
+		{name: "floor", argv: []string{*floorBin, filepath.Join(dir, "floor.json"), "true"}, env: baseEnv},
+		{name: "closed call (10 keys)", argv: []string{*guardBin, "run", "--name", benchKey(5), "--", "true"}, env: stateEnv("k10.json")},
+		{name: "skipped call (open)", argv: []string{*guardBin, "run", "--name", "tripped", "--", "true"}, env: stateEnv("skip.json")},
+		{name: "closed call (1,000 keys)", argv: []string{*guardBin, "run", "--name", benchKey(500), "--", "true"}, env: stateEnv("k1000.json")},
+		{name: "closed call (10,000 keys)", argv: []string{*guardBin, "run", "--name", benchKey(5000), "--", "true"}, env: stateEnv("k10000.json")},
+	}
+	for _, s := range scenarios { // warm the page cache
+		s.once()
+		s.wall, s.cpu, s.rss = nil, nil, 0
+	}
+	for range *runs {
+		for _, s := range scenarios {
+			s.once()
+		}
+	}
+	for _, s := range scenarios {
+		for range 5 {
+			s.peakRSS()
+		}
+	}
+	thr := throughput(dir, stateEnv("parallel.json"))
+
+	var report bytes.Buffer
+	writeReport(&report, scenarios, thr, dir)
+	os.Stdout.Write(report.Bytes())
+	if *out != "" {
+		check(os.WriteFile(*out, report.Bytes(), 0o644))
+		fmt.Fprintf(os.Stderr, "wrote %s\n", *out)
+	}
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "driver:", err)
+		os.Exit(1)
+	}
+}
+
+// benchKey is the key of the ith hook in a benchmark state. The measured
+// calls use the middle one, so that a lookup cannot get lucky.
+func benchKey(i int) string {
+	return fmt.Sprintf("uv run $CLAUDE_PROJECT_DIR/.claude/hooks/check_%d.py --strict", i)
+}
+
+// writeState writes a hook state with n closed keys that have seen some
+// runs, and a forced-open "tripped" key if tripped.
+func writeState(path string, n int, tripped bool) {
+	d := &hookstate.Document{Version: 1}
+	now := time.Now()
+	s := breaker.Settings{FailureThreshold: 3, SuccessThreshold: 2, Cooldown: 5 * time.Minute, MaxCooldown: time.Hour}
+	for i := range n {
+		key := benchKey(i)
+		for j := range 5 {
+			d.Record(key, s, now.Add(-time.Duration(5-j)*time.Minute), breaker.Result{Outcome: breaker.Success}, hookstate.Run{})
+		}
+		d.Record(key, s, now.Add(-time.Minute), breaker.Result{Outcome: breaker.Failure, Error: "exit 1: something went wrong"}, hookstate.Run{Exit: 1})
+	}
+	if tripped {
+		d.Trip("tripped", now, 0, "bench")
+	}
+	data, err := d.MarshalState()
+	check(err)
+	check(os.WriteFile(path, data, 0o600))
+}
+
+// once runs the scenario's command once and records its costs.
+func (s *scenario) once() {
+	cmd := exec.Command(s.argv[0], s.argv[1:]...)
+	cmd.Env = s.env
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		if _, ok := err.(*exec.ExitError); !ok {
+			check(err)
+		}
+	}
+	s.wall = append(s.wall, time.Since(start))
+	s.cpu = append(s.cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+}
+
+// peakRSS runs the command once through the rss helper: the peak RSS a
+// process shows when forked from the (large) driver starts at the
+// driver's own size.
+func (s *scenario) peakRSS() {
+	cmd := exec.Command(*rssBin, s.argv...)
+	cmd.Env = s.env
+	out, err := cmd.Output()
+	check(err)
+	var kib int64
+	fmt.Sscan(string(out), &kib)
+	s.rss = max(s.rss, kib)
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+type throughputResult struct {
+	callers, each int
+	elapsed       time.Duration
+	counted       int64
+}
+
+// throughput runs parallel callers on one state file and counts what the
+// state recorded.
+func throughput(dir string, env []string) throughputResult {
+	r := throughputResult{callers: *parallel, each: *each}
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range r.callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range r.each {
+				cmd := exec.Command(*guardBin, "run", "--name", "shared", "--", "true")
+				cmd.Env = env
+				check(cmd.Run())
+			}
+		}()
+	}
+	wg.Wait()
+	r.elapsed = time.Since(start)
+	data, err := os.ReadFile(filepath.Join(dir, "parallel.json"))
+	check(err)
+	var doc struct {
+		GlobalStats struct {
+			TotalExecutions int64 `json:"total_executions"`
+		} `json:"global_stats"`
+	}
+	check(json.Unmarshal(data, &doc))
+	r.counted = doc.GlobalStats.TotalExecutions
+	return r
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
+
+func writeReport(w io.Writer, ss []*scenario, thr throughputResult, dir string) {
+	fmt.Fprintf(w, "# guard benchmarks\n\n")
+	fmt.Fprintf(w, "Written by `bench/run.sh` on %s. Absolute times vary from run to run and machine to machine; the ratios, measured within one run with the scenarios interleaved, are what the figures are about.\n\n", time.Now().UTC().Format("2006-01-02"))
+	fmt.Fprintf(w, "## Machine\n\n")
+	for _, line := range machine(dir) {
+		fmt.Fprintf(w, "- %s\n", line)
+	}
+	fmt.Fprintf(w, "\n## Whole-process costs (%d runs each, median)\n\n", *runs)
+	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', tabwriter.Debug)
+	fmt.Fprintf(tw, "| scenario\t wall\t CPU\t peak RSS\t wall vs floor\t|\n|---\t---\t---\t---\t---\t|\n")
+	floor := median(ss[0].wall)
+	for _, s := range ss {
+		fmt.Fprintf(tw, "| %s\t %s\t %s\t %.1f MiB\t %.2fx\t|\n", s.name, ms(median(s.wall)), ms(median(s.cpu)), float64(s.rss)/1024, float64(median(s.wall))/float64(floor))
+	}
+	tw.Flush()
+
+	lost := int64(thr.callers*thr.each) - thr.counted
+	fmt.Fprintf(w, "\n## Parallel callers\n\n%d processes x %d runs of `guard run -- true` on one state file: %s in all, %.0f runs/s, %d counted, **%d lost**.\n",
+		thr.callers, thr.each, thr.elapsed.Round(time.Millisecond), float64(thr.callers*thr.each)/thr.elapsed.Seconds(), thr.counted, lost)
+
+	closed, skip, k1000 := median(ss[1].wall), median(ss[2].wall), median(ss[3].wall)
+	var peak int64
+	for _, s := range ss[1:] {
+		peak = max(peak, s.rss)
+	}
+	fmt.Fprintf(w, "\n## Figures (DESIGN.md section 8)\n\n| figure | target | measured | |\n|---|---|---|---|\n")
+	figure := func(name, target, measured string, ok bool) {
+		mark := "holds"
+		if !ok {
+			mark = "**misses**"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", name, target, measured, mark)
+	}
+	figure("closed call vs floor", "at most 1.25x", fmt.Sprintf("%.2fx", float64(closed)/float64(floor)), float64(closed) <= 1.25*float64(floor))
+	figure("skipped call vs closed call", "less", fmt.Sprintf("%.2fx", float64(skip)/float64(closed)), skip < closed)
+	figure("1,000 keys vs 10 keys", "at most 1.5x", fmt.Sprintf("%.2fx", float64(k1000)/float64(closed)), float64(k1000) <= 1.5*float64(closed))
+	figure("peak RSS of guard", "under 20 MiB", fmt.Sprintf("%.1f MiB", float64(peak)/1024), peak < 20*1024)
+	figure("lost updates, 16 x 200", "0", fmt.Sprint(lost), lost == 0)
+	fmt.Fprintf(w, "\nThe floor is `bench/floor`: a minimal Go program that reads the state, runs `true`, then takes the same kind of lock and does one durable read-modify-write (temp file, fsync, rename, directory fsync) of a small JSON file. Every guard call here also appends a line to the event log and registers its run for `guard status`.\n")
+	fmt.Fprintf(w, "\nGo benchmarks of the hot paths: `go test -run XXX -bench . ./breaker ./statefile ./hookstate`.\n")
+}
+
+// machine describes where the benchmarks ran.
+func machine(dir string) []string {
+	var lines []string
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(l, "model name") {
+				lines = append(lines, "CPU: "+strings.TrimSpace(strings.SplitN(l, ":", 2)[1]))
+				break
+			}
+		}
+	}
+	lines = append(lines, fmt.Sprintf("cores: %d", runtime.NumCPU()))
+	var u syscall.Utsname
+	if syscall.Uname(&u) == nil {
+		lines = append(lines, fmt.Sprintf("kernel: %s %s", utsString(u.Sysname[:]), utsString(u.Release[:])))
+	}
+	lines = append(lines, "Go: "+runtime.Version())
+	var fs syscall.Statfs_t
+	if syscall.Statfs(dir, &fs) == nil {
+		lines = append(lines, fmt.Sprintf("state directory filesystem: %s (%s)", fsName(fs.Type), dir))
+	}
+	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
+		lines = append(lines, "memory: "+strings.Join(strings.Fields(strings.SplitN(string(data), "\n", 2)[0])[1:], " "))
+	}
+	return lines
+}
+
+func utsString(b []int8) string {
+	var s []byte
+	for _, c := range b {
+		if c == 0 {
+			break
+		}
+		s = append(s, byte(c))
+	}
+	return string(s)
+}
+
+func fsName(t int64) string {
+	switch t {
+	case 0xEF53:
+		return "ext4"
+	case 0x01021994:
+		return "tmpfs"
+	case 0x58465342:
+		return "xfs"
+	case 0x794c7630:
+		return "overlayfs"
+	case 0x9123683E:
+		return "btrfs"
+	}
+	return fmt.Sprintf("type %#x", t)
+}

@@ -1,0 +1,299 @@
+package hookstate
+
+import (
+	"bytes"
+	"fmt"
+
+	"guard/statefile"
+)
+
+// The types of the state file read and write their JSON by hand, with
+// statefile's small reader and writer: encoding/json would rebuild its
+// reflection machinery for them in every guard process. Members are
+// written in a fixed order, the Python guardrails' fields first; members
+// guard does not know are kept and written after, in name order.
+
+// writeHook writes h as an object whose first line is at indent.
+func writeHook(b *bytes.Buffer, h *Hook, indent string, compact bool) {
+	w := statefile.NewObjectWriter(b, indent, compact)
+	state := h.State
+	if state == "" {
+		state = "closed"
+	}
+	w.String("state", state)
+	w.Int("failure_count", int64(h.FailureCount))
+	w.Int("consecutive_failures", int64(h.ConsecutiveFailures))
+	w.Int("consecutive_successes", int64(h.ConsecutiveSuccesses))
+	w.Time("first_failure", h.FirstFailure.Time)
+	w.Time("last_failure", h.LastFailure.Time)
+	w.Time("last_success", h.LastSuccess.Time)
+	if h.LastError == nil {
+		w.Raw("last_error", []byte("null"))
+	} else {
+		w.String("last_error", *h.LastError)
+	}
+	w.Time("disabled_at", h.DisabledAt.Time)
+	w.Time("retry_after", h.RetryAfter.Time)
+	if h.ReopenCount != 0 {
+		w.Int("reopen_count", int64(h.ReopenCount))
+	}
+	if h.OpenReason != "" {
+		w.String("open_reason", h.OpenReason)
+	}
+	if h.Forced {
+		w.Bool("forced", true)
+	}
+	if len(h.FailureTimes) > 0 {
+		w.Array("failure_times", len(h.FailureTimes), func(i int, _ string) {
+			statefile.AppendTime(b, h.FailureTimes[i].Time)
+		})
+	}
+	if len(h.ProbeLeases) > 0 {
+		w.Array("probe_leases", len(h.ProbeLeases), func(i int, indent string) {
+			writeLease(b, &h.ProbeLeases[i], indent, compact)
+		})
+	}
+	if !h.LastRun.IsZero() {
+		w.Time("last_run", h.LastRun.Time)
+	}
+	t := w.Object("totals")
+	t.Int("successes", h.Totals.Successes)
+	t.Int("failures", h.Totals.Failures)
+	t.Int("ignored", h.Totals.Ignored)
+	t.Int("cancelled", h.Totals.Cancelled)
+	t.Int("abandoned", h.Totals.Abandoned)
+	t.Int("skips", h.Totals.Skips)
+	t.Int("rejected", h.Totals.Rejected)
+	t.Extra(h.Totals.Extra)
+	t.Close()
+	w.Extra(h.Extra)
+	w.Close()
+}
+
+func writeLease(b *bytes.Buffer, l *Lease, indent string, compact bool) {
+	w := statefile.NewObjectWriter(b, indent, compact)
+	w.Int("pid", int64(l.PID))
+	if l.StartTicks != 0 {
+		w.Int("start_ticks", int64(l.StartTicks))
+	}
+	w.Time("acquired", l.Acquired.Time)
+	w.Time("expires", l.Expires.Time)
+	w.Extra(l.Extra)
+	w.Close()
+}
+
+func writeGlobalStats(b *bytes.Buffer, g *GlobalStats, indent string, compact bool) {
+	w := statefile.NewObjectWriter(b, indent, compact)
+	w.Int("total_executions", g.TotalExecutions)
+	w.Int("total_failures", g.TotalFailures)
+	w.Int("hooks_disabled", int64(g.HooksDisabled))
+	w.Time("last_updated", g.LastUpdated.Time)
+	if !g.LastSweep.IsZero() {
+		w.Time("last_sweep", g.LastSweep.Time)
+	}
+	w.Extra(g.Extra)
+	w.Close()
+}
+
+// member decoders: each parses one member's value into a field.
+
+func intField(dst *int) func([]byte) error {
+	return func(raw []byte) error {
+		n, err := statefile.ParseInt(raw)
+		*dst = int(n)
+		return err
+	}
+}
+
+func int64Field(dst *int64) func([]byte) error {
+	return func(raw []byte) error {
+		n, err := statefile.ParseInt(raw)
+		*dst = n
+		return err
+	}
+}
+
+func timeField(dst *statefile.Time) func([]byte) error {
+	return func(raw []byte) error {
+		t, err := statefile.ParseTimeValue(raw)
+		dst.Time = t
+		return err
+	}
+}
+
+func stringField(dst *string) func([]byte) error {
+	return func(raw []byte) error {
+		s, err := statefile.ParseStringOrNull(raw)
+		*dst = s
+		return err
+	}
+}
+
+// decodeObject decodes the JSON object raw: each member named in fields is
+// parsed by its function, and the others go to extra. A repeated member:
+// the last one wins.
+func decodeObject(raw []byte, fields map[string]func([]byte) error, extra *statefile.Extra) error {
+	ms, err := statefile.ObjectValue(raw)
+	if err != nil {
+		return err
+	}
+	*extra = nil
+	for _, m := range ms {
+		parse, ok := fields[m.Key]
+		if !ok {
+			if *extra == nil {
+				*extra = statefile.Extra{}
+			}
+			(*extra)[m.Key] = m.Value
+			continue
+		}
+		if err := parse(m.Value); err != nil {
+			return fmt.Errorf("%s: %w", m.Key, err)
+		}
+	}
+	return nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (h *Hook) UnmarshalJSON(raw []byte) error {
+	*h = Hook{}
+	var lastError string
+	hasError := false
+	err := decodeObject(raw, map[string]func([]byte) error{
+		"state":                 stringField(&h.State),
+		"failure_count":         intField(&h.FailureCount),
+		"consecutive_failures":  intField(&h.ConsecutiveFailures),
+		"consecutive_successes": intField(&h.ConsecutiveSuccesses),
+		"first_failure":         timeField(&h.FirstFailure),
+		"last_failure":          timeField(&h.LastFailure),
+		"last_success":          timeField(&h.LastSuccess),
+		"last_error": func(raw []byte) error {
+			hasError = string(raw) != "null"
+			var err error
+			lastError, err = statefile.ParseStringOrNull(raw)
+			return err
+		},
+		"disabled_at":  timeField(&h.DisabledAt),
+		"retry_after":  timeField(&h.RetryAfter),
+		"reopen_count": intField(&h.ReopenCount),
+		"open_reason":  stringField(&h.OpenReason),
+		"forced": func(raw []byte) error {
+			var err error
+			h.Forced, err = statefile.ParseBool(raw)
+			return err
+		},
+		"failure_times": func(raw []byte) error {
+			items, err := statefile.Elements(raw)
+			h.FailureTimes = nil
+			for _, it := range items {
+				t, err := statefile.ParseTimeValue(it)
+				if err != nil {
+					return err
+				}
+				h.FailureTimes = append(h.FailureTimes, statefile.TimeOf(t))
+			}
+			return err
+		},
+		"probe_leases": func(raw []byte) error {
+			items, err := statefile.Elements(raw)
+			h.ProbeLeases = nil
+			for _, it := range items {
+				var l Lease
+				if err := l.UnmarshalJSON(it); err != nil {
+					return err
+				}
+				h.ProbeLeases = append(h.ProbeLeases, l)
+			}
+			return err
+		},
+		"last_run": timeField(&h.LastRun),
+		"totals":   func(raw []byte) error { return h.Totals.UnmarshalJSON(raw) },
+	}, &h.Extra)
+	if hasError {
+		h.LastError = &lastError
+	}
+	return err
+}
+
+// MarshalJSON implements json.Marshaler.
+func (h Hook) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	writeHook(&b, &h, "", true)
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (l *Lease) UnmarshalJSON(raw []byte) error {
+	*l = Lease{}
+	var ticks int64
+	err := decodeObject(raw, map[string]func([]byte) error{
+		"pid":         intField(&l.PID),
+		"start_ticks": int64Field(&ticks),
+		"acquired":    timeField(&l.Acquired),
+		"expires":     timeField(&l.Expires),
+	}, &l.Extra)
+	l.StartTicks = uint64(ticks)
+	return err
+}
+
+// MarshalJSON implements json.Marshaler.
+func (l Lease) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	writeLease(&b, &l, "", true)
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (t *Totals) UnmarshalJSON(raw []byte) error {
+	*t = Totals{}
+	if string(raw) == "null" {
+		return nil
+	}
+	return decodeObject(raw, map[string]func([]byte) error{
+		"successes": int64Field(&t.Successes),
+		"failures":  int64Field(&t.Failures),
+		"ignored":   int64Field(&t.Ignored),
+		"cancelled": int64Field(&t.Cancelled),
+		"abandoned": int64Field(&t.Abandoned),
+		"skips":     int64Field(&t.Skips),
+		"rejected":  int64Field(&t.Rejected),
+	}, &t.Extra)
+}
+
+// MarshalJSON implements json.Marshaler.
+func (t Totals) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	w := statefile.NewObjectWriter(&b, "", true)
+	w.Int("successes", t.Successes)
+	w.Int("failures", t.Failures)
+	w.Int("ignored", t.Ignored)
+	w.Int("cancelled", t.Cancelled)
+	w.Int("abandoned", t.Abandoned)
+	w.Int("skips", t.Skips)
+	w.Int("rejected", t.Rejected)
+	w.Extra(t.Extra)
+	w.Close()
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (g *GlobalStats) UnmarshalJSON(raw []byte) error {
+	*g = GlobalStats{}
+	if string(raw) == "null" {
+		return nil
+	}
+	return decodeObject(raw, map[string]func([]byte) error{
+		"total_executions": int64Field(&g.TotalExecutions),
+		"total_failures":   int64Field(&g.TotalFailures),
+		"hooks_disabled":   intField(&g.HooksDisabled),
+		"last_updated":     timeField(&g.LastUpdated),
+		"last_sweep":       timeField(&g.LastSweep),
+	}, &g.Extra)
+}
+
+// MarshalJSON implements json.Marshaler.
+func (g GlobalStats) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	writeGlobalStats(&b, &g, "", true)
+	return b.Bytes(), nil
+}
