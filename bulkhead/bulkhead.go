@@ -4,20 +4,24 @@
 // Each run holds an flock on a slot file in a directory beside the state
 // file ("<state>.runs"). A key with a limit of N has N slot files; a run
 // takes any free one, or waits for one up to its queue timeout. A key with
-// no limit gets a slot file of its own, named after the process, which is
-// removed when the run ends. The kernel releases a slot when its holder
-// dies, however it dies, so a crash can never leak one.
+// no limit takes the first free one of as many slot files as it has ever
+// had runs at once. Slot files are reused, never removed: creating and
+// removing a file would cost every run more than all the rest of this
+// package. The kernel releases a slot when its holder dies, however it
+// dies, so a crash can never leak one.
 //
-// A slot file holds a line of JSON about the run that holds it (key, PIDs,
-// start time, deadline), written without fsync: it describes only the
-// present, and is emptied when the slot is released. List reads these
-// records without locking anything, so that 'guard status' can never make
-// a caller think a slot is taken, and it trusts a record only while the
+// A slot file's first line is a line of JSON about the run that holds it
+// (key, PIDs, start time, deadline), written without fsync: it describes
+// only the present. A free slot's first line is empty; what follows the
+// first line is left over from longer records and means nothing. List reads
+// these records without locking anything, so that 'guard status' can never
+// make a caller think a slot is taken, and it trusts a record only while the
 // guard process it names (PID and start time) is alive.
 //
 // Limits: the lock is released when guard's process ends, even if the child
 // it started is still running (guard was SIGKILLed); from then on that
-// child no longer counts against the limit.
+// child no longer counts against the limit. A key that is no longer used
+// leaves its slot files behind: a few hundred bytes each.
 package bulkhead
 
 import (
@@ -59,10 +63,8 @@ type Run struct {
 
 // A Slot is a place held for one run.
 type Slot struct {
-	f    *os.File
-	own  bool // a per-process slot, removed on release
-	path string
-	run  Run
+	f   *os.File
+	run Run
 }
 
 // keyHash names a key's slot files. 64 bits of FNV-1a keep names short and
@@ -74,36 +76,34 @@ func keyHash(key string) string {
 	return fmt.Sprintf("%016x", h.Sum64())
 }
 
+// maxUnlimited bounds the slot files one unlimited key may have: runs at
+// once beyond it are not listed.
+const maxUnlimited = 1024
+
 // Acquire takes a slot for run.Key in dir. With limit 0 the key is
-// unlimited and the run gets a slot of its own. Otherwise it takes one of
-// limit slots, retrying until wait has passed, and returns ErrFull if none
-// freed up.
+// unlimited and the run takes the first free slot, adding one if none is.
+// Otherwise it takes one of limit slots, retrying until wait has passed,
+// and returns ErrFull if none freed up.
 func Acquire(dir string, limit int, wait time.Duration, run Run) (*Slot, error) {
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("cannot create slot directory: %w", err)
-		}
-	}
 	prefix := filepath.Join(dir, keyHash(run.Key))
 	if limit <= 0 {
-		path := fmt.Sprintf("%s-p%d.slot", prefix, run.PID)
-		s, ok, err := try(path, run)
-		if err == nil && !ok {
-			err = fmt.Errorf("slot %s is locked by another process", path)
+		for i := range maxUnlimited {
+			s, ok, err := try(dir, prefix+"-u"+strconv.Itoa(i)+".slot", run)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				return s, nil
+			}
 		}
-		if err != nil {
-			return nil, err
-		}
-		s.own = true
-		return s, nil
+		return nil, fmt.Errorf("%d runs of %q are in flight already", maxUnlimited, run.Key)
 	}
 	deadline := time.Now().Add(wait)
 	nap := time.Millisecond
 	first := rand.N(limit) // spread callers over the slots
 	for {
 		for i := range limit {
-			path := fmt.Sprintf("%s-%d.slot", prefix, (first+i)%limit)
-			s, ok, err := try(path, run)
+			s, ok, err := try(dir, prefix+"-"+strconv.Itoa((first+i)%limit)+".slot", run)
 			if err != nil {
 				return nil, err
 			}
@@ -120,9 +120,16 @@ func Acquire(dir string, limit int, wait time.Duration, run Run) (*Slot, error) 
 	}
 }
 
-// try locks the slot file at path without waiting.
-func try(path string, run Run) (*Slot, bool, error) {
+// try locks the slot file at path without waiting, creating it (and dir)
+// if need be.
+func try(dir, path string, run Run) (*Slot, bool, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, false, fmt.Errorf("cannot create slot directory: %w", err)
+		}
+		f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	}
 	if err != nil {
 		return nil, false, fmt.Errorf("cannot open slot: %w", err)
 	}
@@ -133,13 +140,13 @@ func try(path string, run Run) (*Slot, bool, error) {
 		}
 		return nil, false, fmt.Errorf("cannot lock slot: %w", err)
 	}
-	s := &Slot{f: f, path: path, run: run}
+	s := &Slot{f: f, run: run}
 	s.write()
 	return s, true, nil
 }
 
-// write records the slot's run in its file, for List. It is best effort:
-// the record is for display only.
+// write records the slot's run as the first line of its file, for List. It
+// is best effort: the record is for display only.
 func (s *Slot) write() {
 	var b bytes.Buffer
 	w := statefile.NewObjectWriter(&b, "", true)
@@ -156,9 +163,7 @@ func (s *Slot) write() {
 		w.String("deadline", s.run.Deadline.UTC().Format(time.RFC3339Nano))
 	}
 	w.Close()
-	data := append(b.Bytes(), '\n')
-	_ = s.f.Truncate(0)
-	_, _ = s.f.WriteAt(data, 0)
+	_, _ = s.f.WriteAt(append(b.Bytes(), '\n'), 0)
 }
 
 // Started records the PID of the run's child.
@@ -167,20 +172,15 @@ func (s *Slot) Started(childPID int) {
 	s.write()
 }
 
-// Release frees the slot.
+// Release frees the slot: its first line is emptied, then its lock let go.
 func (s *Slot) Release() {
-	if s.own {
-		// Unlink while still locked, so nobody takes a file on its way out.
-		_ = os.Remove(s.path)
-	} else {
-		_ = s.f.Truncate(0)
-	}
+	_, _ = s.f.WriteAt([]byte{'\n'}, 0)
 	_ = s.f.Close()
 }
 
 // List returns the runs in flight in dir, oldest first. alive reports
-// whether a guard process (PID and start ticks) still runs. Records of dead
-// guards are skipped, and their per-process slot files removed.
+// whether a guard process (PID and start ticks) still runs; records of dead
+// guards are skipped.
 func List(dir string, alive func(pid int, startTicks uint64) bool) ([]Run, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -195,19 +195,16 @@ func List(dir string, alive func(pid int, startTicks uint64) bool) ([]Run, error
 		if !strings.HasSuffix(name, ".slot") {
 			continue
 		}
-		path := filepath.Join(dir, name)
-		data, err := os.ReadFile(path)
-		if err != nil || len(bytes.TrimSpace(data)) == 0 {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		line, _, _ := bytes.Cut(data, []byte{'\n'})
+		if len(bytes.TrimSpace(line)) == 0 {
 			continue // free, or its holder is still writing it
 		}
 		var r Run
-		if json.Unmarshal(bytes.TrimSpace(data), &r) != nil {
-			continue
-		}
-		if !alive(r.PID, r.StartTicks) {
-			if isOwnSlot(name) {
-				_ = os.Remove(path)
-			}
+		if json.Unmarshal(line, &r) != nil || !alive(r.PID, r.StartTicks) {
 			continue
 		}
 		r.Slot = name
@@ -215,15 +212,4 @@ func List(dir string, alive func(pid int, startTicks uint64) bool) ([]Run, error
 	}
 	sort.Slice(runs, func(i, j int) bool { return runs[i].Started.Before(runs[j].Started) })
 	return runs, nil
-}
-
-// isOwnSlot reports whether name is a per-process slot file.
-func isOwnSlot(name string) bool {
-	base := strings.TrimSuffix(name, ".slot")
-	i := strings.LastIndex(base, "-p")
-	if i < 0 {
-		return false
-	}
-	_, err := strconv.Atoi(base[i+2:])
-	return err == nil
 }

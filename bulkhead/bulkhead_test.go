@@ -81,7 +81,7 @@ func TestListShowsLiveRunsOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A record left by a guard that was killed.
-	stale := filepath.Join(dir, keyHash("dead")+"-p999999.slot")
+	stale := filepath.Join(dir, keyHash("dead")+"-u0.slot")
 	os.WriteFile(stale, []byte(`{"key":"dead","pid":999999,"started":"2026-01-01T00:00:00Z"}`+"\n"), 0o600)
 
 	runs, err := List(dir, alive)
@@ -94,10 +94,6 @@ func TestListShowsLiveRunsOnly(t *testing.T) {
 	if runs[1].ChildPID != 4242 || !runs[1].Deadline.Equal(mine.Deadline) {
 		t.Errorf("mine = %+v", runs[1])
 	}
-	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
-		t.Error("stale per-process slot file was not removed")
-	}
-
 	s.Release()
 	limited.Release()
 	runs, _ = List(dir, alive)
@@ -105,7 +101,48 @@ func TestListShowsLiveRunsOnly(t *testing.T) {
 		t.Errorf("after release List = %+v; want none", runs)
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 { // the limited key's slot file stays, empty
-		t.Errorf("slot directory holds %d files; want 1", len(entries))
+	if len(entries) != 3 { // slot files stay, to be reused
+		t.Errorf("slot directory holds %d files; want 3", len(entries))
+	}
+}
+
+func TestUnlimitedSlotsAreReused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state.json.runs")
+	long := Run{Key: "k", PID: os.Getpid(), StartTicks: 123456789, Started: time.Now(), Deadline: time.Now().Add(time.Hour)}
+	a, err := Acquire(dir, 0, 0, long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Started(99999999)
+	b, err := Acquire(dir, 0, 0, long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs, _ := List(dir, alive); len(runs) != 2 {
+		t.Fatalf("two runs at once: List = %+v", runs)
+	}
+	a.Release()
+	b.Release()
+	if runs, _ := List(dir, alive); len(runs) != 0 {
+		t.Fatalf("after release List = %+v; want none", runs)
+	}
+
+	// A shorter record over a longer one still reads back.
+	short := Run{Key: "k", PID: os.Getpid(), Started: time.Now()}
+	c, err := Acquire(dir, 0, 0, short)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Release()
+	runs, err := List(dir, alive)
+	if err != nil || len(runs) != 1 || runs[0].ChildPID != 0 || !runs[0].Deadline.IsZero() {
+		t.Fatalf("List = %+v, %v; want the short record", runs, err)
+	}
+	if runs[0].Slot != keyHash("k")+"-u0.slot" {
+		t.Errorf("took slot %s; want the first one again", runs[0].Slot)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("slot directory holds %d files; want 2", len(entries))
 	}
 }

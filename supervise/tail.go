@@ -42,7 +42,7 @@ func (t *tail) Bytes() []byte {
 // stderr closed, say) does not stop the copy, so the child never blocks on
 // a full pipe.
 func copyTee(w io.Writer, t *tail, r io.Reader) {
-	buf := make([]byte, 32<<10)
+	buf := make([]byte, TailSize)
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {

@@ -37,6 +37,7 @@ var (
 	guardBin = flag.String("guard", "", "the guard binary")
 	floorBin = flag.String("floor", "", "the floor binary")
 	rssBin   = flag.String("rss", "", "the rss helper (bench/rss)")
+	keep     = flag.Bool("keep", false, "keep the scratch directory (state files, event logs) and print its path")
 )
 
 // A scenario is one command measured again and again.
@@ -57,7 +58,11 @@ func main() {
 	}
 	dir, err := os.MkdirTemp("", "guard-bench-")
 	check(err)
-	defer os.RemoveAll(dir)
+	if *keep {
+		fmt.Fprintf(os.Stderr, "driver: scratch directory %s\n", dir)
+	} else {
+		defer os.RemoveAll(dir)
+	}
 	home := filepath.Join(dir, "home")
 	check(os.MkdirAll(home, 0o700))
 	baseEnv := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "LANG=C"}

@@ -17,16 +17,22 @@ import (
 // loadConfig loads the configuration for a command, honouring its --config
 // and --state flags.
 func (e *env) loadConfig(c *cli.Context) (*config.Config, error) {
+	return e.loadConfigFrom(c.String("config"), c.String("state"))
+}
+
+// loadConfigFrom loads the config at path (empty: the default), with the
+// state file overridden by state if it is not empty.
+func (e *env) loadConfigFrom(path, state string) (*config.Config, error) {
 	cfg, err := config.Load(config.Options{
-		Path:    c.String("config"),
+		Path:    path,
 		Getenv:  e.getenv,
 		Environ: e.environ,
 	})
 	if err != nil {
 		return nil, err
 	}
-	if s := c.String("state"); s != "" {
-		cfg.StateFile = s
+	if state != "" {
+		cfg.StateFile = state
 	}
 	return cfg, nil
 }

@@ -20,6 +20,10 @@ func main() {
 		getenv:  os.Getenv,
 		environ: os.Environ,
 		now:     time.Now,
+		exits:   true,
+	}
+	if len(os.Args) > 1 && os.Args[1] == "run" {
+		e.subscribeSignals()
 	}
 	os.Exit(e.main(os.Args))
 }
@@ -41,6 +45,10 @@ type env struct {
 	sigsReady chan struct{}  // closed once sigs is subscribed
 
 	logWarned bool // a failure to write the event log was reported
+
+	// exits is set when the process ends with the command, so that what
+	// the operating system undoes anyway (signal subscriptions) is left.
+	exits bool
 }
 
 // An exitError carries the status a command wants guard to exit with.
@@ -76,13 +84,25 @@ func usagef(format string, args ...any) error {
 	return &usageError{err: fmt.Errorf(format, args...)}
 }
 
-// main runs guard with args and returns its exit status. It is the one
-// place that turns errors into messages and exit statuses: 0 for success,
-// the code of an exitError, 2 for a usage error, and 1 for anything else.
+// main runs guard with args and returns its exit status. exitStatus is the
+// one place that turns errors into messages and exit statuses: 0 for
+// success, the code of an exitError, 2 for a usage error, and 1 for
+// anything else.
 func (e *env) main(args []string) int {
 	e.args = args
+	if len(args) > 1 && args[1] == "run" {
+		// guard's hot path skips urfave/cli when it can.
+		if l, ok := parseRunLine(args[2:]); ok {
+			return e.exitStatus(e.runLine(l))
+		}
+	}
 	app := e.app()
-	err := app.Run(reorderFlags(app, args))
+	return e.exitStatus(app.Run(reorderFlags(app, args)))
+}
+
+// exitStatus turns what a command returned into guard's exit status,
+// printing the error if there is one to print.
+func (e *env) exitStatus(err error) int {
 	if err == nil {
 		return 0
 	}

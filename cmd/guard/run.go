@@ -87,93 +87,86 @@ func salvageCommand(args []string) []string {
 }
 
 // runTarget works out what to run and under which key.
-func runTarget(c *cli.Context) (argv []string, key string, err error) {
+func runTarget(l runLine) (argv []string, key string, err error) {
 	switch {
-	case c.IsSet("command") && c.NArg() > 0:
+	case l.hasCommand && len(l.args) > 0:
 		return nil, "", errors.New("give -c 'STRING' or -- CMD, not both")
-	case c.IsSet("command"):
-		s := c.String("command")
-		argv, key = []string{"/bin/sh", "-c", s}, s
-	case c.NArg() > 0:
-		argv = c.Args().Slice()
+	case l.hasCommand:
+		argv, key = []string{"/bin/sh", "-c", l.command}, l.command
+	case len(l.args) > 0:
+		argv = l.args
 		key = commandKey(argv)
 	default:
 		return nil, "", errors.New("nothing to run (usage: guard run [FLAGS] -- CMD [ARG...] or guard run [FLAGS] -c 'STRING')")
 	}
-	if name := c.String("name"); name != "" {
-		key = name
+	if l.name != "" {
+		key = l.name
 	}
 	return argv, key, nil
 }
 
 // runSettings returns the settings for key with the command line's flags
 // applied on top.
-func runSettings(c *cli.Context, cfg *config.Config, key string) (config.Breaker, error) {
+func runSettings(l runLine, cfg *config.Config, key string) (config.Breaker, error) {
 	b := cfg.For(key)
 	for _, f := range []struct {
 		name string
+		val  *int
 		dst  *int
-	}{{"failure-threshold", &b.FailureThreshold}, {"success-threshold", &b.SuccessThreshold}} {
-		if c.IsSet(f.name) {
-			if v := c.Int(f.name); v < 1 {
-				return b, fmt.Errorf("--%s must be at least 1, got %d", f.name, v)
-			} else {
-				*f.dst = v
+	}{{"failure-threshold", l.failureThreshold, &b.FailureThreshold}, {"success-threshold", l.successThreshold, &b.SuccessThreshold}} {
+		if f.val != nil {
+			if *f.val < 1 {
+				return b, fmt.Errorf("--%s must be at least 1, got %d", f.name, *f.val)
 			}
+			*f.dst = *f.val
 		}
 	}
-	if c.IsSet("cooldown") && c.IsSet("cooldown-seconds") {
+	if l.cooldown != nil && l.cooldownSeconds != nil {
 		return b, errors.New("give --cooldown or --cooldown-seconds, not both")
 	}
-	for _, name := range []string{"timeout", "cooldown"} {
-		if c.IsSet(name) && c.Duration(name) < 0 {
-			return b, fmt.Errorf("--%s must not be negative", name)
-		}
+	if l.timeout != nil && *l.timeout < 0 {
+		return b, errors.New("--timeout must not be negative")
 	}
-	if c.IsSet("cooldown") {
-		b.Cooldown = c.Duration("cooldown")
+	if l.cooldown != nil && *l.cooldown < 0 {
+		return b, errors.New("--cooldown must not be negative")
 	}
-	if c.IsSet("cooldown-seconds") {
-		if v := c.Int("cooldown-seconds"); v < 0 {
+	if l.cooldown != nil {
+		b.Cooldown = *l.cooldown
+	}
+	if l.cooldownSeconds != nil {
+		if *l.cooldownSeconds < 0 {
 			return b, errors.New("--cooldown-seconds must not be negative")
-		} else {
-			b.Cooldown = time.Duration(v) * time.Second
 		}
+		b.Cooldown = time.Duration(*l.cooldownSeconds) * time.Second
 	}
-	if c.IsSet("timeout") {
-		b.Timeout = c.Duration("timeout")
+	if l.timeout != nil {
+		b.Timeout = *l.timeout
 	}
 	return b, nil
 }
 
-func (e *env) run(c *cli.Context) error {
-	// Take the signals from the start: one that arrives before the child
-	// starts cancels the call, and must not kill guard holding a probe lease.
-	// Subscribing hands each signal to the runtime's signal thread in turn,
-	// which takes a few hundred microseconds of waiting; it goes on in the
-	// background while guard reads its config and state, and is done before
-	// the child starts.
-	e.sigs = make(chan os.Signal, 4)
-	e.sigsReady = make(chan struct{})
-	go func() {
-		signal.Notify(e.sigs, supervise.Signals...)
-		close(e.sigsReady)
-	}()
+func (e *env) run(c *cli.Context) error { return e.runLine(lineFromContext(c)) }
+
+// runLine is guard run.
+func (e *env) runLine(l runLine) error {
+	e.subscribeSignals()
 	defer func() {
-		<-e.sigsReady
-		signal.Stop(e.sigs)
+		if !e.exits {
+			<-e.sigsReady
+			signal.Stop(e.sigs)
+		}
 	}()
 
-	argv, key, err := runTarget(c)
+	argv, key, err := runTarget(l)
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}
-	cfg, err := e.loadConfig(c)
+	cfg, err := e.loadConfigFrom(l.config, l.state)
 	if err != nil {
 		e.warnf("%v; running %q unguarded", oneLine(err), key)
 		return e.unguarded(argv, config.Breaker{})
 	}
-	b, err := runSettings(c, cfg, key)
+	b, err := runSettings(l, cfg, key)
 	if err != nil {
 		e.warnf("%v; running %q unguarded", err, key)
 		return e.unguarded(argv, config.Breaker{})
@@ -254,6 +247,25 @@ func (e *env) run(c *cli.Context) error {
 		e.warnf("could not record the outcome of %q: %v", key, oneLine(err))
 	}
 	return exit(res.ExitCode)
+}
+
+// subscribeSignals takes the signals guard passes on to its child, from
+// now on: one that arrives before the child starts cancels the call, and
+// must not kill guard holding a probe lease. Subscribing hands each signal
+// to the runtime's signal thread in turn, which takes a few hundred
+// microseconds of waiting, so it goes on in the background while guard
+// reads its config and state; the child starts once it is done. main calls
+// this as early as it can.
+func (e *env) subscribeSignals() {
+	if e.sigs != nil {
+		return
+	}
+	e.sigs = make(chan os.Signal, 4)
+	e.sigsReady = make(chan struct{})
+	go func() {
+		signal.Notify(e.sigs, supervise.Signals...)
+		close(e.sigsReady)
+	}()
 }
 
 // rejected reports a call that found every concurrency slot of its key
