@@ -19,24 +19,46 @@ const Version = 1
 //
 // A Document decodes lazily: each key's entry stays the bytes it was read
 // as until something asks for it, and an entry nobody touched is written
-// back as those same bytes. So a call costs little more with a thousand
-// keys than with ten: one pass over the file to find the entries and check
-// the JSON, and the decoding of one entry.
+// back as those same bytes. A file guard wrote is not even split into its
+// entries until something needs them all (see source): so a call costs
+// little more with a thousand keys than with ten.
 type Document struct {
 	Version     int
 	GlobalStats GlobalStats
 	Extra       statefile.Extra
 
-	entries []*entry          // in file order, then new keys
+	entries []*entry          // in file order, then new keys; with a source not yet listed, only those looked up
 	index   map[string]*entry // by key, built once lookups add up
 	lookups int
 	pending []eventlog.Event // to log with the next write; see Note
+
+	src *source // the file, if guard wrote it
+	err error   // the source is not what its checksum says; see listAll
 }
 
 // find returns key's entry, or nil. A call looks up a key or two, and a
 // linear search is cheaper than building an index over thousands of keys;
 // a caller that goes through every key soon gets an index.
 func (d *Document) find(key string) *entry {
+	if d.src != nil && !d.src.listed {
+		for _, e := range d.entries {
+			if e.key == key {
+				return e
+			}
+		}
+		if d.lookups++; d.lookups >= 8 {
+			d.listAll()
+			return d.find(key)
+		}
+		e, err := d.src.search(key)
+		if err != nil {
+			d.err = err
+		}
+		if e != nil {
+			d.entries = append(d.entries, e)
+		}
+		return e
+	}
 	if d.index == nil {
 		if d.lookups++; d.lookups < 8 {
 			for i := len(d.entries) - 1; i >= 0; i-- { // a repeated key: the last wins
@@ -61,6 +83,11 @@ type entry struct {
 	raw    []byte // the entry as read, while it is not decoded
 	hook   *Hook  // the decoded entry, once asked for
 	gone   bool   // deleted by pruning
+
+	// An entry of the source is data[off:end] there: a newline, the
+	// indentation, the key, ": " and, from val, the value.
+	inSource      bool
+	off, val, end int
 }
 
 // Has reports whether key has an entry.
@@ -71,6 +98,7 @@ func (d *Document) Has(key string) bool {
 
 // Len returns the number of keys.
 func (d *Document) Len() int {
+	d.listAll()
 	n := 0
 	for _, e := range d.entries {
 		if !e.gone {
@@ -85,6 +113,9 @@ func (d *Document) Len() int {
 // statefile.ErrCorrupt.
 func (d *Document) Hook(key string) (*Hook, error) {
 	e := d.find(key)
+	if d.err != nil {
+		return nil, d.err
+	}
 	if e == nil || e.gone {
 		return nil, nil
 	}
@@ -113,38 +144,65 @@ func (d *Document) setHook(key string, h *Hook) {
 
 // remove deletes key's entry.
 func (d *Document) remove(key string) {
+	d.listAll()
 	if e := d.find(key); e != nil {
 		e.gone, e.hook, e.raw = true, nil, nil
 	}
 }
 
-// UnmarshalState reads a document for statefile, in one pass over data.
+// UnmarshalState reads a document for statefile. A file guard wrote (its
+// checksum matches) is taken as it is, with its entries left to be found
+// when asked for; any other is checked and split into its entries in one
+// pass over data.
 func (d *Document) UnmarshalState(data []byte) error {
+	if ok, err := d.unmarshalSealed(data); ok || err != nil {
+		return err
+	}
 	top, hooks, err := statefile.Members(data, "hooks")
 	if err != nil {
 		return err
 	}
 	*d = Document{entries: make([]*entry, 0, len(hooks))}
 	for _, m := range top {
+		if m.Key != "hooks" {
+			continue
+		}
+		if v := m.Value; len(v) > 0 && v[0] != '{' && string(v) != "null" {
+			return fmt.Errorf("hooks is not an object")
+		}
+		all := make([]entry, len(hooks)) // one allocation for all of them
+		for i, h := range hooks {
+			if len(h.Value) == 0 || h.Value[0] != '{' {
+				return fmt.Errorf("hooks[%q] is not an object", h.Key)
+			}
+			all[i] = entry{key: h.Key, keyRaw: h.KeyRaw, raw: h.Value}
+			d.entries = append(d.entries, &all[i])
+		}
+	}
+	if len(d.entries) > 1 {
+		// A repeated key: the last one wins, and the others go.
+		last := make(map[string]*entry, len(d.entries))
+		for _, e := range d.entries {
+			if prev := last[e.key]; prev != nil {
+				prev.gone, prev.raw = true, nil
+			}
+			last[e.key] = e
+		}
+	}
+	return d.topMembers(top)
+}
+
+// topMembers reads the top-level members other than hooks.
+func (d *Document) topMembers(members []statefile.Member) error {
+	for _, m := range members {
 		switch m.Key {
+		case "hooks", statefile.ChecksumMember:
 		case "version":
 			v, err := statefile.ParseInt(m.Value)
 			if err != nil {
 				return fmt.Errorf("version: %w", err)
 			}
 			d.Version = int(v)
-		case "hooks":
-			if v := m.Value; len(v) > 0 && v[0] != '{' && string(v) != "null" {
-				return fmt.Errorf("hooks is not an object")
-			}
-			all := make([]entry, len(hooks)) // one allocation for all of them
-			for i, h := range hooks {
-				if len(h.Value) == 0 || h.Value[0] != '{' {
-					return fmt.Errorf("hooks[%q] is not an object", h.Key)
-				}
-				all[i] = entry{key: h.Key, keyRaw: h.KeyRaw, raw: h.Value}
-				d.entries = append(d.entries, &all[i])
-			}
 		case "global_stats":
 			if err := d.GlobalStats.UnmarshalJSON(m.Value); err != nil {
 				return fmt.Errorf("global_stats: %w", err)
@@ -162,63 +220,192 @@ func (d *Document) UnmarshalState(data []byte) error {
 // UnmarshalJSON implements json.Unmarshaler.
 func (d *Document) UnmarshalJSON(b []byte) error { return d.UnmarshalState(b) }
 
-// MarshalState writes the document for statefile: indented by two spaces,
-// with the entries nobody touched copied as they were read.
+// MarshalState writes the document for statefile; see MarshalSegments.
 func (d *Document) MarshalState() ([]byte, error) {
-	var b bytes.Buffer
-	size := 512
-	for _, e := range d.entries {
-		size += len(e.keyRaw) + len(e.raw) + 16
-		if e.hook != nil {
-			size += 1024
-		}
+	segs, err := d.MarshalSegments()
+	if err != nil {
+		return nil, err
 	}
-	b.Grow(size)
-	fmt.Fprintf(&b, "{\n  \"version\": %d,\n  \"hooks\": {", d.Version)
-	first := true
-	for _, e := range d.entries {
-		if e.gone {
-			continue
-		}
-		if !first {
-			b.WriteByte(',')
-		}
-		first = false
-		b.WriteString("\n    ")
-		if e.keyRaw != nil {
-			b.Write(e.keyRaw)
-		} else {
-			statefile.AppendString(&b, e.key)
-		}
-		b.WriteString(": ")
-		if e.hook == nil {
-			b.Write(e.raw)
-			continue
-		}
-		writeHook(&b, e.hook, "    ", false)
+	return bytes.Join(segs, nil), nil
+}
+
+// MarshalJSON implements json.Marshaler.
+func (d *Document) MarshalJSON() ([]byte, error) { return d.MarshalState() }
+
+// MarshalSegments writes the document for statefile, sealed (see
+// statefile.Seal) and laid out as source describes: indented by two spaces
+// a level, global_stats after hooks, then the members guard does not know
+// in name order. The entries nobody touched are slices of the bytes they
+// were read from, a run of them one slice, when those bytes are guard's
+// own; otherwise they are laid out afresh, their values as they were.
+func (d *Document) MarshalSegments() ([][]byte, error) {
+	if d.err != nil {
+		return nil, d.err
 	}
-	if !first {
-		b.WriteString("\n  ")
+	var w segmentWriter
+	fmt.Fprintf(&w.b, "{\n  \"version\": %d,\n  \"hooks\": {", d.Version)
+	n := 0
+	if d.src != nil && !d.src.listed {
+		n = d.writeSpliced(&w)
+	} else {
+		n = d.writeListed(&w)
 	}
-	b.WriteString("},\n  \"global_stats\": ")
-	writeGlobalStats(&b, &d.GlobalStats, "  ", false)
+	if n > 0 {
+		w.b.WriteString("\n  ")
+	}
+	w.b.WriteString("},\n  \"global_stats\": ")
+	writeGlobalStats(&w.b, &d.GlobalStats, "  ", false)
 	names := make([]string, 0, len(d.Extra))
 	for name := range d.Extra {
 		names = append(names, name)
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		b.WriteString(",\n  ")
-		statefile.AppendString(&b, name)
-		b.WriteString(": ")
-		b.Write(d.Extra[name])
+		w.b.WriteString(",\n  ")
+		statefile.AppendString(&w.b, name)
+		w.b.WriteString(": ")
+		statefile.AppendRaw(&w.b, d.Extra[name], "  ")
 	}
-	b.WriteString("\n}\n")
-	return b.Bytes(), nil
+	w.b.WriteString(",\n")
+	segs := w.segments()
+	return append(segs, statefile.Seal(statefile.Checksum(segs...))), nil
 }
 
-// MarshalJSON implements json.Marshaler.
-func (d *Document) MarshalJSON() ([]byte, error) { return d.MarshalState() }
+// writeSpliced writes the members of hooks for a document whose source is
+// not listed: the source's with the entries that were looked up spliced
+// in, then the new keys. It returns how many members it wrote, or 1 for
+// "some".
+func (d *Document) writeSpliced(w *segmentWriter) int {
+	data := d.src.data
+	var found, added []*entry
+	for _, e := range d.entries {
+		if e.inSource {
+			found = append(found, e)
+		} else if !e.gone {
+			added = append(added, e)
+		}
+	}
+	sort.Slice(found, func(i, j int) bool { return found[i].off < found[j].off })
+	pos := d.src.body
+	for _, e := range found {
+		if e.hook == nil {
+			continue // as it was
+		}
+		w.external(data[pos:e.val])
+		writeHook(&w.b, e.hook, "    ", false)
+		pos = e.end
+	}
+	w.external(data[pos:d.src.end])
+	n := 0
+	if d.src.end > d.src.body {
+		n = 1
+	}
+	for _, e := range added {
+		d.writeMember(w, e, n)
+		n++
+	}
+	return n
+}
+
+// writeListed writes the members of hooks from d.entries.
+func (d *Document) writeListed(w *segmentWriter) int {
+	n := 0
+	runStart, runEnd := -1, -1 // a run of entries copied from the source
+	flush := func() {
+		if runStart >= 0 {
+			w.external(d.src.data[runStart:runEnd])
+			runStart = -1
+		}
+	}
+	for _, e := range d.entries {
+		if e.gone {
+			continue
+		}
+		if e.inSource && e.hook == nil {
+			if runStart >= 0 && e.off == runEnd+len(",") {
+				runEnd = e.end
+			} else {
+				flush()
+				if n > 0 {
+					w.b.WriteByte(',')
+				}
+				runStart, runEnd = e.off, e.end
+			}
+			n++
+			continue
+		}
+		flush()
+		d.writeMember(w, e, n)
+		n++
+	}
+	flush()
+	return n
+}
+
+// writeMember writes e as the nth member of hooks.
+func (d *Document) writeMember(w *segmentWriter, e *entry, n int) {
+	if n > 0 {
+		w.b.WriteByte(',')
+	}
+	w.b.WriteString("\n    ")
+	if e.inSource {
+		w.b.Write(e.keyRaw)
+	} else {
+		statefile.AppendString(&w.b, e.key)
+	}
+	w.b.WriteString(": ")
+	switch {
+	case e.hook != nil:
+		writeHook(&w.b, e.hook, "    ", false)
+	case bytes.IndexByte(e.raw, '\n') < 0:
+		w.external(e.raw)
+	default:
+		statefile.AppendRaw(&w.b, e.raw, "    ")
+	}
+}
+
+// A segmentWriter gathers a document as slices: bytes written to b, and
+// slices of other memory, in order.
+type segmentWriter struct {
+	b     bytes.Buffer
+	parts []segmentPart
+	mark  int // b's bytes before mark are in parts
+}
+
+type segmentPart struct {
+	ext      []byte // a slice of other memory, or nil for b[from:to]
+	from, to int
+}
+
+func (w *segmentWriter) external(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	w.cut()
+	w.parts = append(w.parts, segmentPart{ext: p})
+}
+
+func (w *segmentWriter) cut() {
+	if w.b.Len() > w.mark {
+		w.parts = append(w.parts, segmentPart{from: w.mark, to: w.b.Len()})
+		w.mark = w.b.Len()
+	}
+}
+
+// segments returns the slices; nothing more may be written.
+func (w *segmentWriter) segments() [][]byte {
+	w.cut()
+	buf := w.b.Bytes()
+	segs := make([][]byte, 0, len(w.parts)+1)
+	for _, p := range w.parts {
+		if p.ext != nil {
+			segs = append(segs, p.ext)
+		} else {
+			segs = append(segs, buf[p.from:p.to])
+		}
+	}
+	return segs
+}
 
 // GlobalStats are the Python guardrails' totals over every key.
 type GlobalStats struct {
@@ -387,6 +574,7 @@ func (h *Hook) lastActivity() time.Time {
 
 // Keys returns the keys in the document, sorted.
 func (d *Document) Keys() []string {
+	d.listAll()
 	keys := make([]string, 0, len(d.entries))
 	for _, e := range d.entries {
 		if !e.gone {

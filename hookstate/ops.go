@@ -157,6 +157,7 @@ func (d *Document) tidy(now time.Time, retention time.Duration) {
 		return
 	}
 	d.GlobalStats.LastSweep.Time = now
+	d.listAll()
 	open := 0
 	for _, e := range d.entries {
 		if e.gone {

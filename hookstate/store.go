@@ -79,8 +79,22 @@ func (s *Store) Peek(key string) (breaker.Circuit, error) {
 	if err != nil || data == nil {
 		return breaker.Circuit{}, err
 	}
-	raw, ok := statefile.Find(data, "hooks", key)
-	if !ok || string(raw) == "null" {
+	// Nothing of data outlives this call: the update that follows may read
+	// into it.
+	defer s.file.Recycle(data)
+	var raw []byte
+	if src, _, _ := locate(data); src != nil {
+		e, err := src.search(key)
+		if err != nil {
+			return breaker.Circuit{}, err
+		}
+		if e != nil {
+			raw = e.raw
+		}
+	} else if r, ok := statefile.Find(data, "hooks", key); ok && string(r) != "null" {
+		raw = r
+	}
+	if raw == nil {
 		return breaker.Circuit{}, nil
 	}
 	h := &Hook{}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -49,6 +50,24 @@ type Codec interface {
 	MarshalState() ([]byte, error)
 }
 
+// A SegmentCodec is a Codec that can also give its bytes as a list of
+// slices, most of them slices of the bytes it was read from, which Update
+// writes with writev: a large document that changed in one place need not
+// be copied to be written.
+type SegmentCodec interface {
+	Codec
+	MarshalSegments() ([][]byte, error)
+}
+
+// marshalSegments encodes doc as Update writes it.
+func marshalSegments(doc any) ([][]byte, error) {
+	if c, ok := doc.(SegmentCodec); ok {
+		return c.MarshalSegments()
+	}
+	out, err := Marshal(doc)
+	return [][]byte{out}, err
+}
+
 func decode(data []byte, doc any) error {
 	if c, ok := doc.(Codec); ok {
 		return c.UnmarshalState(data)
@@ -75,8 +94,9 @@ type Options struct {
 // lock. A File holds no open descriptors between calls; it is safe to use
 // from one goroutine at a time.
 type File struct {
-	path string // resolved: never a symlink
-	opts Options
+	path  string // resolved: never a symlink
+	opts  Options
+	spare []byte // a buffer the next read may reuse; see Recycle
 }
 
 // Open returns the File at path. It resolves symlinks, so that the lock and
@@ -140,14 +160,38 @@ func resolve(path string) (string, error) {
 }
 
 // read returns the document's bytes, or nil if the file does not exist or
-// holds only white space.
+// holds only white space. It reads into the buffer Recycle handed back, if
+// there is one.
 func (f *File) read() ([]byte, error) {
-	data, err := os.ReadFile(f.path)
+	file, err := os.Open(f.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
+	}
+	defer file.Close()
+	size := 0
+	if fi, err := file.Stat(); err == nil && fi.Size() < 1<<40 {
+		size = int(fi.Size())
+	}
+	data := f.spare[:0]
+	f.spare = nil
+	if cap(data) <= size {
+		data = make([]byte, 0, size+512) // room to see the end in one read
+	}
+	for {
+		n, err := file.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(data) == cap(data) { // the file grew
+			data = append(data, 0)[:len(data)]
+		}
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, nil
@@ -158,6 +202,11 @@ func (f *File) read() ([]byte, error) {
 // Read returns the document's bytes without taking the lock, or nil if
 // there is no document.
 func (f *File) Read() ([]byte, error) { return f.read() }
+
+// Recycle hands back data, which Read returned and which the caller no
+// longer uses in any way, for the next read of f to reuse: a large file
+// is then read into memory that is already in place.
+func (f *File) Recycle(data []byte) { f.spare = data }
 
 // Load decodes the current document into doc without taking the lock, which
 // is safe because the file is only ever replaced whole. It reports whether
@@ -229,11 +278,11 @@ func UpdateThen[T any](f *File, fn func(doc *T) (changed bool, err error), then 
 		return err
 	}
 	if changed {
-		out, err := Marshal(doc)
+		out, err := marshalSegments(doc)
 		if err != nil {
 			return fmt.Errorf("cannot encode state: %w", err)
 		}
-		if err := f.replace(out); err != nil {
+		if err := f.replace(out...); err != nil {
 			return err
 		}
 	}

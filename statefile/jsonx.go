@@ -2,6 +2,7 @@ package statefile
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -81,8 +82,29 @@ func (w *ObjectWriter) Time(k string, t time.Time) {
 	AppendTime(w.b, t)
 }
 
-// Raw writes a member whose value is already JSON.
-func (w *ObjectWriter) Raw(k string, raw []byte) { w.key(k); w.b.Write(raw) }
+// Raw writes a member whose value is already JSON, valid JSON. A value
+// that spans lines is indented to fit (compacted, for a compact object),
+// so that the object keeps its layout; its tokens are kept as they are.
+func (w *ObjectWriter) Raw(k string, raw []byte) {
+	w.key(k)
+	if w.compact {
+		if bytes.IndexByte(raw, '\n') < 0 || json.Compact(w.b, raw) != nil {
+			w.b.Write(raw)
+		}
+		return
+	}
+	AppendRaw(w.b, raw, w.indent+"  ")
+}
+
+// AppendRaw writes raw, valid JSON, as the value of a member whose line
+// starts with indent: a value that spans lines is indented to fit, two
+// spaces a level, with its tokens kept as they are; one that fits on one
+// line is written as it is.
+func AppendRaw(b *bytes.Buffer, raw []byte, indent string) {
+	if bytes.IndexByte(raw, '\n') < 0 || json.Indent(b, raw, indent, "  ") != nil {
+		b.Write(raw)
+	}
+}
 
 // Object starts an object member; close it before writing the next member.
 func (w *ObjectWriter) Object(k string) *ObjectWriter {

@@ -2,16 +2,17 @@ package statefile
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
 )
 
-// replace atomically replaces the file with data: a temp file beside it,
-// write, fsync, close, rename, fsync of the directory. The caller holds the
-// lock. Until the rename succeeds the old file is untouched, and the temp
-// file is removed on any failure.
-func (f *File) replace(data []byte) (err error) {
+// replace atomically replaces the file with data, the segments one after
+// the other: a temp file beside it, write, fsync, close, rename, fsync of
+// the directory. The caller holds the lock. Until the rename succeeds the
+// old file is untouched, and the temp file is removed on any failure.
+func (f *File) replace(data ...[]byte) (err error) {
 	dir := filepath.Dir(f.path)
 	mode := os.FileMode(0o600)
 	uid, gid := -1, -1
@@ -48,7 +49,7 @@ func (f *File) replace(data []byte) (err error) {
 		// Root editing a user's state must not leave it owned by root.
 		_ = tmp.Chown(uid, gid)
 	}
-	if _, err := tmp.Write(data); err != nil {
+	if err := writeSegments(tmp, data); err != nil {
 		return fmt.Errorf("cannot write temp file: %w", err)
 	}
 	if err := failpoint("after-write"); err != nil {
@@ -87,4 +88,54 @@ func syncDir(dir string) error {
 		err = cerr
 	}
 	return err
+}
+
+// writeSegments writes segs to f one after the other, with as few writev
+// calls as the kernel allows. It may change the slices in segs.
+func writeSegments(f *os.File, segs [][]byte) error {
+	if len(segs) == 1 {
+		_, err := f.Write(segs[0])
+		return err
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var werr error
+	err = rc.Write(func(fd uintptr) bool {
+		for {
+			for len(segs) > 0 && len(segs[0]) == 0 {
+				segs = segs[1:]
+			}
+			if len(segs) == 0 {
+				return true
+			}
+			batch := segs[:min(len(segs), 1024)] // IOV_MAX
+			n, err := writev(int(fd), batch)
+			if err == syscall.EINTR {
+				continue
+			}
+			if err != nil {
+				werr = err
+				return true
+			}
+			if n == 0 {
+				werr = io.ErrShortWrite
+				return true
+			}
+			for n > 0 { // drop what was written
+				if n >= len(segs[0]) {
+					n -= len(segs[0])
+					segs = segs[1:]
+				} else {
+					segs[0] = segs[0][n:]
+					n = 0
+				}
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return werr
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // StartTime returns the start time of process pid in clock ticks since boot
@@ -60,3 +62,5 @@ func signalAlive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
+
+const ioctlGetTermios = unix.TCGETS

@@ -5,6 +5,8 @@ package supervise
 import (
 	"errors"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // StartTime is not available off Linux; leases then rely on the PID and
@@ -21,3 +23,5 @@ func Alive(pid int, start uint64) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
+
+const ioctlGetTermios = unix.TIOCGETA

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command driver measures guard's whole-process costs against a floor
 // program, and checks them against the figures in DESIGN.md section 8. It
 // is run by bench/run.sh.

@@ -181,14 +181,19 @@ func (e *env) runLine(l runLine) error {
 	}
 	now := e.now()
 	me := bulkhead.Run{Key: key, PID: os.Getpid(), Started: now}
-	me.StartTicks, _ = supervise.StartTime(me.PID)
 	if b.Timeout > 0 {
 		me.Deadline = now.Add(b.Timeout)
 	}
 	// A limited key takes its slot before the circuit decides, so that a
 	// probe lease is never taken by a call that then has no slot to run in.
 	var slot *bulkhead.Slot
+	defer func() {
+		if slot != nil {
+			slot.Release()
+		}
+	}()
 	if b.MaxConcurrent > 0 {
+		me.StartTicks, _ = supervise.StartTime(me.PID)
 		slot, err = bulkhead.Acquire(bulkhead.Dir(store.Path()), b.MaxConcurrent, b.QueueTimeout, me)
 		if errors.Is(err, bulkhead.ErrFull) {
 			return e.rejected(cfg, b, store, key)
@@ -196,7 +201,6 @@ func (e *env) runLine(l runLine) error {
 		if err != nil {
 			return e.guardFailed(cfg, b, argv, key, err)
 		}
-		defer slot.Release()
 	}
 
 	s := b.Settings(key)
@@ -207,11 +211,15 @@ func (e *env) runLine(l runLine) error {
 	if !dec.Run {
 		return e.skipped(cfg, b, key, skipNotice(key, dec.Skip, circuit, e.now()))
 	}
+	started := func(pid int) { slot.Started(pid) }
 	if slot == nil {
 		// An unlimited key registers its run only so that 'guard status'
-		// can show it; a failure to do so is not worth a warning.
-		if slot, _ = bulkhead.Acquire(bulkhead.Dir(store.Path()), 0, 0, me); slot != nil {
-			defer slot.Release()
+		// can show it, once the child has started: that work then goes on
+		// while the child runs. A failure is not worth a warning.
+		started = func(pid int) {
+			me.StartTicks, _ = supervise.StartTime(me.PID)
+			me.ChildPID = pid
+			slot, _ = bulkhead.Acquire(bulkhead.Dir(store.Path()), 0, 0, me)
 		}
 	}
 
@@ -222,10 +230,6 @@ func (e *env) runLine(l runLine) error {
 		// Interrupted before the child started: nothing ran.
 		res = supervise.Result{ExitCode: 128 + int(sig.(syscall.Signal)), Interrupted: sig}
 	default:
-		var started func(int)
-		if slot != nil {
-			started = slot.Started
-		}
 		res = e.supervise(argv, b, started)
 		if res.TimedOut {
 			fmt.Fprintf(e.stderr, "guard: %q ran longer than its timeout of %s and was stopped\n", key, config.FormatDuration(b.Timeout))

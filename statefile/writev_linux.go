@@ -1,0 +1,5 @@
+package statefile
+
+import "golang.org/x/sys/unix"
+
+func writev(fd int, segs [][]byte) (int, error) { return unix.Writev(fd, segs) }
