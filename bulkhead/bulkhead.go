@@ -123,12 +123,12 @@ func Acquire(dir string, limit int, wait time.Duration, run Run) (*Slot, error) 
 // try locks the slot file at path without waiting, creating it (and dir)
 // if need be.
 func try(dir, path string, run Run) (*Slot, bool, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := statefile.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if errors.Is(err, os.ErrNotExist) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, false, fmt.Errorf("cannot create slot directory: %w", err)
 		}
-		f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		f, err = statefile.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("cannot open slot: %w", err)

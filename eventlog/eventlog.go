@@ -194,12 +194,12 @@ func (l *Log) Append(events ...Event) error {
 // we waited).
 func (l *Log) openLocked() (*os.File, error) {
 	for {
-		f, err := os.OpenFile(l.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		f, err := statefile.OpenFile(l.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if errors.Is(err, os.ErrNotExist) {
 			if err := os.MkdirAll(filepath.Dir(l.Path), 0o700); err != nil {
 				return nil, fmt.Errorf("cannot create event log directory: %w", err)
 			}
-			f, err = os.OpenFile(l.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+			f, err = statefile.OpenFile(l.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("cannot open event log: %w", err)

@@ -163,7 +163,7 @@ func resolve(path string) (string, error) {
 // holds only white space. It reads into the buffer Recycle handed back, if
 // there is one.
 func (f *File) read() ([]byte, error) {
-	file, err := os.Open(f.path)
+	file, err := OpenFile(f.path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -352,7 +352,7 @@ func (f *File) quarantine() (string, error) {
 		}
 		to = fmt.Sprintf("%s-%d", base, i)
 	}
-	if err := os.Rename(f.path, to); err != nil {
+	if err := rename(f.path, to); err != nil {
 		return "", err
 	}
 	return to, syncDir(filepath.Dir(f.path))

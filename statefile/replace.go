@@ -24,8 +24,7 @@ func (f *File) replace(data ...[]byte) (err error) {
 		}
 	}
 
-	// os.CreateTemp opens with O_CREATE|O_EXCL and mode 0600.
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(f.path)+".tmp-*")
+	tmp, err := createTemp(dir, "."+filepath.Base(f.path)+".tmp-")
 	if err != nil {
 		return fmt.Errorf("cannot create temp file: %w", err)
 	}
@@ -64,7 +63,7 @@ func (f *File) replace(data ...[]byte) (err error) {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("cannot close temp file: %w", err)
 	}
-	if err := os.Rename(tmp.Name(), f.path); err != nil {
+	if err := rename(tmp.Name(), f.path); err != nil {
 		return fmt.Errorf("cannot replace state file: %w", err)
 	}
 	renamed = true
@@ -79,7 +78,7 @@ func (f *File) replace(data ...[]byte) (err error) {
 
 // syncDir makes a rename in dir durable.
 func syncDir(dir string) error {
-	d, err := os.Open(dir)
+	d, err := OpenFile(dir, os.O_RDONLY, 0)
 	if err != nil {
 		return err
 	}
