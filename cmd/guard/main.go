@@ -22,9 +22,6 @@ func main() {
 		now:     time.Now,
 		exits:   true,
 	}
-	if len(os.Args) > 1 && os.Args[1] == "run" {
-		e.subscribeSignals()
-	}
 	os.Exit(e.main(os.Args))
 }
 

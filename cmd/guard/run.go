@@ -12,6 +12,7 @@ import (
 
 	"guard/breaker"
 	"guard/bulkhead"
+	"guard/cmd/guard/internal/earlysig"
 	"guard/config"
 	"guard/hookstate"
 	"guard/statefile"
@@ -258,10 +259,15 @@ func (e *env) runLine(l runLine) error {
 // must not kill guard holding a probe lease. Subscribing hands each signal
 // to the runtime's signal thread in turn, which takes a few hundred
 // microseconds of waiting, so it goes on in the background while guard
-// reads its config and state; the child starts once it is done. main calls
-// this as early as it can.
+// reads its config and state; the child starts once it is done. In the
+// guard process itself it was started before main (see earlysig).
 func (e *env) subscribeSignals() {
 	if e.sigs != nil {
+		return
+	}
+	if e.exits {
+		earlysig.Start()
+		e.sigs, e.sigsReady = earlysig.Get()
 		return
 	}
 	e.sigs = make(chan os.Signal, 4)

@@ -1,0 +1,47 @@
+// Package earlysig starts guard run's signal subscription while the rest of
+// the program is still being set up.
+//
+// Subscribing to a signal takes a round trip to the Go runtime's signal
+// thread, a few hundred microseconds for the four signals guard run passes
+// on; guard run waits for it before it starts the child. A package's init
+// runs as soon as the packages it imports are set up, and this one imports
+// only os and os/signal, so it starts the subscription before the larger
+// packages (YAML, the command-line parser) spend their own set-up time.
+package earlysig
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Signals are the signals guard passes on to its child.
+var Signals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
+var (
+	ch    chan os.Signal
+	ready chan struct{}
+)
+
+func init() {
+	if len(os.Args) > 1 && os.Args[1] == "run" {
+		Start()
+	}
+}
+
+// Start subscribes to Signals in the background, once.
+func Start() {
+	if ch != nil {
+		return
+	}
+	ch = make(chan os.Signal, 4)
+	ready = make(chan struct{})
+	go func() {
+		signal.Notify(ch, Signals...)
+		close(ready)
+	}()
+}
+
+// Get returns the channel the signals arrive on, and one that is closed
+// once the subscription is in place. Start must have been called.
+func Get() (chan os.Signal, chan struct{}) { return ch, ready }
