@@ -7,8 +7,12 @@ import (
 	"syscall"
 )
 
-// failpoint stops the process at the named step of the write sequence when
-// GUARD_FAILPOINT names it, as if the machine had lost power there. It is
+// Failpoints are the steps of an update at which a test build can stop:
+// after taking the lock, and after each step of the write sequence.
+var Failpoints = []string{"after-lock", "after-create", "after-write", "after-sync", "after-close", "after-rename", "after-dirsync"}
+
+// failpoint stops the process, with SIGKILL, at the named step of an
+// update when GUARD_FAILPOINT names it, as a crash there would. It is
 // compiled only with the failpoints build tag, for the crash tests.
 func failpoint(name string) error {
 	if os.Getenv("GUARD_FAILPOINT") == name {

@@ -242,6 +242,9 @@ func UpdateThen[T any](f *File, fn func(doc *T) (changed bool, err error), then 
 		return err
 	}
 	defer unlock()
+	if err := failpoint("after-lock"); err != nil {
+		return err
+	}
 
 	data, err := f.read()
 	if err != nil {

@@ -268,7 +268,28 @@ func TestFailedReplaceLeavesNoTempFile(t *testing.T) {
 	if err := f.replace([]byte("{}")); err == nil {
 		t.Fatal("replace over a non-empty directory succeeded")
 	}
-	tmps, _ := filepath.Glob(filepath.Join(dir, ".state.json.tmp-*"))
+	tmps, _ := filepath.Glob(filepath.Join(dir, ".state.json.tmp*"))
+	if len(tmps) != 0 {
+		t.Errorf("temp files left behind: %v", tmps)
+	}
+}
+
+func TestTempFileOfADeadWriterIsReplaced(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	// A writer killed before its rename left its temp file.
+	os.WriteFile(filepath.Join(dir, ".state.json.tmp"), []byte(`{"n": 99, "half`), 0o644)
+	f := open(t, path)
+	if err := Update(f, increment); err != nil {
+		t.Fatal(err)
+	}
+	if c := readCounter(t, path); c.N != 1 {
+		t.Errorf("n = %d; want 1", c.N)
+	}
+	if mode(t, path) != 0o600 {
+		t.Errorf("mode %v; want 0600, not the leftover's", mode(t, path))
+	}
+	tmps, _ := filepath.Glob(filepath.Join(dir, ".state.json.tmp*"))
 	if len(tmps) != 0 {
 		t.Errorf("temp files left behind: %v", tmps)
 	}

@@ -2,10 +2,8 @@ package statefile
 
 import (
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"syscall"
 )
 
@@ -26,17 +24,22 @@ func OpenFile(path string, flag int, perm os.FileMode) (*os.File, error) {
 	}
 }
 
-// createTemp creates a new file in dir, mode 0600, named prefix and a
-// random number, as os.CreateTemp does (O_EXCL).
-func createTemp(dir, prefix string) (*os.File, error) {
-	for try := 0; ; try++ {
-		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10))
-		f, err := OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-		if os.IsExist(err) && try < 10000 {
-			continue
+// createTemp creates the temp file the caller, who holds the lock, writes
+// the next version of path to: ".NAME.tmp" beside it, mode 0600, O_EXCL.
+// One that exists already was left by a writer that died before its
+// rename (nobody else holds the lock): it is removed and made afresh, so
+// crashes leave no litter behind.
+func createTemp(path string) (*os.File, error) {
+	dir, base := filepath.Split(path)
+	name := filepath.Join(dir, "."+base+".tmp")
+	f, err := OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if os.IsExist(err) {
+		if err := os.Remove(name); err != nil {
+			return nil, err
 		}
-		return f, err
+		f, err = OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	}
+	return f, err
 }
 
 // rename renames as os.Rename does, without the extra Lstat os.Rename makes

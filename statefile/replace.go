@@ -24,7 +24,7 @@ func (f *File) replace(data ...[]byte) (err error) {
 		}
 	}
 
-	tmp, err := createTemp(dir, "."+filepath.Base(f.path)+".tmp-")
+	tmp, err := createTemp(f.path)
 	if err != nil {
 		return fmt.Errorf("cannot create temp file: %w", err)
 	}
@@ -63,6 +63,9 @@ func (f *File) replace(data ...[]byte) (err error) {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("cannot close temp file: %w", err)
 	}
+	if err := failpoint("after-close"); err != nil {
+		return err
+	}
 	if err := rename(tmp.Name(), f.path); err != nil {
 		return fmt.Errorf("cannot replace state file: %w", err)
 	}
@@ -73,7 +76,7 @@ func (f *File) replace(data ...[]byte) (err error) {
 	if err := syncDir(dir); err != nil {
 		return fmt.Errorf("cannot sync state directory: %w", err)
 	}
-	return nil
+	return failpoint("after-dirsync")
 }
 
 // syncDir makes a rename in dir durable.

@@ -1,0 +1,127 @@
+package tests
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"guard/hookstate"
+)
+
+// TestSIGKILLDuringWritesLosesNothing runs writers that each run guard again
+// and again on one state file, while about half the guard processes are
+// killed with SIGKILL at a random moment of their life: before, during or
+// after their read, their write or their rename. After every round the
+// file must parse, and each writer's count must hold every run whose guard
+// finished (and no more runs than were started).
+func TestSIGKILLDuringWritesLosesNothing(t *testing.T) {
+	rounds, writers, round := 4, 8, 300*time.Millisecond
+	if stress {
+		rounds, round = 100, time.Second
+	}
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	var mu sync.Mutex // guards r
+	r := rand.New(rand.NewPCG(seed, 1))
+
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state.json")
+	env := append(os.Environ(), "GUARD_STATE="+state, "HOME="+t.TempDir(), "GUARD_CONFIG=")
+	started := make([]int, writers)
+	finished := make([]int, writers)
+	killed := 0
+	for n := range rounds {
+		deadline := time.Now().Add(round)
+		var wg sync.WaitGroup
+		for w := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for time.Now().Before(deadline) {
+					cmd := exec.Command(guardBin, "run", "--name", fmt.Sprintf("writer %d", w), "--", "true")
+					cmd.Env = env
+					if err := cmd.Start(); err != nil {
+						t.Error(err)
+						return
+					}
+					started[w]++
+					mu.Lock()
+					kill := r.IntN(2) == 0
+					after := time.Duration(r.IntN(8000)) * time.Microsecond
+					mu.Unlock()
+					var timer *time.Timer
+					if kill {
+						timer = time.AfterFunc(after, func() { _ = cmd.Process.Signal(syscall.SIGKILL) })
+					}
+					err := cmd.Wait()
+					if timer != nil {
+						timer.Stop()
+					}
+					var xe *exec.ExitError
+					switch {
+					case err == nil:
+						finished[w]++
+					case errors.As(err, &xe) && xe.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL:
+						mu.Lock()
+						killed++
+						mu.Unlock()
+					default:
+						t.Errorf("writer %d: %v", w, err)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+
+		data, err := os.ReadFile(state)
+		if err != nil {
+			t.Fatalf("round %d: %v", n, err)
+		}
+		var d hookstate.Document
+		if err := d.UnmarshalState(data); err != nil {
+			t.Fatalf("round %d: the state file does not parse: %v\n%s", n, err, data)
+		}
+		for w := range writers {
+			h, err := d.Hook(fmt.Sprintf("writer %d", w))
+			if err != nil {
+				t.Fatalf("round %d: writer %d: %v", n, w, err)
+			}
+			got := 0
+			if h != nil {
+				got = int(h.Totals.Successes)
+			}
+			if got < finished[w] || got > started[w] {
+				t.Fatalf("round %d: writer %d has %d runs recorded; %d finished, %d started", n, w, got, finished[w], started[w])
+			}
+		}
+	}
+	t.Logf("%d rounds: %d guard runs, %d killed", rounds, sum(started), killed)
+	if killed == 0 {
+		t.Error("no guard process was killed: the test tested nothing")
+	}
+
+	// A last run tidies up after the dead: no temp file stays behind.
+	cmd := exec.Command(guardBin, "run", "--name", "last", "--", "true")
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("run after the crashes: %v\n%s", err, out)
+	}
+	if tmps, _ := filepath.Glob(filepath.Join(dir, ".state.json.tmp*")); len(tmps) != 0 {
+		t.Errorf("temp files left behind: %v", tmps)
+	}
+}
+
+func sum(ns []int) int {
+	s := 0
+	for _, n := range ns {
+		s += n
+	}
+	return s
+}

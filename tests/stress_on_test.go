@@ -1,0 +1,5 @@
+//go:build stress
+
+package tests
+
+const stress = true
