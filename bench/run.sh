@@ -1,8 +1,20 @@
 #!/usr/bin/env bash
-# Builds guard and the floor program and measures them (see bench/driver).
-# Usage: bench/run.sh [-runs N] [-out FILE] ...   (flags go to the driver)
+# Measures guard against the figures in DESIGN.md section 8 and writes
+# BENCHMARKS.md: whole-process costs against a floor program (bench/driver),
+# and the Go benchmarks of the hot paths.
+#
+#   bench/run.sh                  # 200 runs of each scenario, 16 x 200 in parallel
+#   bench/run.sh -runs 50 -out '' # quicker, print only
+#   bench/run.sh --stress         # then the long fault-injection runs
+#
+# Other flags go to the driver (go run ./bench/driver -h).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+stress=false
+args=()
+for a in "$@"; do
+	if [ "$a" = --stress ]; then stress=true; else args+=("$a"); fi
+done
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 # The release build: urfave_cli_no_docs leaves out urfave/cli's man-page
@@ -10,4 +22,12 @@ trap 'rm -rf "$bin"' EXIT
 go build -tags urfave_cli_no_docs -o "$bin/guard" ./cmd/guard
 go build -o "$bin/floor" ./bench/floor
 go build -o "$bin/rss" ./bench/rss
-go run ./bench/driver -guard "$bin/guard" -floor "$bin/floor" -rss "$bin/rss" "$@"
+echo "go test -bench (breaker, statefile, hookstate)..." >&2
+go test -run '^$' -bench . -benchmem ./breaker ./statefile ./hookstate | awk '/^Benchmark/ || (/^(goos|goarch|cpu):/ && !seen[$0]++)' >"$bin/gobench.txt"
+go run ./bench/driver -guard "$bin/guard" -floor "$bin/floor" -rss "$bin/rss" -gobench "$bin/gobench.txt" ${args[@]+"${args[@]}"}
+if $stress; then
+	echo "== long fault injection: SIGKILL loop (100 rounds), failpoints, fuzzing (1m each)" >&2
+	go test -count=1 -tags stress -run 'SIGKILL' ./tests
+	go test -count=1 -tags failpoints -run 'Crash' ./statefile
+	FUZZTIME=1m .ci/fuzz
+fi

@@ -340,23 +340,59 @@ func TestEntryThatDoesNotDecodeIsQuarantined(t *testing.T) {
 	}
 }
 
+// BenchmarkUpdateOneKeyOf1000 is the work of one guard run's update on a
+// state of 1,000 keys: read the file guard wrote, record one outcome,
+// write it back. Unsealed is the same for a file another tool wrote, which
+// is checked and split in full.
 func BenchmarkUpdateOneKeyOf1000(b *testing.B) {
 	var d Document
 	for i := range 1000 {
 		d.Record(fmt.Sprintf("uv run check_%d.py --strict", i), settings, t0, breaker.Result{Outcome: breaker.Success}, Run{})
 	}
 	d.tidy(t0, 0)
+	sealed, _ := d.MarshalState()
+	unsealed, _ := statefile.Unseal(sealed)
+	unsealed = append(append([]byte(nil), unsealed[:len(unsealed)-2]...), "\n}\n"...)
+	for _, bc := range []struct {
+		name string
+		data []byte
+	}{{"sealed", sealed}, {"unsealed", unsealed}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bc.data)))
+			for b.Loop() {
+				var d Document
+				if err := d.UnmarshalState(bc.data); err != nil {
+					b.Fatal(err)
+				}
+				d.Record("uv run check_500.py --strict", settings, t0, breaker.Result{Outcome: breaker.Success}, Run{})
+				d.tidy(t0, 0)
+				if _, err := d.MarshalSegments(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkPeekOneKeyOf1000 is guard run's look at a closed circuit before
+// it runs the child, on a state of 1,000 keys.
+func BenchmarkPeekOneKeyOf1000(b *testing.B) {
+	var d Document
+	for i := range 1000 {
+		d.Record(fmt.Sprintf("uv run check_%d.py --strict", i), settings, t0, breaker.Result{Outcome: breaker.Success}, Run{})
+	}
+	d.tidy(t0, 0)
 	data, _ := d.MarshalState()
+	path := filepath.Join(b.TempDir(), "state.json")
+	os.WriteFile(path, data, 0o600)
+	s, err := Open(path, statefile.Options{}, 0, nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		var d Document
-		if err := d.UnmarshalState(data); err != nil {
-			b.Fatal(err)
-		}
-		d.Record("uv run check_500.py --strict", settings, t0, breaker.Result{Outcome: breaker.Success}, Run{})
-		d.tidy(t0, 0)
-		if _, err := d.MarshalState(); err != nil {
-			b.Fatal(err)
+		if c, err := s.Peek("uv run check_500.py --strict"); err != nil || c.Totals.Successes != 1 {
+			b.Fatal(c, err)
 		}
 	}
 }

@@ -96,3 +96,11 @@ func TestRecycledBufferIsReused(t *testing.T) {
 		t.Fatalf("Read of a larger file = %d bytes, %v", len(third), err)
 	}
 }
+
+func BenchmarkChecksum(b *testing.B) {
+	data := bytes.Repeat([]byte(`{"state": "closed", "failure_count": 0},`+"\n"), 16<<10)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		Checksum(data)
+	}
+}
