@@ -78,27 +78,18 @@ func Run(spec Spec) Result {
 		sigs = own
 	}
 
-	cmd := exec.Command(spec.Argv[0], spec.Argv[1:]...)
-	cmd.Env = spec.Env
-	cmd.Stdin = spec.Stdin
-	cmd.Stdout = spec.Stdout
-	if cmd.Err != nil {
-		return startFailure(spec.Argv[0], cmd.Err, start)
-	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return startFailure(spec.Argv[0], err, start)
 	}
-	cmd.Stderr = pw
 	group := !isTerminal(spec.Stdin)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: group}
-	err = cmd.Start()
+	c, err := startChild(spec, pw, group)
 	pw.Close()
 	if err != nil {
 		pr.Close()
 		return startFailure(spec.Argv[0], err, start)
 	}
-	pid := cmd.Process.Pid
+	pid := c.pid
 	if spec.Started != nil {
 		spec.Started(pid)
 	}
@@ -109,8 +100,15 @@ func Run(spec Spec) Result {
 		copyTee(spec.Stderr, t, pr)
 		close(copied)
 	}()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	type waited struct {
+		ws  syscall.WaitStatus
+		err error
+	}
+	done := make(chan waited, 1)
+	go func() {
+		ws, err := c.wait()
+		done <- waited{ws, err}
+	}()
 
 	kill := func(sig syscall.Signal) {
 		if group {
@@ -131,10 +129,11 @@ func Run(spec Spec) Result {
 			hardKill = time.After(spec.KillGrace)
 		}
 	}
+	var w waited
 wait:
 	for {
 		select {
-		case <-done:
+		case w = <-done:
 			break wait
 		case <-timeout:
 			res.TimedOut = true
@@ -158,20 +157,26 @@ wait:
 		// The child is gone; whatever it started goes with it.
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 	}
+	drained := time.After(drainTime)
 	select {
 	case <-copied:
-	case <-time.After(drainTime):
+	case <-drained:
 	}
 	pr.Close()
+	if c.output != nil { // stdout was not a file: it is copied too
+		select {
+		case <-c.output:
+		case <-drained:
+		}
+	}
 
 	res.Elapsed = time.Since(start)
 	res.Tail = t.Bytes()
-	if cmd.ProcessState == nil { // wait(2) itself failed
+	if w.err != nil { // wait(2) itself failed
 		res.ExitCode = 1
 		return res
 	}
-	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
-	switch {
+	switch ws := w.ws; {
 	case res.TimedOut:
 		res.ExitCode = 124
 		if ws.Signaled() {
@@ -181,7 +186,7 @@ wait:
 		res.Signal = ws.Signal()
 		res.ExitCode = 128 + int(res.Signal)
 	default:
-		res.ExitCode = cmd.ProcessState.ExitCode()
+		res.ExitCode = ws.ExitStatus()
 	}
 	return res
 }
