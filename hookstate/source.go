@@ -22,7 +22,7 @@ import (
 //	  },
 //	  "global_stats": {...},
 //	  ...                     members guard does not know, in name order
-//	  "checksum": "crc32c:..."
+//	  "checksum": "crc32:..."
 //	}
 //
 // No JSON string holds a raw newline, so an entry is found by searching for
