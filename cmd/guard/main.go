@@ -90,7 +90,7 @@ func (e *env) main(args []string) int {
 	if len(args) > 1 && args[1] == "run" {
 		// guard's hot path skips urfave/cli when it can.
 		if l, ok := parseRunLine(args[2:]); ok {
-			return e.exitStatus(e.runLine(l))
+			return e.exitStatus(e.guardRun(l))
 		}
 	}
 	app := e.app()

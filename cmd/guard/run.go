@@ -146,10 +146,10 @@ func runSettings(l runLine, cfg *config.Config, key string) (config.Breaker, err
 	return b, nil
 }
 
-func (e *env) run(c *cli.Context) error { return e.runLine(lineFromContext(c)) }
+func (e *env) run(c *cli.Context) error { return e.guardRun(lineFromContext(c)) }
 
-// runLine is guard run.
-func (e *env) runLine(l runLine) error {
+// guardRun is guard run, given its parsed command line.
+func (e *env) guardRun(l runLine) error {
 	e.subscribeSignals()
 	defer func() {
 		if !e.exits {
