@@ -35,27 +35,30 @@ func startChild(spec Spec, stderr *os.File, group bool) (*child, error) {
 	}
 
 	var closeAfter []io.Closer // the child's ends of pipes, and /dev/null
-	defer func() {
-		for _, c := range closeAfter {
-			c.Close()
-		}
-	}()
 	c := &child{}
 	stdin, err := childInput(spec.Stdin, &closeAfter)
-	if err != nil {
-		return nil, err
+	var stdout *os.File
+	if err == nil {
+		stdout, err = childOutput(spec.Stdout, &closeAfter, c)
 	}
-	stdout, err := childOutput(spec.Stdout, &closeAfter, c)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		c.pid, err = syscall.ForkExec(path, spec.Argv, &syscall.ProcAttr{
+			Env:   env,
+			Files: []uintptr{stdin.Fd(), stdout.Fd(), stderr.Fd()},
+			Sys:   &syscall.SysProcAttr{Setpgid: group},
+		})
+		if err != nil {
+			err = &fs.PathError{Op: "fork/exec", Path: path, Err: err}
+		}
 	}
-	c.pid, err = syscall.ForkExec(path, spec.Argv, &syscall.ProcAttr{
-		Env:   env,
-		Files: []uintptr{stdin.Fd(), stdout.Fd(), stderr.Fd()},
-		Sys:   &syscall.SysProcAttr{Setpgid: group},
-	})
+	for _, f := range closeAfter {
+		f.Close()
+	}
 	if err != nil {
-		return nil, &fs.PathError{Op: "fork/exec", Path: path, Err: err}
+		if c.output != nil {
+			<-c.output // at its end already: nobody else holds the pipe
+		}
+		return nil, err
 	}
 	return c, nil
 }
