@@ -78,11 +78,10 @@ func (d *Document) find(key string) *entry {
 
 // An entry is one key's place in the document.
 type entry struct {
-	key    string
-	keyRaw []byte // the key as read (nil for a new key)
-	raw    []byte // the entry as read, while it is not decoded
-	hook   *Hook  // the decoded entry, once asked for
-	gone   bool   // deleted by pruning
+	key  string
+	raw  []byte // the entry as read, while it is not decoded
+	hook *Hook  // the decoded entry, once asked for
+	gone bool   // deleted by pruning
 
 	// An entry of the source is data[off:end] there: a newline, the
 	// indentation, the key, ": " and, from val, the value.
@@ -175,7 +174,7 @@ func (d *Document) UnmarshalState(data []byte) error {
 			if len(h.Value) == 0 || h.Value[0] != '{' {
 				return fmt.Errorf("hooks[%q] is not an object", h.Key)
 			}
-			all[i] = entry{key: h.Key, keyRaw: h.KeyRaw, raw: h.Value}
+			all[i] = entry{key: h.Key, raw: h.Value}
 			d.entries = append(d.entries, &all[i])
 		}
 	}
@@ -348,11 +347,7 @@ func (d *Document) writeMember(w *segmentWriter, e *entry, n int) {
 		w.b.WriteByte(',')
 	}
 	w.b.WriteString("\n    ")
-	if e.inSource {
-		w.b.Write(e.keyRaw)
-	} else {
-		statefile.AppendString(&w.b, e.key)
-	}
+	statefile.AppendString(&w.b, e.key)
 	w.b.WriteString(": ")
 	switch {
 	case e.hook != nil:

@@ -107,16 +107,16 @@ func (s *source) search(key string) (*entry, error) {
 	}
 	off := s.body + i
 	keyEnd := off + len(pat) - len(": ")
-	if e := s.entryAt(off, off+len("\n    "), keyEnd, key); e != nil {
+	if e := s.entryAt(off, keyEnd, key); e != nil {
 		return e, nil
 	}
 	return nil, statefile.Corrupt(fmt.Errorf("hooks[%q] is not laid out as guard writes it", key))
 }
 
 // entryAt returns the entry whose member starts at off, whose quoted key
-// is data[keyStart:keyEnd] and whose value follows it, or nil if the
-// source is not laid out as it should be.
-func (s *source) entryAt(off, keyStart, keyEnd int, key string) *entry {
+// ends at keyEnd and whose value follows it, or nil if the source is not
+// laid out as it should be.
+func (s *source) entryAt(off, keyEnd int, key string) *entry {
 	val := keyEnd + len(": ")
 	end := s.end
 	if next := bytes.Index(s.data[val:s.end], []byte(entryStart)); next >= 0 {
@@ -128,7 +128,7 @@ func (s *source) entryAt(off, keyStart, keyEnd int, key string) *entry {
 	if end <= val {
 		return nil
 	}
-	return &entry{key: key, keyRaw: s.data[keyStart:keyEnd], raw: s.data[val:end], off: off, val: val, end: end, inSource: true}
+	return &entry{key: key, raw: s.data[val:end], off: off, val: val, end: end, inSource: true}
 }
 
 // list returns every entry of the source, in file order.
@@ -144,7 +144,7 @@ func (s *source) list() ([]*entry, error) {
 		if err != nil {
 			return nil, statefile.Corrupt(fmt.Errorf("hooks: %w", err))
 		}
-		e := s.entryAt(off, keyStart, keyEnd, key)
+		e := s.entryAt(off, keyEnd, key)
 		if e == nil {
 			return nil, statefile.Corrupt(fmt.Errorf("hooks[%q] is not laid out as guard writes it", key))
 		}
