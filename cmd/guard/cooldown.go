@@ -262,11 +262,18 @@ func (e *env) cooldownSnapshot(cd *cooldown) (*cooldownstate.Document, error) {
 	return doc, nil
 }
 
-func serviceAndAction(c *cli.Context) (string, string, error) {
+// cooldownTarget reads the SERVICE ACTION arguments of check and record,
+// and opens the cooldown state the action is counted in.
+func (e *env) cooldownTarget(c *cli.Context) (string, *cooldown, cooldownstate.Action, error) {
 	if c.NArg() != 2 {
-		return "", "", usagef("want SERVICE ACTION, got %d arguments", c.NArg())
+		return "", nil, cooldownstate.Action{}, usagef("want SERVICE ACTION, got %d arguments", c.NArg())
 	}
-	return c.Args().Get(0), c.Args().Get(1), nil
+	cd, err := e.openCooldown(c)
+	if err != nil {
+		return "", nil, cooldownstate.Action{}, err
+	}
+	a, err := cd.action(c.Args().Get(1))
+	return c.Args().Get(0), cd, a, err
 }
 
 // budgetLine describes a verdict: "2 of 2 restarts in the last 4h; next
@@ -307,15 +314,7 @@ func verdictOf(service string, a cooldownstate.Action, v breaker.Verdict) verdic
 }
 
 func (e *env) cooldownCheck(c *cli.Context) error {
-	service, name, err := serviceAndAction(c)
-	if err != nil {
-		return err
-	}
-	cd, err := e.openCooldown(c)
-	if err != nil {
-		return err
-	}
-	a, err := cd.action(name)
+	service, cd, a, err := e.cooldownTarget(c)
 	if err != nil {
 		return err
 	}
@@ -340,15 +339,7 @@ func (e *env) cooldownCheck(c *cli.Context) error {
 }
 
 func (e *env) cooldownRecord(c *cli.Context) error {
-	service, name, err := serviceAndAction(c)
-	if err != nil {
-		return err
-	}
-	cd, err := e.openCooldown(c)
-	if err != nil {
-		return err
-	}
-	a, err := cd.action(name)
+	service, cd, a, err := e.cooldownTarget(c)
 	if err != nil {
 		return err
 	}

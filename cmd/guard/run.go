@@ -270,12 +270,7 @@ func (e *env) subscribeSignals() {
 		e.sigs, e.sigsReady = earlysig.Get()
 		return
 	}
-	e.sigs = make(chan os.Signal, 4)
-	e.sigsReady = make(chan struct{})
-	go func() {
-		signal.Notify(e.sigs, supervise.Signals...)
-		close(e.sigsReady)
-	}()
+	e.sigs, e.sigsReady = earlysig.Subscribe()
 }
 
 // rejected reports a call that found every concurrency slot of its key

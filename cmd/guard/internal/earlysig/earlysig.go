@@ -31,17 +31,23 @@ func init() {
 
 // Start subscribes to Signals in the background, once.
 func Start() {
-	if ch != nil {
-		return
+	if ch == nil {
+		ch, ready = Subscribe()
 	}
-	ch = make(chan os.Signal, 4)
-	ready = make(chan struct{})
-	go func() {
-		signal.Notify(ch, Signals...)
-		close(ready)
-	}()
 }
 
 // Get returns the channel the signals arrive on, and one that is closed
 // once the subscription is in place. Start must have been called.
 func Get() (chan os.Signal, chan struct{}) { return ch, ready }
+
+// Subscribe subscribes a new channel to Signals in the background, and
+// returns it with one that is closed once the subscription is in place.
+func Subscribe() (chan os.Signal, chan struct{}) {
+	c := make(chan os.Signal, 4)
+	done := make(chan struct{})
+	go func() {
+		signal.Notify(c, Signals...)
+		close(done)
+	}()
+	return c, done
+}
