@@ -150,3 +150,40 @@ func findCommand(cmds []*cli.Command, name string) *cli.Command {
 	}
 	return nil
 }
+
+// globalFlags may also be given before the command, as in
+// 'guard --state X run -- cmd'.
+var globalFlags = []string{"config", "state"}
+
+// hoistGlobalFlags moves global flags given before the command to just
+// after the command's name (and its subcommand's, for the commands that
+// have them), where the command declares them.
+func hoistGlobalFlags(args []string) []string {
+	var moved []string
+	i := 1
+	for ; i < len(args); i++ {
+		a := args[i]
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || a == "-" || a == "--" || !slices.Contains(globalFlags, name) {
+			break
+		}
+		moved = append(moved, a)
+		if !hasValue && i+1 < len(args) {
+			i++
+			moved = append(moved, args[i])
+		}
+	}
+	if len(moved) == 0 || i >= len(args) {
+		return args
+	}
+	j := i + 1
+	switch args[i] {
+	case "cooldown", "state", "config":
+		if j < len(args) && !strings.HasPrefix(args[j], "-") {
+			j++
+		}
+	}
+	out := append([]string{args[0]}, args[i:j]...)
+	out = append(out, moved...)
+	return append(out, args[j:]...)
+}

@@ -35,6 +35,25 @@ func TestReorderFlags(t *testing.T) {
 	}
 }
 
+func TestHoistGlobalFlags(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"guard --state X run -- echo ran", "guard run --state X -- echo ran"},
+		{"guard --config=C --state X run -c true", "guard run --config=C --state X -c true"},
+		{"guard -state X status --json", "guard status -state X --json"},
+		{"guard --state X cooldown check web restart", "guard cooldown check --state X web restart"},
+		{"guard --config C config check", "guard config check --config C"},
+		{"guard run --state X -- ls", "guard run --state X -- ls"},
+		{"guard --state X", "guard --state X"},
+		{"guard --version", "guard --version"},
+	}
+	for _, tc := range tests {
+		got := strings.Join(hoistGlobalFlags(strings.Fields(tc.in)), " ")
+		if got != tc.want {
+			t.Errorf("hoistGlobalFlags(%s) = %s; want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
 func TestSalvageCommand(t *testing.T) {
 	tests := []struct {
 		in   []string
@@ -58,9 +77,11 @@ func TestExitStatusesOfGuardItself(t *testing.T) {
 		code int
 		err  string
 	}{
-		{[]string{"guard", "nosuch"}, 2, `guard: error: unknown command "nosuch"`},
-		{[]string{"guard", "status", "--nope"}, 2, "flag provided but not defined: -nope"},
-		{[]string{"guard", "report", "--format", "xml"}, 2, "--format must be text, json, markdown or prometheus"},
+		{[]string{"guard", "nosuch"}, exitUsage, `guard: error: unknown command "nosuch"`},
+		{[]string{"guard", "runn", "-c", "true"}, exitUsage, `unknown command "runn"`},
+		{[]string{"guard", "status", "--nope"}, exitUsage, "flag provided but not defined: -nope"},
+		{[]string{"guard", "report", "--format", "xml"}, exitUsage, "--format must be text, json, markdown or prometheus"},
+		{[]string{"guard", "cooldown", "hook", "--recrod"}, 0, "cooldown hook: flag provided but not defined: -recrod; allowing"},
 		{[]string{"guard", "run"}, 1, "nothing to run"},
 		{[]string{"guard", "run", "--nope"}, 1, "flag provided but not defined"},
 		{[]string{"guard", "--version"}, 0, ""},

@@ -42,6 +42,12 @@ Example settings.json:
 			&cli.BoolFlag{Name: "record", Usage: "record the matched actions (PostToolUse) instead of checking them"},
 		}, cooldownFlags()...),
 		Action: e.cooldownHook,
+		// A hook must never block the agent on guard's own account, a
+		// mistyped flag included.
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			e.warnf("cooldown hook: %v; allowing", err)
+			return nil
+		},
 	}
 }
 

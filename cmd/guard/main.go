@@ -81,11 +81,16 @@ func usagef(format string, args ...any) error {
 	return &usageError{err: fmt.Errorf(format, args...)}
 }
 
+// exitUsage is the status of a command line guard cannot make sense of:
+// EX_USAGE of sysexits.h. Never 2, which a Claude hook reads as "block".
+const exitUsage = 64
+
 // main runs guard with args and returns its exit status. exitStatus is the
 // one place that turns errors into messages and exit statuses: 0 for
-// success, the code of an exitError, 2 for a usage error, and 1 for
-// anything else.
+// success, the code of an exitError, 64 for a usage error, and 1 for
+// anything else. guard never exits 2 on its own account.
 func (e *env) main(args []string) int {
+	args = hoistGlobalFlags(args)
 	e.args = args
 	if len(args) > 1 && args[1] == "run" {
 		// guard's hot path skips urfave/cli when it can.
@@ -114,7 +119,7 @@ func (e *env) exitStatus(err error) int {
 	if errors.As(err, &ue) {
 		e.errorf("%v", ue.err)
 		fmt.Fprintf(e.stderr, "Run 'guard --help' or 'guard COMMAND --help' for usage.\n")
-		return 2
+		return exitUsage
 	}
 	e.errorf("%v", err)
 	return 1
