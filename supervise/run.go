@@ -82,7 +82,7 @@ func Run(spec Spec) Result {
 	if err != nil {
 		return startFailure(spec.Argv[0], err, start)
 	}
-	group := !isTerminal(spec.Stdin)
+	group := !IsTerminal(spec.Stdin)
 	c, err := startChild(spec, pw, group)
 	pw.Close()
 	if err != nil {
@@ -212,8 +212,9 @@ func startFailure(name string, err error, start time.Time) Result {
 	return Result{ExitCode: code, StartErr: errors.New(msg), Elapsed: time.Since(start), Tail: []byte(msg)}
 }
 
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
+// IsTerminal reports whether v is an *os.File open on a terminal.
+func IsTerminal(v any) bool {
+	f, ok := v.(*os.File)
 	if !ok {
 		return false
 	}

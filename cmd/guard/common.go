@@ -3,8 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/urfave/cli/v2"
 
@@ -111,11 +112,28 @@ func shortErr(err error) string {
 	return msg
 }
 
-func isTerminal(w any) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
+// printable escapes what a terminal would act on (newlines, escape
+// sequences, other control characters) in text that comes from outside,
+// such as a key, so that it prints as one line of plain text.
+func printable(s string) string {
+	clean := true
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			clean = false
+			break
+		}
 	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if !unicode.IsControl(r) {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRune(r)
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
 }

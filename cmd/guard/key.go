@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"guard/shquote"
 )
@@ -18,4 +20,56 @@ func keyArg(key string) string {
 		return `"` + key + `"`
 	}
 	return shquote.Quote(key)
+}
+
+// projectVar is the variable Claude Code sets to the project a hook runs
+// for.
+const projectVar = "CLAUDE_PROJECT_DIR"
+
+// projectSep joins a command that refers to the project directory and the
+// directory it ran for, in a key.
+const projectSep = " @ "
+
+// projectKey makes a command that refers to $CLAUDE_PROJECT_DIR (in any
+// quoting) one circuit per project: "CMD @ /the/project". The same hook
+// line in settings.json runs a different script in each project, and a
+// failing one in one project must not skip a healthy one in another.
+func projectKey(command, projectDir string) string {
+	if projectDir == "" || !strings.Contains(command, projectVar) {
+		return command
+	}
+	return command + projectSep + projectDir
+}
+
+// keyProject returns the project a key belongs to, if projectKey made it.
+func keyProject(key string) string {
+	i := strings.LastIndex(key, projectSep)
+	if i < 0 || !strings.Contains(key[:i], projectVar) {
+		return ""
+	}
+	return key[i+len(projectSep):]
+}
+
+// validKey returns key as a JSON string can hold it. A key that is not
+// valid UTF-8 has each byte that is not part of a character written as
+// \xHH, and its backslashes doubled, so that two different commands never
+// become one key (as they would if both were read with U+FFFD).
+func validKey(key string) string {
+	if utf8.ValidString(key) {
+		return key
+	}
+	var b strings.Builder
+	for i := 0; i < len(key); {
+		r, n := utf8.DecodeRuneInString(key[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, key[i])
+		case r == '\\':
+			b.WriteString(`\\`)
+		default:
+			b.WriteString(key[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }

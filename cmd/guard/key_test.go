@@ -55,3 +55,61 @@ func FuzzKeyArg(f *testing.F) {
 		}
 	})
 }
+
+func TestProjectKey(t *testing.T) {
+	tests := []struct{ cmd, dir, want string }{
+		{"$CLAUDE_PROJECT_DIR/h.sh", "/p/a", "$CLAUDE_PROJECT_DIR/h.sh @ /p/a"},
+		{`"${CLAUDE_PROJECT_DIR}"/h.sh`, "/p/a", `"${CLAUDE_PROJECT_DIR}"/h.sh @ /p/a`},
+		{"$CLAUDE_PROJECT_DIR/h.sh", "", "$CLAUDE_PROJECT_DIR/h.sh"},
+		{"./h.sh", "/p/a", "./h.sh"},
+	}
+	for _, tc := range tests {
+		got := projectKey(tc.cmd, tc.dir)
+		if got != tc.want {
+			t.Errorf("projectKey(%q, %q) = %q; want %q", tc.cmd, tc.dir, got, tc.want)
+		}
+		wantProject := ""
+		if got != tc.cmd {
+			wantProject = tc.dir
+		}
+		if p := keyProject(got); p != wantProject {
+			t.Errorf("keyProject(%q) = %q; want %q", got, p, wantProject)
+		}
+	}
+	if p := keyProject("echo a @ b"); p != "" {
+		t.Errorf("keyProject of a key without the variable = %q; want none", p)
+	}
+}
+
+func TestValidKeyKeepsInvalidUTF8Apart(t *testing.T) {
+	seen := map[string]string{}
+	for _, k := range []string{"a\xff", "a\xfe", "a\ufffd", `a\xff`, "a\\\xff", "plain", "ünï"} {
+		v := validKey(k)
+		if !utf8.ValidString(v) {
+			t.Errorf("validKey(%q) = %q, not valid UTF-8", k, v)
+		}
+		if prev, ok := seen[v]; ok && utf8.ValidString(prev) == utf8.ValidString(k) {
+			t.Errorf("validKey(%q) = validKey(%q) = %q", k, prev, v)
+		}
+		seen[v] = k
+		if utf8.ValidString(k) && v != k {
+			t.Errorf("validKey(%q) = %q; a valid key is kept as it is", k, v)
+		}
+	}
+}
+
+func TestPrintable(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain key", "plain key"},
+		{"a\nb", `a\nb`},
+		{"\x1b[31mred", `\x1b[31mred`},
+		{"tab\there", `tab\there`},
+		{"ünïcode", "ünïcode"},
+		{"c1\u009b", `c1\u009b`},
+	}
+	for _, tc := range tests {
+		if got := printable(tc.in); got != tc.want {
+			t.Errorf("printable(%q) = %q; want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -27,7 +27,7 @@ recent M (so --limit 20 --offset 20 is the page before the last 20).
 not parse are skipped, and guard says how many.
 
 Each line has time (RFC 3339) and ts_ms (Unix milliseconds), event (run,
-skip, transition, reaped, rejected, reset, trip, probe, quarantine,
+skip, transition, reaped, rejected, reset, trip, probe, quarantine, import,
 cooldown, cooldown_record, cooldown_health, mark) and, as they apply, key,
 action, outcome, exit, duration_ms, error, probe, from, to, reason, state,
 until, used, limit, pid and file.
@@ -138,7 +138,7 @@ func (e *env) log(c *cli.Context) error {
 func writeEvents(w io.Writer, evs []eventlog.Event) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, ev := range evs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ev.Time.UTC().Format(statefile.TimeLayout), ev.Event, ev.Key, describeEvent(&ev))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ev.Time.UTC().Format(statefile.TimeLayout), ev.Event, printable(ev.Key), printable(describeEvent(&ev)))
 	}
 	tw.Flush()
 }
@@ -185,6 +185,11 @@ func describeEvent(ev *eventlog.Event) string {
 		add("rejected: %s", ev.Reason)
 	case "quarantine":
 		add("state file moved to %s: %s", ev.File, ev.Error)
+	case "import":
+		add("state imported from %s", ev.File)
+		if ev.Reason != "" {
+			add(" (%s)", strings.TrimPrefix(ev.Reason, "backup: "))
+		}
 	case "cooldown":
 		add("%s %s", ev.Action, ev.Outcome)
 		if ev.Used != nil && ev.Limit != nil {

@@ -32,7 +32,7 @@ func (e *env) skipped(cfg *config.Config, b config.Breaker, key string, msg stri
 		out, _ := json.Marshal(map[string]string{"systemMessage": msg})
 		fmt.Fprintf(e.stdout, "%s\n", out)
 	case mode != "none":
-		fmt.Fprintln(e.stderr, msg)
+		fmt.Fprintln(e.stderr, printable(msg))
 	}
 	return exit(b.OpenExitCode)
 }

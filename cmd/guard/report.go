@@ -236,14 +236,14 @@ func writeTextReport(w io.Writer, r healthReport, now time.Time) {
 		details []hookDetail
 	}{{"Open", r.DisabledHookDetails}, {"Half-open", r.HalfOpenHookDetails}} {
 		for _, d := range group.details {
-			fmt.Fprintf(w, "\n%s: %s\n", group.title, d.Command)
+			fmt.Fprintf(w, "\n%s: %s\n", group.title, printable(d.Command))
 			fmt.Fprintf(w, "  why:        %s\n", whyOpen(d))
 			fmt.Fprintf(w, "  failures:   %d since it last closed, %d in a row\n", d.FailureCount, d.ConsecutiveFailures)
 			if d.LastError != nil {
-				fmt.Fprintf(w, "  last error: %s\n", lastError(*d.LastError, 200))
+				fmt.Fprintf(w, "  last error: %s\n", printable(lastError(*d.LastError, 200)))
 			}
 			fmt.Fprintf(w, "  next:       %s\n", nextStep(d, now))
-			fmt.Fprintf(w, "  to retry:   guard reset %s\n", keyArg(d.Command))
+			fmt.Fprintf(w, "  to retry:   guard reset %s\n", printable(keyArg(d.Command)))
 		}
 	}
 }
@@ -336,6 +336,7 @@ func (e *env) writeMarkdownReport(w io.Writer, r healthReport, logs []*eventlog.
 // mdCode writes s as a Markdown code span, with a fence longer than any run
 // of backticks in s.
 func mdCode(s string) string {
+	s = printable(s)
 	fence := "`"
 	for strings.Contains(s, fence) {
 		fence += "`"
@@ -350,7 +351,7 @@ func mdCode(s string) string {
 var mdEscaper = strings.NewReplacer(`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`, "<", `\<`, ">", `\>`, "|", `\|`, "#", `\#`, "\n", " ")
 
 // mdText escapes s as Markdown text.
-func mdText(s string) string { return mdEscaper.Replace(s) }
+func mdText(s string) string { return mdEscaper.Replace(printable(s)) }
 
 // mdCell escapes s for a table cell.
 func mdCell(s string) string { return mdText(s) }

@@ -87,8 +87,23 @@ func salvageCommand(args []string) []string {
 	return nil
 }
 
-// runTarget works out what to run and under which key.
-func runTarget(l runLine) (argv []string, key string, err error) {
+// runTarget works out what to run, under which key, and which key the
+// config's rules see: the command itself, without the project a
+// $CLAUDE_PROJECT_DIR command is kept for (see projectKey).
+func runTarget(l runLine, projectDir string) (argv []string, key, ruleKey string, err error) {
+	argv, key, err = runCommandLine(l)
+	if err != nil {
+		return nil, "", "", err
+	}
+	if l.name != "" {
+		return argv, validKey(l.name), validKey(l.name), nil
+	}
+	key = validKey(key)
+	return argv, projectKey(key, projectDir), key, nil
+}
+
+// runCommandLine works out what to run and its key from the command.
+func runCommandLine(l runLine) (argv []string, key string, err error) {
 	switch {
 	case l.hasCommand && len(l.args) > 0:
 		return nil, "", errors.New("give -c 'STRING' or -- CMD, not both")
@@ -99,9 +114,6 @@ func runTarget(l runLine) (argv []string, key string, err error) {
 		key = commandKey(argv)
 	default:
 		return nil, "", errors.New("nothing to run (usage: guard run [FLAGS] -- CMD [ARG...] or guard run [FLAGS] -c 'STRING')")
-	}
-	if l.name != "" {
-		key = l.name
 	}
 	return argv, key, nil
 }
@@ -158,7 +170,7 @@ func (e *env) guardRun(l runLine) error {
 		}
 	}()
 
-	argv, key, err := runTarget(l)
+	argv, key, ruleKey, err := runTarget(l, e.getenv(projectVar))
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}
@@ -167,7 +179,7 @@ func (e *env) guardRun(l runLine) error {
 		e.warnf("%v; running %q unguarded", oneLine(err), key)
 		return e.unguarded(argv, config.Breaker{})
 	}
-	b, err := runSettings(l, cfg, key)
+	b, err := runSettings(l, cfg, ruleKey)
 	if err != nil {
 		e.warnf("%v; running %q unguarded", err, key)
 		return e.unguarded(argv, config.Breaker{})
@@ -204,7 +216,7 @@ func (e *env) guardRun(l runLine) error {
 		}
 	}
 
-	s := b.Settings(key)
+	s := b.Settings(ruleKey)
 	dec, circuit, err := admit(store, key, s, now)
 	if err != nil {
 		return e.guardFailed(cfg, b, argv, key, err)

@@ -149,7 +149,11 @@ func (e *env) stateImport(c *cli.Context) error {
 				return nil, fmt.Errorf("cannot keep a backup: %w", err)
 			}
 		}
-		if err := t.log.Append(eventlog.Event{Time: now, Event: "import", File: in, Reason: "backup: " + backup}); err != nil {
+		reason := "no earlier state"
+		if backup != "" {
+			reason = "earlier state backed up to " + backup
+		}
+		if err := t.log.Append(eventlog.Event{Time: now, Event: "import", File: in, Reason: reason}); err != nil {
 			e.logFailed(err)
 		}
 		return data, nil

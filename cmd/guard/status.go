@@ -29,7 +29,11 @@ without taking the lock. Keys longer than 48 characters are shortened in the
 middle unless --wide is given; states are coloured on a terminal unless
 NO_COLOR is set.
 
---json prints an array of objects, one per key, with: key, state ("closed",
+A hook that refers to $CLAUDE_PROJECT_DIR has one circuit per project: its
+key is "COMMAND @ PROJECT", and the table shows the project in a column.
+
+--json prints an array of objects, one per key, with: key, project (for a
+per-project key), state ("closed",
 "open" or "half_open"), failure_count, consecutive_failures,
 consecutive_successes, last_error, first_failure, last_failure, last_success,
 disabled_at, retry_after (RFC 3339 or null), forced, open_reason,
@@ -54,6 +58,7 @@ Examples:
 // A keyStatus is one element of 'guard status --json'.
 type keyStatus struct {
 	Key                  string           `json:"key"`
+	Project              string           `json:"project,omitempty"` // the $CLAUDE_PROJECT_DIR it belongs to
 	State                string           `json:"state"`
 	FailureCount         int              `json:"failure_count"`
 	ConsecutiveFailures  int              `json:"consecutive_failures"`
@@ -102,6 +107,7 @@ func optional(s string) *string {
 func statusOf(key string, c breaker.Circuit, totals hookstate.Totals, runs []bulkhead.Run, now time.Time) keyStatus {
 	st := keyStatus{
 		Key:                  key,
+		Project:              keyProject(key),
 		State:                string(c.State),
 		FailureCount:         c.FailureCount,
 		ConsecutiveFailures:  c.ConsecutiveFailures,
@@ -229,7 +235,7 @@ const keyWidth = 48
 // color reports whether output may be coloured: stdout is a terminal and
 // NO_COLOR is not set (https://no-color.org).
 func (e *env) color() bool {
-	return e.stdoutTTY && e.getenv("NO_COLOR") == "" && e.getenv("TERM") != "dumb"
+	return (e.stdoutTTY || supervise.IsTerminal(e.stdout)) && e.getenv("NO_COLOR") == "" && e.getenv("TERM") != "dumb"
 }
 
 // statusTable prints statuses as an aligned table, then the runs in flight.
@@ -237,6 +243,14 @@ func (e *env) color() bool {
 // color, states are coloured.
 func statusTable(w io.Writer, sts []keyStatus, now time.Time, keyWidth int, color bool) {
 	t := &table{header: []string{"STATE", "FAILURES", "NEXT", "KEY", "LAST ERROR"}}
+	projects := false
+	for _, st := range sts {
+		projects = projects || st.Project != ""
+	}
+	if projects {
+		// A key kept per project shows its command and, apart, its project.
+		t.header = []string{"STATE", "FAILURES", "NEXT", "KEY", "PROJECT", "LAST ERROR"}
+	}
 	running := 0
 	for _, st := range sts {
 		state := st.State
@@ -247,9 +261,17 @@ func statusTable(w io.Writer, sts []keyStatus, now time.Time, keyWidth int, colo
 		}
 		last := "-"
 		if st.LastError != nil {
-			last = lastError(*st.LastError, 60)
+			last = printable(lastError(*st.LastError, 60))
 		}
-		t.rows = append(t.rows, []string{state, fmt.Sprint(st.FailureCount), nextTry(st, now), ellipsize(st.Key, keyWidth), last})
+		row := []string{state, fmt.Sprint(st.FailureCount), nextTry(st, now), ellipsize(printable(st.Key), keyWidth), last}
+		if projects {
+			key, project := st.Key, "-"
+			if st.Project != "" {
+				key, project = strings.TrimSuffix(key, projectSep+st.Project), st.Project
+			}
+			row = []string{row[0], row[1], row[2], ellipsize(printable(key), keyWidth), printable(project), last}
+		}
+		t.rows = append(t.rows, row)
 		running += len(st.Running)
 	}
 	if color {
@@ -276,7 +298,7 @@ func statusTable(w io.Writer, sts []keyStatus, now time.Time, keyWidth int, colo
 			if r.RemainingMS != nil {
 				left = (time.Duration(*r.RemainingMS) * time.Millisecond).Truncate(time.Second).String()
 			}
-			t.rows = append(t.rows, []string{fmt.Sprint(pid), (time.Duration(r.ElapsedMS) * time.Millisecond).Truncate(time.Second).String(), left, ellipsize(st.Key, keyWidth)})
+			t.rows = append(t.rows, []string{fmt.Sprint(pid), (time.Duration(r.ElapsedMS) * time.Millisecond).Truncate(time.Second).String(), left, ellipsize(printable(st.Key), keyWidth)})
 		}
 	}
 	t.write(w)
