@@ -22,17 +22,32 @@ type member struct {
 	value *node
 }
 
-// get returns the value of an object's member, or nil.
+// get returns the value of an object's member, or nil. Of several members
+// of one name it returns the last, as JSON readers do.
 func (n *node) get(key string) *node {
 	if n == nil || n.kind != '{' {
 		return nil
 	}
-	for _, m := range n.members {
-		if m.key == key {
-			return m.value
+	for i := len(n.members) - 1; i >= 0; i-- {
+		if n.members[i].key == key {
+			return n.members[i].value
 		}
 	}
 	return nil
+}
+
+// count returns how many members of an object are named key: JSON readers
+// take the last of several, so a hook with two is not rewritten.
+func (n *node) count(key string) int {
+	c := 0
+	if n != nil && n.kind == '{' {
+		for _, m := range n.members {
+			if m.key == key {
+				c++
+			}
+		}
+	}
+	return c
 }
 
 // A SyntaxError is a settings file that is not JSON, with where.

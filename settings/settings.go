@@ -21,12 +21,14 @@ import (
 	"sort"
 	"strings"
 
+	"guard/shellcmd"
 	"guard/shquote"
 )
 
-// Options tune Install.
+// Options tune Install and Uninstall.
 type Options struct {
-	// Binary is the guard binary hooks call: an absolute path.
+	// Binary is the guard binary hooks call: an absolute path, or the bare
+	// name "guard", found through PATH when the hook runs.
 	Binary string
 	// Skip, if set, reports commands to leave alone.
 	Skip func(command string) bool
@@ -34,31 +36,41 @@ type Options struct {
 
 func (o *Options) skip(cmd string) bool { return o.Skip != nil && o.Skip(cmd) }
 
-// A Change is one hook rewritten.
+// A Change is one hook rewritten, or left alone (Why says why).
 type Change struct {
 	Event   string // PreToolUse, Stop, ...
 	Matcher string
 	Before  string // the command, or the args joined by spaces
 	After   string
+	Why     string // for a hook left alone
+}
+
+// A Result is what Install or Uninstall did.
+type Result struct {
+	Doc     []byte   // the new document
+	Changes []Change // the hooks rewritten
+	Left    []Change // the hooks left alone, and why
+	Edits   []Edit   // what changed in the old document, in order
+}
+
+// An Edit replaces the bytes Old[Start:End] of the old document with Text.
+type Edit struct {
+	Start, End int
+	Text       []byte
 }
 
 // ErrNotSettings is returned for a JSON document that is not an object.
 var ErrNotSettings = errors.New("settings file is not a JSON object")
 
-type edit struct {
-	start, end int
-	text       []byte
-}
-
 // apply makes edits (which do not overlap) to doc.
-func apply(doc []byte, edits []edit) []byte {
-	sort.Slice(edits, func(i, j int) bool { return edits[i].start < edits[j].start })
+func apply(doc []byte, edits []Edit) []byte {
+	sort.Slice(edits, func(i, j int) bool { return edits[i].Start < edits[j].Start })
 	var out bytes.Buffer
 	at := 0
 	for _, e := range edits {
-		out.Write(doc[at:e.start])
-		out.Write(e.text)
-		at = e.end
+		out.Write(doc[at:e.Start])
+		out.Write(e.Text)
+		at = e.End
 	}
 	out.Write(doc[at:])
 	return out.Bytes()
@@ -69,6 +81,7 @@ type hook struct {
 	event, matcher string
 	command        *node // the "command" string, or nil
 	args           *node // the "args" array, or nil
+	twice          bool  // the hook object has "command" (or "args") more than once
 }
 
 // hooks finds every command hook: hooks.EVENT[i].hooks[j] with type
@@ -96,7 +109,7 @@ func hooks(doc []byte, root *node) ([]hook, error) {
 				if t, _ := h.get("type").str(doc); h.kind != '{' || (t != "command" && h.get("type") != nil) {
 					continue
 				}
-				hk := hook{event: ev.key, matcher: matcher}
+				hk := hook{event: ev.key, matcher: matcher, twice: h.count("command") > 1 || h.count("args") > 1}
 				if c := h.get("command"); c != nil && c.kind == '"' {
 					hk.command = c
 				} else if a := h.get("args"); a != nil && a.kind == '[' && len(a.elems) > 0 {
@@ -111,37 +124,87 @@ func hooks(doc []byte, root *node) ([]hook, error) {
 	return out, nil
 }
 
+// Why a hook is left alone.
+const (
+	WhyWrapped  = "already runs behind guard"
+	WhyGuard    = "calls guard itself"
+	WhyExcluded = "excluded by --exclude"
+	WhyTwice    = `the hook has two "command" members (Claude Code runs the last); fix it by hand`
+	WhyEdited   = "a guard call that install did not write (edited by hand?); unwrap it by hand"
+)
+
 // Install wraps every command hook in doc that is not wrapped or excluded
-// already. It returns the new document and what changed.
-func Install(doc []byte, opts Options) ([]byte, []Change, error) {
+// already, and re-points hooks wrapped with another guard binary at
+// opts.Binary.
+func Install(doc []byte, opts Options) (Result, error) {
+	var r Result
 	root, err := parse(doc)
 	if err != nil {
-		return nil, nil, err
+		return r, err
 	}
 	hs, err := hooks(doc, root)
 	if err != nil {
-		return nil, nil, err
+		return r, err
 	}
-	var edits []edit
-	var changes []Change
 	for _, h := range hs {
 		switch {
 		case h.command != nil:
 			cmd, _ := h.command.str(doc)
-			if guardCommand(cmd, opts.Binary) || opts.skip(cmd) {
+			raw := doc[h.command.start+1 : h.command.end-1]
+			if h.twice {
+				r.leave(h, cmd, WhyTwice)
 				continue
 			}
-			raw := doc[h.command.start+1 : h.command.end-1]
+			if w, ok := installed(raw); ok {
+				if w.binary == opts.Binary {
+					r.leave(h, cmd, WhyWrapped)
+					continue
+				}
+				text := jsonInner(quoteBinary(opts.Binary))
+				r.Edits = append(r.Edits, Edit{h.command.start + 1, h.command.start + 1 + w.binaryLen, text})
+				r.Changes = append(r.Changes, Change{Event: h.event, Matcher: h.matcher, Before: cmd,
+					After: quoteBinary(opts.Binary) + cmd[len(quoteBinary(w.binary)):], Why: "re-pointed from " + w.binary})
+				continue
+			}
+			if callsGuard(cmd) {
+				r.leave(h, cmd, WhyGuard)
+				continue
+			}
+			if opts.skip(cmd) {
+				r.leave(h, cmd, WhyExcluded)
+				continue
+			}
 			text := []byte{'"'}
-			text = append(text, jsonInner(shquote.Quote(opts.Binary)+" run -c '")...)
+			text = append(text, jsonInner(quoteBinary(opts.Binary)+" run -c '")...)
 			text = append(text, quoteUnits(raw)...)
 			text = append(text, '\'', '"')
-			edits = append(edits, edit{h.command.start, h.command.end, text})
+			r.Edits = append(r.Edits, Edit{h.command.start, h.command.end, text})
 			after, _ := (&node{kind: '"', start: 0, end: len(text)}).str(text)
-			changes = append(changes, Change{h.event, h.matcher, cmd, after})
+			r.Changes = append(r.Changes, Change{Event: h.event, Matcher: h.matcher, Before: cmd, After: after})
 		case h.args != nil:
 			args := strs(doc, h.args.elems)
-			if args == nil || isGuard(args[0], opts.Binary) || opts.skip(strings.Join(args, " ")) {
+			if args == nil {
+				continue
+			}
+			joined := shquote.Join(args)
+			switch {
+			case h.twice:
+				r.leave(h, joined, WhyTwice)
+				continue
+			case wrappedArgs(args) && args[0] != opts.Binary:
+				first := h.args.elems[0]
+				r.Edits = append(r.Edits, Edit{first.start, first.end, jsonString(opts.Binary)})
+				r.Changes = append(r.Changes, Change{Event: h.event, Matcher: h.matcher, Before: joined,
+					After: shquote.Join(append([]string{opts.Binary}, args[1:]...)), Why: "re-pointed from " + args[0]})
+				continue
+			case wrappedArgs(args):
+				r.leave(h, joined, WhyWrapped)
+				continue
+			case isGuard(args[0]):
+				r.leave(h, joined, WhyGuard)
+				continue
+			case opts.skip(joined):
+				r.leave(h, joined, WhyExcluded)
 				continue
 			}
 			first := h.args.elems[0]
@@ -155,57 +218,129 @@ func Install(doc []byte, opts Options) ([]byte, []Change, error) {
 			for _, s := range []string{opts.Binary, "run", "--"} {
 				text = append(append(text, jsonString(s)...), sep...)
 			}
-			edits = append(edits, edit{first.start, first.start, text})
-			changes = append(changes, Change{h.event, h.matcher, strings.Join(args, " "),
-				strings.Join(append([]string{opts.Binary, "run", "--"}, args...), " ")})
+			r.Edits = append(r.Edits, Edit{first.start, first.start, text})
+			r.Changes = append(r.Changes, Change{Event: h.event, Matcher: h.matcher, Before: joined,
+				After: shquote.Join(append([]string{opts.Binary, "run", "--"}, args...))})
 		}
 	}
-	return apply(doc, edits), changes, nil
+	r.Doc = apply(doc, r.Edits)
+	return r, nil
 }
 
-// Uninstall unwraps every hook that Install wrapped (with any guard
-// binary whose name starts with "guard").
-func Uninstall(doc []byte) ([]byte, []Change, error) {
+func (r *Result) leave(h hook, cmd, why string) {
+	r.Left = append(r.Left, Change{Event: h.event, Matcher: h.matcher, Before: cmd, After: cmd, Why: why})
+}
+
+// Uninstall unwraps every hook that Install wrapped, and no other: a
+// command of exactly the form Install writes, "GUARD run -c '...'", whose
+// first word is a file named guard. Other calls of guard are reported in
+// Left.
+func Uninstall(doc []byte) (Result, error) {
+	var r Result
 	root, err := parse(doc)
 	if err != nil {
-		return nil, nil, err
+		return r, err
 	}
 	hs, err := hooks(doc, root)
 	if err != nil {
-		return nil, nil, err
+		return r, err
 	}
-	var edits []edit
-	var changes []Change
 	for _, h := range hs {
 		switch {
 		case h.command != nil:
 			cmd, _ := h.command.str(doc)
-			if !wrapped(cmd, "") {
-				continue
-			}
 			raw := doc[h.command.start+1 : h.command.end-1]
-			i := bytes.Index(raw, []byte(" run -c '"))
-			if i < 0 || !bytes.HasSuffix(raw, []byte("'")) {
+			w, ok := installed(raw)
+			if !ok {
+				if runsGuard(cmd) {
+					r.leave(h, cmd, WhyEdited)
+				}
 				continue
 			}
-			inner, ok := unquoteUnits(raw[i+len(" run -c '") : len(raw)-1])
-			if !ok {
-				continue // not the quoting Install writes: leave it be
+			if h.twice {
+				r.leave(h, cmd, WhyTwice)
+				continue
 			}
-			text := append(append([]byte{'"'}, inner...), '"')
-			edits = append(edits, edit{h.command.start, h.command.end, text})
+			text := append(append([]byte{'"'}, w.inner...), '"')
+			r.Edits = append(r.Edits, Edit{h.command.start, h.command.end, text})
 			before, _ := (&node{kind: '"', start: 0, end: len(text)}).str(text)
-			changes = append(changes, Change{h.event, h.matcher, cmd, before})
+			r.Changes = append(r.Changes, Change{Event: h.event, Matcher: h.matcher, Before: cmd, After: before})
 		case h.args != nil:
 			args := strs(doc, h.args.elems)
-			if args == nil || !wrappedArgs(args, "") || len(args) < 4 {
+			if args == nil || !wrappedArgs(args) {
+				if args != nil && isGuard(args[0]) && len(args) > 1 && args[1] == "run" {
+					r.leave(h, shquote.Join(args), WhyEdited)
+				}
 				continue
 			}
-			edits = append(edits, edit{h.args.elems[0].start, h.args.elems[3].start, nil})
-			changes = append(changes, Change{h.event, h.matcher, strings.Join(args, " "), strings.Join(args[3:], " ")})
+			if h.twice {
+				r.leave(h, shquote.Join(args), WhyTwice)
+				continue
+			}
+			r.Edits = append(r.Edits, Edit{h.args.elems[0].start, h.args.elems[3].start, nil})
+			r.Changes = append(r.Changes, Change{Event: h.event, Matcher: h.matcher, Before: shquote.Join(args), After: shquote.Join(args[3:])})
 		}
 	}
-	return apply(doc, edits), changes, nil
+	r.Doc = apply(doc, r.Edits)
+	return r, nil
+}
+
+// A wrapping is a command hook as Install wrote it.
+type wrapping struct {
+	binary    string // the guard it calls
+	binaryLen int    // the length of the binary's word in the raw JSON string
+	inner     []byte // the raw JSON text of the wrapped command
+}
+
+// installed reads raw, the inside of a JSON string as written, as a command
+// Install wrote: QUOTED-BINARY run -c 'QUOTED-COMMAND', where the binary is
+// a file named guard.
+func installed(raw []byte) (wrapping, bool) {
+	s := string(raw)
+	word, rest, ok := firstWord(s)
+	if !ok || !isGuard(word) {
+		return wrapping{}, false
+	}
+	if !strings.HasPrefix(rest, " run -c '") || !strings.HasSuffix(rest, "'") || len(rest) < len(" run -c ''") {
+		return wrapping{}, false
+	}
+	inner, ok := unquoteUnits([]byte(rest[len(" run -c '") : len(rest)-1]))
+	if !ok {
+		return wrapping{}, false
+	}
+	return wrapping{binary: word, binaryLen: len(s) - len(rest), inner: inner}, true
+}
+
+// isGuard reports whether path names guard: a file whose name is guard.
+// Others that merely start so (guardctl, guarddog, guard-secrets.sh) are
+// not guard.
+func isGuard(path string) bool {
+	return filepath.Base(path) == "guard"
+}
+
+// quoteBinary quotes the binary as the first word of a hook.
+func quoteBinary(bin string) string { return shquote.Quote(bin) }
+
+// callsGuard reports whether cmd runs guard as its first program, behind
+// VAR=value prefixes and wrappers such as env or sudo included.
+func callsGuard(cmd string) bool {
+	cs, err := shellcmd.Parse(cmd)
+	if err != nil || len(cs) == 0 {
+		word, _, ok := firstWord(cmd + " ")
+		return ok && isGuard(word)
+	}
+	prog := cs[0].Program()
+	return len(prog) > 0 && isGuard(prog[0])
+}
+
+// runsGuard reports whether cmd is a guard run call of any form.
+func runsGuard(cmd string) bool {
+	cs, err := shellcmd.Parse(cmd)
+	if err != nil || len(cs) == 0 {
+		return false
+	}
+	prog := cs[0].Program()
+	return len(prog) > 1 && isGuard(prog[0]) && prog[1] == "run"
 }
 
 // strs decodes string nodes, or returns nil if one is not a string.
@@ -221,27 +356,8 @@ func strs(doc []byte, ns []*node) []string {
 	return out
 }
 
-// isGuard reports whether path names guard: binary itself, or a file whose
-// name starts with "guard".
-func isGuard(path, binary string) bool {
-	return (binary != "" && path == binary) || strings.HasPrefix(filepath.Base(path), "guard")
-}
-
-// wrapped reports whether cmd already runs behind guard: "GUARD run ...".
-func wrapped(cmd, binary string) bool {
-	word, rest, ok := firstWord(cmd)
-	return ok && isGuard(word, binary) && strings.HasPrefix(rest, " run ")
-}
-
-// guardCommand reports whether cmd is guard itself (guard run ..., or a
-// hook such as guard cooldown hook), which install leaves alone.
-func guardCommand(cmd, binary string) bool {
-	word, _, ok := firstWord(cmd + " ")
-	return ok && isGuard(word, binary)
-}
-
-func wrappedArgs(args []string, binary string) bool {
-	return len(args) >= 3 && isGuard(args[0], binary) && args[1] == "run" && args[2] == "--"
+func wrappedArgs(args []string) bool {
+	return len(args) >= 4 && isGuard(args[0]) && args[1] == "run" && args[2] == "--"
 }
 
 // firstWord splits off the first shell word of s, as shquote.Quote writes one:

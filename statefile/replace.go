@@ -18,10 +18,7 @@ func (f *File) replace(data ...[]byte) (err error) {
 	uid, gid := -1, -1
 	if fi, err := os.Stat(f.path); err == nil {
 		mode = fi.Mode().Perm()
-		st, ok := fi.Sys().(*syscall.Stat_t)
-		if ok && os.Geteuid() == 0 && (int(st.Uid) != 0 || int(st.Gid) != os.Getegid()) {
-			uid, gid = int(st.Uid), int(st.Gid)
-		}
+		uid, gid = ownerToKeep(fi)
 	}
 
 	tmp, err := createTemp(f.path)

@@ -3,92 +3,119 @@ package main
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
+
+	"guard/settings"
 )
 
-// unifiedDiff writes the difference between a and b as a unified diff with
-// three lines of context, as diff -u does.
-func unifiedDiff(w io.Writer, nameA, nameB, a, b string) {
-	x, y := splitKeep(a), splitKeep(b)
-	// lcs[i][j] is the length of the longest common subsequence of x[i:]
-	// and y[j:]. Settings files are small, so the quadratic table is fine.
-	lcs := make([][]int, len(x)+1)
-	for i := range lcs {
-		lcs[i] = make([]int, len(y)+1)
+// diffContext is how many unchanged lines a hunk shows around a change, as
+// diff -u does.
+const diffContext = 3
+
+// A lineChange replaces the old lines [from, to) with lines.
+type lineChange struct {
+	from, to int
+	lines    []string
+}
+
+// editDiff writes the edits of old as a unified diff. It is built from the
+// edits themselves, so it costs time in proportion to the document, however
+// large, instead of comparing every line with every other.
+func editDiff(w io.Writer, nameA, nameB string, old []byte, edits []settings.Edit) {
+	edits = append([]settings.Edit(nil), edits...)
+	sort.Slice(edits, func(i, j int) bool { return edits[i].Start < edits[j].Start })
+	lines := splitKeep(string(old))
+	// starts[i] is the offset of line i; a last entry marks the end.
+	starts := make([]int, 0, len(lines)+1)
+	off := 0
+	for _, l := range lines {
+		starts = append(starts, off)
+		off += len(l)
 	}
-	for i := len(x) - 1; i >= 0; i-- {
-		for j := len(y) - 1; j >= 0; j-- {
-			if x[i] == y[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
+	starts = append(starts, off)
+	lineOf := func(off int) int { // the line holding byte off
+		return max(sort.SearchInts(starts, off+1)-1, 0)
 	}
-	type op struct {
-		kind byte // ' ', '-', '+'
-		line string
-		ai   int // index in a (for ' ' and '-')
-		bi   int // index in b (for ' ' and '+')
-	}
-	var ops []op
-	i, j := 0, 0
-	for i < len(x) || j < len(y) {
-		switch {
-		case i < len(x) && j < len(y) && x[i] == y[j]:
-			ops = append(ops, op{' ', x[i], i, j})
-			i, j = i+1, j+1
-		case i < len(x) && (j == len(y) || lcs[i+1][j] >= lcs[i][j+1]):
-			ops = append(ops, op{'-', x[i], i, j})
-			i++
-		default:
-			ops = append(ops, op{'+', y[j], i, j})
+
+	// Edits on the same or touching lines make one change.
+	var changes []lineChange
+	for i := 0; i < len(edits); {
+		from := lineOf(edits[i].Start)
+		to := lineOf(max(edits[i].End-1, edits[i].Start)) + 1
+		j := i + 1
+		for j < len(edits) && lineOf(edits[j].Start) < to {
+			to = max(to, lineOf(max(edits[j].End-1, edits[j].Start))+1)
 			j++
 		}
+		to = min(to, len(lines))
+		var b strings.Builder
+		at := starts[from]
+		for _, e := range edits[i:j] {
+			b.Write(old[at:e.Start])
+			b.Write(e.Text)
+			at = e.End
+		}
+		b.Write(old[at:starts[to]])
+		changes = append(changes, lineChange{from, to, splitKeep(b.String())})
+		i = j
 	}
-	const context = 3
+
 	fmt.Fprintf(w, "--- %s\n+++ %s\n", nameA, nameB)
-	for k := 0; k < len(ops); {
-		if ops[k].kind == ' ' {
-			k++
-			continue
+	delta := 0 // new line number minus old, before the hunk
+	for i := 0; i < len(changes); {
+		// A hunk joins changes fewer than 2*context unchanged lines apart.
+		j := i + 1
+		for j < len(changes) && changes[j].from-changes[j-1].to <= 2*diffContext {
+			j++
 		}
-		// A hunk: from context lines before this change to context lines
-		// after the last change that is close enough to join it.
-		start := max(k-context, 0)
-		end := k
-		for end < len(ops) {
-			if ops[end].kind != ' ' {
-				end++
-				continue
+		start := max(changes[i].from-diffContext, 0)
+		end := min(changes[j-1].to+diffContext, len(lines))
+		var body strings.Builder
+		na, nb := 0, 0
+		ctx := func(from, to int) {
+			for _, l := range lines[from:to] {
+				writeDiffLine(&body, ' ', l)
 			}
-			run := end
-			for run < len(ops) && ops[run].kind == ' ' {
-				run++
-			}
-			if run == len(ops) || run-end > 2*context {
-				end = min(end+context, len(ops))
-				break
-			}
-			end = run
+			na += to - from
+			nb += to - from
 		}
-		var na, nb int
-		for _, o := range ops[start:end] {
-			if o.kind != '+' {
-				na++
+		at := start
+		hunkDelta := delta
+		for _, c := range changes[i:j] {
+			ctx(at, c.from)
+			for _, l := range lines[c.from:c.to] {
+				writeDiffLine(&body, '-', l)
 			}
-			if o.kind != '-' {
-				nb++
+			for _, l := range c.lines {
+				writeDiffLine(&body, '+', l)
 			}
+			na += c.to - c.from
+			nb += len(c.lines)
+			delta += len(c.lines) - (c.to - c.from)
+			at = c.to
 		}
-		fmt.Fprintf(w, "@@ -%d,%d +%d,%d @@\n", ops[start].ai+1, na, ops[start].bi+1, nb)
-		for _, o := range ops[start:end] {
-			fmt.Fprintf(w, "%c%s", o.kind, o.line)
-			if !strings.HasSuffix(o.line, "\n") {
-				fmt.Fprint(w, "\n\\ No newline at end of file\n")
-			}
-		}
-		k = end
+		ctx(at, end)
+		fmt.Fprintf(w, "@@ -%s +%s @@\n%s", hunkRange(start, na), hunkRange(start+hunkDelta, nb), body.String())
+		i = j
+	}
+}
+
+// hunkRange writes where a hunk's lines are, as diff -u does: the first
+// line (counting from 1) and the count; an empty range names the line
+// before it.
+func hunkRange(start, n int) string {
+	if n == 0 {
+		return fmt.Sprintf("%d,0", start)
+	}
+	return fmt.Sprintf("%d,%d", start+1, n)
+}
+
+func writeDiffLine(b *strings.Builder, kind byte, line string) {
+	b.WriteByte(kind)
+	b.WriteString(line)
+	if !strings.HasSuffix(line, "\n") {
+		b.WriteString("\n\\ No newline at end of file\n")
 	}
 }
 

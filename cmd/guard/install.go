@@ -1,11 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -13,6 +13,7 @@ import (
 
 	"guard/config"
 	"guard/settings"
+	"guard/statefile"
 )
 
 func settingsFlags() []cli.Flag {
@@ -101,11 +102,26 @@ func (e *env) settingsPath(c *cli.Context) (string, error) {
 	return filepath.Join(home, ".claude", "settings.json"), nil
 }
 
-// guardBinary returns the path hooks should call guard by.
+// guardBinary returns the path hooks should call guard by: --binary (an
+// absolute path, or the bare name guard, found through PATH when the hook
+// runs), else the absolute path of this guard. It must name a file called
+// guard, which is how uninstall tells guard's hooks from others, and not a
+// temporary build that goes away.
 func (e *env) guardBinary(c *cli.Context) (string, error) {
 	if b := c.String("binary"); b != "" {
-		if !filepath.IsAbs(b) {
-			return "", usagef("--binary %q must be an absolute path: hooks run from any directory", b)
+		switch {
+		case b == "guard":
+			if _, err := exec.LookPath("guard"); err != nil {
+				e.warnf("there is no guard on your PATH; hooks that call a bare guard will fail until there is")
+			}
+			return b, nil
+		case !filepath.IsAbs(b):
+			return "", usagef("--binary %q must be an absolute path, or the bare name guard (found through PATH): hooks run from any directory", b)
+		case filepath.Base(b) != "guard":
+			return "", usagef("--binary %q must name a file called guard, so that uninstall can tell guard's hooks from others", b)
+		}
+		if _, err := os.Stat(b); err != nil {
+			e.warnf("%s does not exist yet; the hooks will fail until it does", b)
 		}
 		return b, nil
 	}
@@ -116,10 +132,20 @@ func (e *env) guardBinary(c *cli.Context) (string, error) {
 	if real, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = real
 	}
-	if strings.Contains(exe, string(filepath.Separator)+"go-build") {
-		e.warnf("this guard is a temporary build (go run) at %s; the hooks would call a file that goes away: pass --binary with where guard is installed", exe)
+	if temporaryBuild(exe) {
+		return "", fmt.Errorf("this guard is a temporary build (go run) at %s, which goes away when it exits; install guard (go install ./cmd/guard) and run that, or pass --binary with where guard is installed (or --binary guard to find it through PATH); nothing changed", exe)
+	}
+	if filepath.Base(exe) != "guard" {
+		return "", fmt.Errorf("this guard is called %s; hooks must call a file named guard, so that uninstall can tell guard's hooks from others: rename it, or pass --binary; nothing changed", filepath.Base(exe))
 	}
 	return exe, nil
+}
+
+// temporaryBuild reports whether exe is a binary go run built, in the go
+// build cache's temporary directory.
+func temporaryBuild(exe string) bool {
+	sep := string(filepath.Separator)
+	return strings.Contains(exe, sep+"go-build") && strings.Contains(exe, sep+"exe"+sep)
 }
 
 func (e *env) install(c *cli.Context) error {
@@ -134,6 +160,9 @@ func (e *env) install(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if c.Bool("project") && bin != "guard" {
+		fmt.Fprintf(e.stderr, "guard: note: %s is usually committed, and %s is where guard is on this machine only; --binary guard calls guard through each user's PATH instead\n", path, bin)
+	}
 	patterns := c.StringSlice("exclude")
 	skip := func(cmd string) bool {
 		for _, p := range patterns {
@@ -143,7 +172,7 @@ func (e *env) install(c *cli.Context) error {
 		}
 		return false
 	}
-	return e.rewriteSettings(c, path, "install", func(doc []byte) ([]byte, []settings.Change, error) {
+	return e.rewriteSettings(c, path, "install", func(doc []byte) (settings.Result, error) {
 		return settings.Install(doc, settings.Options{Binary: bin, Skip: skip})
 	})
 }
@@ -160,8 +189,9 @@ func (e *env) uninstall(c *cli.Context) error {
 }
 
 // rewriteSettings applies rewrite to the settings file at path: it shows
-// the diff (--dry-run), or backs the file up and replaces it.
-func (e *env) rewriteSettings(c *cli.Context, path, verb string, rewrite func([]byte) ([]byte, []settings.Change, error)) error {
+// the diff (--dry-run), or backs the file up and replaces it, keeping its
+// mode, owner and group.
+func (e *env) rewriteSettings(c *cli.Context, path, verb string, rewrite func([]byte) (settings.Result, error)) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real // replace the file, not the link to it
 	}
@@ -176,7 +206,7 @@ func (e *env) rewriteSettings(c *cli.Context, path, verb string, rewrite func([]
 	if err != nil {
 		return err
 	}
-	out, changes, err := rewrite(doc)
+	r, err := rewrite(doc)
 	var se *settings.SyntaxError
 	switch {
 	case errors.As(err, &se):
@@ -184,42 +214,62 @@ func (e *env) rewriteSettings(c *cli.Context, path, verb string, rewrite func([]
 	case err != nil:
 		return fmt.Errorf("%s: %v; nothing changed", path, err)
 	}
-	if len(changes) == 0 {
+	left := func() {
+		if len(r.Left) == 0 {
+			return
+		}
+		fmt.Fprintf(e.stdout, "left %d hooks alone:\n", len(r.Left))
+		for _, ch := range r.Left {
+			fmt.Fprintf(e.stdout, "  %s: %s (%s)\n", hookPlace(ch), hookText(ch.Before), ch.Why)
+		}
+	}
+	if len(r.Changes) == 0 {
 		fmt.Fprintf(e.stdout, "%s: nothing to %s\n", path, verb)
+		left()
 		return nil
 	}
 	if c.Bool("dry-run") {
-		unifiedDiff(e.stdout, path, path+" ("+verb+")", string(doc), string(out))
-		return nil
-	}
-	if bytes.Equal(doc, out) {
+		editDiff(e.stdout, path, path+" ("+verb+")", doc, r.Edits)
 		return nil
 	}
 	now := e.now()
 	backup := freePath(fmt.Sprintf("%s.bak-%s", path, now.UTC().Format("20060102T150405Z")))
-	if err := writeFileAtomic(backup, doc, 0o600); err != nil {
+	if err := statefile.WriteFile(backup, doc, 0o600, info); err != nil {
 		return fmt.Errorf("cannot back up %s, so nothing changed: %w", path, err)
 	}
-	if err := writeFileAtomic(path, out, info.Mode().Perm()); err != nil {
+	if err := statefile.WriteFile(path, r.Doc, info.Mode().Perm(), nil); err != nil {
 		return fmt.Errorf("cannot write %s: %w (it is unchanged; the backup is %s)", path, err, backup)
 	}
 	done := "wrapped"
 	if verb == "uninstall" {
 		done = "unwrapped"
 	}
-	fmt.Fprintf(e.stdout, "%s %d hooks in %s (backup: %s)\n", done, len(changes), path, backup)
-	for _, ch := range changes {
-		where := ch.Event
-		if ch.Matcher != "" {
-			where += "[" + ch.Matcher + "]"
-		}
+	fmt.Fprintf(e.stdout, "%s %d hooks in %s (backup: %s)\n", done, len(r.Changes), path, backup)
+	for _, ch := range r.Changes {
 		cmd := ch.Before // the hook's own command, not guard's wrapping
 		if verb == "uninstall" {
 			cmd = ch.After
 		}
-		fmt.Fprintf(e.stdout, "  %s: %s\n", where, truncate(oneLineText(cmd), 100))
+		if ch.Why != "" {
+			cmd = ch.After + " (" + ch.Why + ")"
+		}
+		fmt.Fprintf(e.stdout, "  %s: %s\n", hookPlace(ch), hookText(cmd))
 	}
+	left()
 	return nil
+}
+
+// hookPlace says where a hook is: its event and matcher.
+func hookPlace(ch settings.Change) string {
+	if ch.Matcher != "" {
+		return ch.Event + "[" + printable(ch.Matcher) + "]"
+	}
+	return ch.Event
+}
+
+// hookText shows a hook's command on one short line.
+func hookText(cmd string) string {
+	return truncate(printable(cmd), 100)
 }
 
 // freePath returns path, or path-2, path-3, ... whichever does not exist
@@ -232,9 +282,4 @@ func freePath(path string) string {
 		}
 		p = fmt.Sprintf("%s-%d", path, i)
 	}
-}
-
-// oneLineText shows a multi-line command on one line.
-func oneLineText(s string) string {
-	return strings.ReplaceAll(s, "\n", `\n`)
 }

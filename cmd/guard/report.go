@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -155,7 +154,7 @@ func (e *env) report(c *cli.Context) error {
 		return err
 	}
 	if out := c.String("output"); out != "" {
-		if err := writeFileAtomic(out, buf.Bytes(), 0o644); err != nil {
+		if err := statefile.WriteFile(out, buf.Bytes(), 0o644, nil); err != nil {
 			return fmt.Errorf("cannot write report: %w", err)
 		}
 		return nil
@@ -179,31 +178,6 @@ func (e *env) cooldownReport(cfg *config.Config, now time.Time) (map[string]serv
 		return nil, err
 	}
 	return cd.statuses(doc, doc.ServiceNames(), now)
-}
-
-// writeFileAtomic writes data to path with mode through a synced temp file
-// in the same directory, so that a reader (the textfile collector, say)
-// never sees half of it.
-func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(mode)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // spentBudgets lists the actions whose budgets are spent, sorted.

@@ -117,7 +117,7 @@ func (e *env) stateExport(c *cli.Context) error {
 		return err
 	}
 	out := c.Args().First()
-	if err := writeFileAtomic(out, data, 0o600); err != nil {
+	if err := statefile.WriteFile(out, data, 0o600, nil); err != nil {
 		return fmt.Errorf("cannot write checkpoint: %w", err)
 	}
 	fmt.Fprintf(e.stderr, "guard: exported %s to %s\n", t.file.Path(), out)
@@ -145,7 +145,7 @@ func (e *env) stateImport(c *cli.Context) error {
 	err = t.file.Swap(func(old []byte) ([]byte, error) {
 		if old != nil {
 			backup = freePath(fmt.Sprintf("%s.bak-%s", t.file.Path(), now.UTC().Format("20060102T150405Z")))
-			if err := writeFileAtomic(backup, old, 0o600); err != nil {
+			if err := statefile.WriteFile(backup, old, 0o600, t.info()); err != nil {
 				return nil, fmt.Errorf("cannot keep a backup: %w", err)
 			}
 		}
@@ -167,4 +167,14 @@ func (e *env) stateImport(c *cli.Context) error {
 		fmt.Fprintf(e.stdout, "imported %s into %s\n", in, t.file.Path())
 	}
 	return nil
+}
+
+// info describes the state file, for a backup to take its owner from; nil
+// if it cannot be read.
+func (t *checkpointTarget) info() os.FileInfo {
+	fi, err := os.Stat(t.file.Path())
+	if err != nil {
+		return nil
+	}
+	return fi
 }

@@ -1,0 +1,73 @@
+package statefile
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// WriteFile atomically replaces the file at path with data, for files that
+// are not kept under a lock (reports, backups, Claude Code's
+// settings.json): a temp file of a unique name beside it, write, fsync,
+// close, rename, fsync of the directory. An existing file keeps its mode,
+// owner and group (when root writes a user's file, it stays the user's); a
+// new file gets mode, and the owner and group of owner if that is not nil
+// (a backup belongs to whoever owns the file it backs up). A symlink at path
+// is followed, so that the link stays. Until the rename succeeds the old
+// file is untouched.
+func WriteFile(path string, data []byte, mode os.FileMode, owner os.FileInfo) (err error) {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	uid, gid := -1, -1
+	if owner != nil {
+		uid, gid = ownerToKeep(owner)
+	}
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+		uid, gid = ownerToKeep(fi)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = tmp.Close()
+			_ = os.Remove(tmp.Name())
+		}
+	}()
+	if err = tmp.Chmod(mode); err != nil {
+		return err
+	}
+	if uid >= 0 {
+		if err = tmp.Chown(uid, gid); err != nil {
+			return fmt.Errorf("cannot keep the owner of %s: %w", path, err)
+		}
+	}
+	if _, err = tmp.Write(data); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+// ownerToKeep returns the owner and group a file written in place of the
+// one fi describes must be given, or -1, -1 when the file a process creates
+// has them anyway. Only root can give a file away.
+func ownerToKeep(fi os.FileInfo) (uid, gid int) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || os.Geteuid() != 0 || (int(st.Uid) == 0 && int(st.Gid) == os.Getegid()) {
+		return -1, -1
+	}
+	return int(st.Uid), int(st.Gid)
+}
