@@ -48,6 +48,9 @@ var ErrFull = errors.New("every concurrency slot is taken")
 // Dir returns the slot directory for the state file at statePath.
 func Dir(statePath string) string { return statePath + ".runs" }
 
+// statePath is the state file whose runs dir holds.
+func statePath(dir string) string { return strings.TrimSuffix(dir, ".runs") }
+
 // A Run describes a run in flight.
 type Run struct {
 	Key string `json:"key"`
@@ -85,6 +88,16 @@ const maxUnlimited = 1024
 // Otherwise it takes one of limit slots, retrying until wait has passed,
 // and returns ErrFull if none freed up.
 func Acquire(dir string, limit int, wait time.Duration, run Run) (*Slot, error) {
+	return AcquireOrStop(dir, limit, wait, run, nil)
+}
+
+// ErrStopped is returned by AcquireOrStop when stop said to give up.
+var ErrStopped = errors.New("stopped while waiting for a slot")
+
+// AcquireOrStop is Acquire, but while it waits for a slot it gives up with
+// ErrStopped as soon as stop (if not nil) reports true: a run waiting in
+// the queue that is sent SIGTERM ends at once, having run nothing.
+func AcquireOrStop(dir string, limit int, wait time.Duration, run Run, stop func() bool) (*Slot, error) {
 	prefix := filepath.Join(dir, keyHash(run.Key))
 	if limit <= 0 {
 		for i := range maxUnlimited {
@@ -115,8 +128,14 @@ func Acquire(dir string, limit int, wait time.Duration, run Run) (*Slot, error) 
 		if left <= 0 {
 			return nil, ErrFull
 		}
+		if stop != nil && stop() {
+			return nil, ErrStopped
+		}
 		time.Sleep(min(left, nap/2+rand.N(nap)))
 		nap = min(2*nap, 50*time.Millisecond)
+		if stop != nil && stop() {
+			return nil, ErrStopped
+		}
 	}
 }
 
@@ -128,11 +147,13 @@ func try(dir, path string, run Run) (*Slot, bool, error) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, false, fmt.Errorf("cannot create slot directory: %w", err)
 		}
+		statefile.GiveToOwnerOf(dir, statePath(dir))
 		f, err = statefile.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("cannot open slot: %w", err)
 	}
+	statefile.GiveToOwnerOf(path, statePath(dir))
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {

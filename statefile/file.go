@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 )
 
@@ -143,6 +144,9 @@ func resolve(path string) (string, error) {
 		if fi.Mode()&fs.ModeSymlink == 0 {
 			break
 		}
+		if err := checkLink(path, fi); err != nil {
+			return "", err
+		}
 		target, err := os.Readlink(path)
 		if err != nil {
 			return "", err
@@ -163,7 +167,8 @@ func resolve(path string) (string, error) {
 // holds only white space. It reads into the buffer Recycle handed back, if
 // there is one.
 func (f *File) read() ([]byte, error) {
-	file, err := OpenFile(f.path, os.O_RDONLY, 0)
+	// O_NONBLOCK: a FIFO at the path must not hang guard in open.
+	file, err := OpenFile(f.path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -172,8 +177,13 @@ func (f *File) read() ([]byte, error) {
 	}
 	defer file.Close()
 	size := 0
-	if fi, err := file.Stat(); err == nil && fi.Size() < 1<<40 {
-		size = int(fi.Size())
+	if fi, err := file.Stat(); err == nil {
+		if !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s is not a regular file", f.path)
+		}
+		if fi.Size() < 1<<40 {
+			size = int(fi.Size())
+		}
 	}
 	data := f.spare[:0]
 	f.spare = nil

@@ -42,5 +42,6 @@ func (f *File) Lock() (unlock func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot lock state: %w", err)
 	}
+	GiveToOwnerOf(f.LockPath(), f.path)
 	return func() { _ = fl.Unlock() }, nil
 }

@@ -19,6 +19,8 @@ func (f *File) replace(data ...[]byte) (err error) {
 	if fi, err := os.Stat(f.path); err == nil {
 		mode = fi.Mode().Perm()
 		uid, gid = ownerToKeep(fi)
+	} else if di, err := os.Stat(dir); err == nil && os.Geteuid() == 0 {
+		uid, gid = ownerToKeep(di) // a new file belongs to the directory's owner
 	}
 
 	tmp, err := createTemp(f.path)

@@ -78,15 +78,32 @@ func Run(spec Spec) Result {
 		sigs = own
 	}
 
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return startFailure(spec.Argv[0], err, start)
+	// The child's stderr is a pipe guard copies on, keeping its tail for
+	// last_error; but where guard's stderr is a terminal, the child gets
+	// the terminal itself (it may ask isatty, and a process it leaves
+	// behind can still write there after guard has gone), and no tail.
+	t := &tail{}
+	copied := make(chan struct{})
+	var pr *os.File
+	childErr, direct := spec.Stderr.(*os.File)
+	direct = direct && IsTerminal(childErr)
+	if !direct {
+		var pw *os.File
+		var err error
+		if pr, pw, err = os.Pipe(); err != nil {
+			return startFailure(spec.Argv[0], err, start)
+		}
+		childErr = pw
 	}
 	group := !IsTerminal(spec.Stdin)
-	c, err := startChild(spec, pw, group)
-	pw.Close()
+	c, err := startChild(spec, childErr, group)
+	if !direct {
+		childErr.Close()
+	}
 	if err != nil {
-		pr.Close()
+		if pr != nil {
+			pr.Close()
+		}
 		return startFailure(spec.Argv[0], err, start)
 	}
 	pid := c.pid
@@ -94,12 +111,18 @@ func Run(spec Spec) Result {
 		spec.Started(pid)
 	}
 
-	t := &tail{}
-	copied := make(chan struct{})
-	go func() {
-		copyTee(spec.Stderr, t, pr)
+	if direct {
 		close(copied)
-	}()
+	} else {
+		go func() {
+			// When guard's stderr goes away (a reader that closed its end
+			// of a pipe), stop reading, so that the child meets the closed
+			// pipe as it would have without guard.
+			copyTee(spec.Stderr, t, pr)
+			pr.Close()
+			close(copied)
+		}()
+	}
 	type waited struct {
 		ws  syscall.WaitStatus
 		err error
@@ -162,7 +185,9 @@ wait:
 	case <-copied:
 	case <-drained:
 	}
-	pr.Close()
+	if pr != nil {
+		pr.Close()
+	}
 	if c.output != nil { // stdout was not a file: it is copied too
 		select {
 		case <-c.output:

@@ -38,9 +38,10 @@ func (t *tail) Bytes() []byte {
 	return bytes.Clone(t.buf)
 }
 
-// copyTee copies r to w and to t until r ends. A failing w (guard's own
-// stderr closed, say) does not stop the copy, so the child never blocks on
-// a full pipe.
+// copyTee copies r to w and to t until r ends, or until writing to w
+// fails (guard's own stderr closed, say): the caller then closes r, so the
+// child meets the broken pipe itself instead of writing into a pipe
+// nobody reads, or blocking on it.
 func copyTee(w io.Writer, t *tail, r io.Reader) {
 	buf := make([]byte, TailSize)
 	for {
@@ -49,7 +50,7 @@ func copyTee(w io.Writer, t *tail, r io.Reader) {
 			t.Write(buf[:n])
 			if w != nil {
 				if _, werr := w.Write(buf[:n]); werr != nil {
-					w = nil
+					return // nobody reads guard's stderr any more
 				}
 			}
 		}

@@ -69,6 +69,12 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GUARD_STATE", filepath.Join(env.WorkDir, "state.json"))
 			return os.MkdirAll(home, 0o755)
 		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "root" {
+				return os.Geteuid() == 0, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": cmdExitcode,
 			"json":     cmdJSON,

@@ -389,3 +389,44 @@ func TestSlowCallIsAFailure(t *testing.T) {
 		t.Errorf("entry = %v; want a slow-call failure", h)
 	}
 }
+
+// TestSignalWhileQueuedRunsNothing covers hostile-user finding 9: a run
+// waiting for a max_concurrent slot that gets SIGTERM ends then, running
+// nothing, instead of starting its command when a slot frees.
+func TestSignalWhileQueuedRunsNothing(t *testing.T) {
+	sb := newSandbox(t, "circuit_breaker:\n  max_concurrent: 1\n  queue_timeout: 5m\n")
+	holder := sb.command("run", "--name", "q", "-c", `touch started; while [ ! -e release ]; do sleep 0.05; done`)
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Wait()
+	defer os.WriteFile(sb.path("release"), nil, 0o600)
+	waitFor(t, "the first run to start", func() bool { return exists(sb.path("started")) })
+
+	queued := sb.command("run", "--name", "q", "--", "touch", "queued-ran")
+	if err := queued.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Give it a moment to reach the queue. The test holds however far it
+	// got: a signal before its subscription kills it at once, and one
+	// after must end the wait.
+	time.Sleep(200 * time.Millisecond)
+	queued.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- queued.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() != 143 && ee.ExitCode() != -1 {
+			t.Errorf("queued guard exited %d; want 143", ee.ExitCode())
+		}
+	case <-time.After(time.Minute):
+		queued.Process.Kill()
+		t.Fatal("a queued guard sent SIGTERM was still waiting a minute later")
+	}
+	os.WriteFile(sb.path("release"), nil, 0o600)
+	holder.Wait()
+	if exists(sb.path("queued-ran")) {
+		t.Error("the queued run started its command after SIGTERM")
+	}
+}

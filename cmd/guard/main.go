@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -42,6 +43,11 @@ type env struct {
 	sigsReady chan struct{}  // closed once sigs is subscribed
 
 	logWarned bool // a failure to write the event log was reported
+
+	// heldWarnings, when set, keeps guard run's warnings until the
+	// command's status is known: a hook that exits 2 blocks, and Claude
+	// reads its stderr as the reason, to which guard must add nothing.
+	heldWarnings *strings.Builder
 
 	// exits is set when the process ends with the command, so that what
 	// the operating system undoes anyway (signal subscriptions) is left.
@@ -132,5 +138,25 @@ func (e *env) errorf(format string, args ...any) {
 
 // warnf prints a warning: one line, on stderr.
 func (e *env) warnf(format string, args ...any) {
+	if e.heldWarnings != nil {
+		fmt.Fprintf(e.heldWarnings, "guard: warning: "+format+"\n", args...)
+		return
+	}
 	fmt.Fprintf(e.stderr, "guard: warning: "+format+"\n", args...)
+}
+
+// holdWarnings keeps warnings back until releaseWarnings.
+func (e *env) holdWarnings() { e.heldWarnings = &strings.Builder{} }
+
+// releaseWarnings prints the warnings held back, unless the command exited
+// 2 (err is its status): then they are dropped, since Claude reads that
+// stderr as the hook's reason for blocking.
+func (e *env) releaseWarnings(err error) {
+	held := e.heldWarnings
+	e.heldWarnings = nil
+	var xe *exitError
+	if held == nil || (errors.As(err, &xe) && xe.code == 2 && xe.err == nil) {
+		return
+	}
+	io.WriteString(e.stderr, held.String())
 }

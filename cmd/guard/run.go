@@ -67,8 +67,11 @@ Examples:
 // exits 2, which a Claude hook would read as "block".
 func (e *env) runUsageError(c *cli.Context, err error, _ bool) error {
 	if argv := salvageCommand(e.args); argv != nil {
+		e.holdWarnings()
 		e.warnf("%v; running the command unguarded", err)
-		return e.unguarded(argv, config.Breaker{})
+		err := e.unguarded(argv, config.Breaker{})
+		e.releaseWarnings(err)
+		return err
 	}
 	return &exitError{code: 1, err: fmt.Errorf("%v (usage: guard run [FLAGS] -- CMD [ARG...] or guard run [FLAGS] -c 'STRING')", err)}
 }
@@ -161,7 +164,9 @@ func runSettings(l runLine, cfg *config.Config, key string) (config.Breaker, err
 func (e *env) run(c *cli.Context) error { return e.guardRun(lineFromContext(c)) }
 
 // guardRun is guard run, given its parsed command line.
-func (e *env) guardRun(l runLine) error {
+func (e *env) guardRun(l runLine) (err error) {
+	e.holdWarnings()
+	defer func() { e.releaseWarnings(err) }()
 	e.subscribeSignals()
 	defer func() {
 		if !e.exits {
@@ -207,9 +212,14 @@ func (e *env) guardRun(l runLine) error {
 	}()
 	if b.MaxConcurrent > 0 {
 		me.StartTicks, _ = supervise.StartTime(me.PID)
-		slot, err = bulkhead.Acquire(bulkhead.Dir(store.Path()), b.MaxConcurrent, b.QueueTimeout, me)
+		slot, err = bulkhead.AcquireOrStop(bulkhead.Dir(store.Path()), b.MaxConcurrent, b.QueueTimeout, me, e.signalled)
 		if errors.Is(err, bulkhead.ErrFull) {
 			return e.rejected(cfg, b, store, key)
+		}
+		if errors.Is(err, bulkhead.ErrStopped) {
+			// A signal while queued: nothing ran, nothing to record.
+			sig := <-e.sigs
+			return exit(128 + int(sig.(syscall.Signal)))
 		}
 		if err != nil {
 			return e.guardFailed(cfg, b, argv, key, err)
@@ -283,6 +293,17 @@ func (e *env) subscribeSignals() {
 		return
 	}
 	e.sigs, e.sigsReady = earlysig.Subscribe()
+}
+
+// signalled reports, without taking it, whether a signal guard passes on
+// has arrived.
+func (e *env) signalled() bool {
+	select {
+	case <-e.sigsReady:
+		return len(e.sigs) > 0
+	default:
+		return false
+	}
 }
 
 // rejected reports a call that found every concurrency slot of its key

@@ -47,6 +47,11 @@ func Subscribe() (chan os.Signal, chan struct{}) {
 	done := make(chan struct{})
 	go func() {
 		signal.Notify(c, Signals...)
+		// A reader of guard's stderr that goes away (guard run ... 2>&1 |
+		// head -1) must not kill guard before it records the run: with
+		// SIGPIPE handled, the write fails with EPIPE instead. Handled, not
+		// ignored, so that the child still starts with the default action.
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 		close(done)
 	}()
 	return c, done

@@ -1,0 +1,142 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// These tests need root: they make files of another user, as root does
+// when it runs guard for a user (sudo, a system hook) or as another user
+// plants in /tmp. CI runs as root.
+
+const otherUID, otherGID = 65534, 65534 // nobody, nogroup
+
+func needRoot(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to make files of another user (CI runs as root)")
+	}
+}
+
+func owner(t *testing.T, path string) (int, int) {
+	t.Helper()
+	fi, err := os.Lstat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := fi.Sys().(*syscall.Stat_t)
+	return int(st.Uid), int(st.Gid)
+}
+
+// TestRootKeepsUsersFilesTheirs covers hostile-user findings 5 and 25:
+// files guard run as root writes or creates for a user's state or
+// settings belong to that user.
+func TestRootKeepsUsersFilesTheirs(t *testing.T) {
+	needRoot(t)
+	sb := newSandbox(t, "")
+	dir := sb.path("user")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chown(dir, otherUID, otherGID)
+	state := filepath.Join(dir, "state.json")
+	sb.env = append(sb.env, "GUARD_STATE="+state)
+
+	// A state file root creates in the user's directory, with its lock and
+	// runs directory, is the user's.
+	if code, _, stderr := sb.guard("run", "--", "true"); code != 0 {
+		t.Fatalf("guard run: exit %d: %s", code, stderr)
+	}
+	for _, p := range []string{state, state + ".lock", state + ".runs"} {
+		if uid, gid := owner(t, p); uid != otherUID || gid != otherGID {
+			t.Errorf("%s is owned by %d:%d; want the user's %d:%d", filepath.Base(p), uid, gid, otherUID, otherGID)
+		}
+	}
+	slots, _ := filepath.Glob(state + ".runs/*")
+	for _, p := range slots {
+		if uid, _ := owner(t, p); uid != otherUID {
+			t.Errorf("slot %s is owned by %d; want the user's", filepath.Base(p), uid)
+		}
+	}
+
+	// settings.json keeps its owner through install, and the backup is the
+	// user's too.
+	settings := filepath.Join(dir, "settings.json")
+	os.WriteFile(settings, []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"./x.sh"}]}]}}`), 0o640)
+	os.Chown(settings, otherUID, otherGID)
+	if code, _, stderr := sb.guard("install", "--settings", settings, "--binary", "/usr/local/bin/guard"); code != 0 {
+		t.Fatalf("guard install: exit %d: %s", code, stderr)
+	}
+	if uid, gid := owner(t, settings); uid != otherUID || gid != otherGID {
+		t.Errorf("settings.json is owned by %d:%d after install; want %d:%d", uid, gid, otherUID, otherGID)
+	}
+	if fi, _ := os.Stat(settings); fi.Mode().Perm() != 0o640 {
+		t.Errorf("settings.json mode = %v; want 0640", fi.Mode().Perm())
+	}
+	backups, _ := filepath.Glob(settings + ".bak-*")
+	if len(backups) != 1 {
+		t.Fatalf("backups = %q; want one", backups)
+	}
+	if uid, _ := owner(t, backups[0]); uid != otherUID {
+		t.Errorf("the backup is owned by %d; want the user's", uid)
+	}
+}
+
+// TestPlantedSymlinkIsRefused covers hostile-user finding 6: a state path
+// in a sticky world-writable directory that is another user's symlink is
+// not followed.
+func TestPlantedSymlinkIsRefused(t *testing.T) {
+	needRoot(t)
+	sb := newSandbox(t, "")
+	tmp := sb.path("tmp")
+	if err := os.Mkdir(tmp, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(tmp, 0o777|os.ModeSticky)
+	victim := sb.path("victim.conf")
+	os.WriteFile(victim, []byte("precious = true\n"), 0o644)
+	for _, name := range []string{"state.json", "cooldown.json"} {
+		link := filepath.Join(tmp, name)
+		if err := os.Symlink(victim, link); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Lchown(link, otherUID, otherGID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sb.env = append(sb.env, "GUARD_STATE="+filepath.Join(tmp, "state.json"), "GUARD_COOLDOWN_STATE="+filepath.Join(tmp, "cooldown.json"))
+
+	code, stdout, stderr := sb.guard("run", "--", "echo", "ran")
+	if code != 0 || stdout != "ran\n" || !strings.Contains(stderr, "refusing to follow a symlink another user owns") {
+		t.Errorf("guard run: exit %d, stdout %q, stderr %q; want the command run unguarded with a warning", code, stdout, stderr)
+	}
+	code, _, stderr = sb.guard("cooldown", "record", "web", "restart")
+	if code == 0 || !strings.Contains(stderr, "refusing to follow") {
+		t.Errorf("cooldown record: exit %d, stderr %q; want it refused", code, stderr)
+	}
+	if data, _ := os.ReadFile(victim); string(data) != "precious = true\n" {
+		t.Errorf("the link's target was changed: %q", data)
+	}
+	for _, p := range []string{victim + ".lock", victim + ".runs"} {
+		if exists(p) {
+			t.Errorf("%s was created beside the link's target", p)
+		}
+	}
+	if matches, _ := filepath.Glob(victim + ".corrupt-*"); len(matches) > 0 {
+		t.Errorf("the link's target was quarantined: %q", matches)
+	}
+
+	// A link of our own, or of the directory's owner, is followed as ever.
+	own := filepath.Join(tmp, "mine.json")
+	os.Symlink(sb.path("real.json"), own)
+	sb.env = append(sb.env, "GUARD_STATE="+own)
+	if code, _, stderr := sb.guard("run", "--", "true"); code != 0 || stderr != "" {
+		t.Errorf("guard run through our own link: exit %d, stderr %q", code, stderr)
+	}
+	if !exists(sb.path("real.json")) {
+		t.Error("our own link was not followed")
+	}
+}
