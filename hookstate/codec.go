@@ -2,8 +2,10 @@ package hookstate
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 
+	"guard/breaker"
 	"guard/statefile"
 )
 
@@ -213,6 +215,36 @@ func (h *Hook) UnmarshalJSON(raw []byte) error {
 		h.LastError = &lastError
 	}
 	return err
+}
+
+// Check reports what in h guard would never write: a state other than
+// closed, open or half_open (exactly so spelt), or a negative count. Such
+// an entry is not half used; it is set aside whole.
+func (h *Hook) Check() error {
+	switch breaker.State(h.State) {
+	case "", breaker.Closed, breaker.Open, breaker.HalfOpen:
+	default:
+		return fmt.Errorf("state %q is not closed, open or half_open", h.State)
+	}
+	for _, c := range []struct {
+		name string
+		n    int
+	}{{"failure_count", h.FailureCount}, {"consecutive_failures", h.ConsecutiveFailures},
+		{"consecutive_successes", h.ConsecutiveSuccesses}, {"reopen_count", h.ReopenCount}} {
+		if c.n < 0 {
+			return fmt.Errorf("%s is negative (%d)", c.name, c.n)
+		}
+	}
+	t := h.Totals
+	if t.Successes < 0 || t.Failures < 0 || t.Ignored < 0 || t.Cancelled < 0 || t.Abandoned < 0 || t.Skips < 0 || t.Rejected < 0 {
+		return errors.New("totals has a negative count")
+	}
+	for _, l := range h.ProbeLeases {
+		if l.PID <= 0 {
+			return fmt.Errorf("a probe lease has pid %d", l.PID)
+		}
+	}
+	return nil
 }
 
 // MarshalJSON implements json.Marshaler.

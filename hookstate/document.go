@@ -34,7 +34,21 @@ type Document struct {
 
 	src *source // the file, if guard wrote it
 	err error   // the source is not what its checksum says; see listAll
+
+	aside []Aside // entries that did not check out, set aside
 }
+
+// An Aside is an entry that did not check out (a value of the wrong type,
+// an unknown state, a negative count): it is set aside on its own, and its
+// key starts afresh, while every other key keeps working.
+type Aside struct {
+	Key string
+	Raw []byte // the entry as it was
+	Err error
+}
+
+// SetAside returns the entries set aside so far.
+func (d *Document) SetAside() []Aside { return d.aside }
 
 // find returns key's entry, or nil. A call looks up a key or two, and a
 // linear search is cheaper than building an index over thousands of keys;
@@ -108,8 +122,8 @@ func (d *Document) Len() int {
 }
 
 // Hook returns the entry of key, decoding it if need be, or nil if key has
-// none. An entry that does not decode gives an error that matches
-// statefile.ErrCorrupt.
+// none. An entry that does not decode or check out (see Hook.Check) is set
+// aside (see SetAside) and key has none from then on.
 func (d *Document) Hook(key string) (*Hook, error) {
 	e := d.find(key)
 	if d.err != nil {
@@ -120,8 +134,14 @@ func (d *Document) Hook(key string) (*Hook, error) {
 	}
 	if e.hook == nil {
 		h := &Hook{}
-		if err := h.UnmarshalJSON(e.raw); err != nil {
-			return nil, statefile.Corrupt(fmt.Errorf("hooks[%q]: %w", key, err))
+		err := h.UnmarshalJSON(e.raw)
+		if err == nil {
+			err = h.Check()
+		}
+		if err != nil {
+			d.aside = append(d.aside, Aside{Key: key, Raw: bytes.Clone(e.raw), Err: err})
+			e.gone, e.raw = true, nil
+			return nil, nil
 		}
 		e.hook, e.raw = h, nil
 	}
@@ -171,9 +191,8 @@ func (d *Document) UnmarshalState(data []byte) error {
 		}
 		all := make([]entry, len(hooks)) // one allocation for all of them
 		for i, h := range hooks {
-			if len(h.Value) == 0 || h.Value[0] != '{' {
-				return fmt.Errorf("hooks[%q] is not an object", h.Key)
-			}
+			// An entry that is not an object is set aside when it is
+			// used (see Hook), like any other that does not check out.
 			all[i] = entry{key: h.Key, raw: h.Value}
 			d.entries = append(d.entries, &all[i])
 		}

@@ -310,33 +310,62 @@ func TestSweepAtMostHourly(t *testing.T) {
 	}
 }
 
-func TestEntryThatDoesNotDecodeIsQuarantined(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "hook_state.json")
-	os.WriteFile(path, []byte(`{"hooks":{"k":{"state":"closed","failure_count":"three"},"other":{"state":"closed"}}}`), 0o600)
-	var moved string
-	s, err := Open(path, statefile.Options{OnQuarantine: func(to string, _ error) { moved = to }}, 0, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Touching another key is fine; touching k moves the file aside.
-	if err := s.Update(t0, func(d *Document) (bool, error) {
-		_, err := d.Record("other", settings, t0, breaker.Result{Outcome: breaker.Success}, Run{})
-		return true, err
-	}); err != nil || moved != "" {
-		t.Fatalf("Update(other) = %v, moved %q", err, moved)
-	}
-	if err := s.Update(t0, func(d *Document) (bool, error) {
-		_, err := d.Record("k", settings, t0, breaker.Result{Outcome: breaker.Success}, Run{})
-		return true, err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if moved == "" {
-		t.Fatal("the file with a broken entry was not moved aside")
-	}
-	d, _ := s.Snapshot()
-	if c, _ := d.Circuit("k"); c.Totals.Successes != 1 || d.Len() != 1 {
-		t.Errorf("after the quarantine: keys %v, k = %+v; want a fresh state with k", d.Keys(), c.Totals)
+// TestMalformedEntryIsSetAside covers hostile-user findings 15 and 16: an
+// entry guard would never write is set aside on its own, kept in the
+// quarantine file, and its key starts afresh, while every other key keeps
+// its state; the file itself is never moved aside for it.
+func TestMalformedEntryIsSetAside(t *testing.T) {
+	for _, bad := range []string{
+		`{"state":"closed","failure_count":"three"}`,
+		`{"state":"bogus"}`,
+		`{"state":"OPEN"}`,
+		`{"state":"closed","consecutive_failures":-100}`,
+		`{"state":"open","totals":{"failures":-1}}`,
+		`[1,2]`,
+	} {
+		path := filepath.Join(t.TempDir(), "hook_state.json")
+		os.WriteFile(path, []byte(`{"hooks":{"k":`+bad+`,"other":{"state":"open","consecutive_failures":3,"retry_after":"2999-01-01T00:00:00Z"}}}`), 0o600)
+		var moved string
+		var setAside []string
+		s, err := Open(path, statefile.Options{OnQuarantine: func(to string, _ error) { moved = to }}, 0, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.OnSetAside = func(a Aside, _ string) { setAside = append(setAside, a.Key) }
+		// Touching another key is fine and leaves k be.
+		if err := s.Update(t0, func(d *Document) (bool, error) {
+			_, err := d.Record("other", settings, t0, breaker.Result{Outcome: breaker.Ignored}, Run{})
+			return true, err
+		}); err != nil || moved != "" || len(setAside) != 0 {
+			t.Fatalf("%s: Update(other) = %v, moved %q, set aside %q", bad, err, moved, setAside)
+		}
+		// A run of k sets it aside, and k starts afresh.
+		if c, err := s.Peek("k"); err == nil {
+			t.Errorf("%s: Peek = %+v, nil; want an error (the entry is not used)", bad, c)
+		}
+		if err := s.Update(t0, func(d *Document) (bool, error) {
+			_, err := d.Record("k", settings, t0, breaker.Result{Outcome: breaker.Success}, Run{})
+			return true, err
+		}); err != nil {
+			t.Fatalf("%s: Update(k) = %v", bad, err)
+		}
+		if moved != "" || len(setAside) != 1 || setAside[0] != "k" {
+			t.Errorf("%s: moved %q, set aside %q; want k set aside alone", bad, moved, setAside)
+		}
+		d, _ := s.Snapshot()
+		if c, _ := d.Circuit("k"); c.Totals.Successes != 1 || c.State != breaker.Closed {
+			t.Errorf("%s: k = %+v; want a fresh closed circuit with one success", bad, c)
+		}
+		if c, _ := d.Circuit("other"); c.State != breaker.Open {
+			t.Errorf("%s: other = %v; want it still open", bad, c.State)
+		}
+		q, err := os.ReadFile(s.QuarantinePath())
+		if err != nil || !strings.Contains(string(q), `"key":"k"`) || !strings.Contains(string(q), `"entry":`+bad) {
+			t.Errorf("%s: quarantine file = %s, %v; want the entry kept", bad, q, err)
+		}
+		if Validate([]byte(`{"hooks":{"k":`+bad+`}}`)) == nil {
+			t.Errorf("%s: Validate accepts it", bad)
+		}
 	}
 }
 

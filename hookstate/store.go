@@ -2,8 +2,10 @@ package hookstate
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"guard/breaker"
@@ -17,7 +19,15 @@ type Store struct {
 	retention time.Duration
 	log       *eventlog.Log
 	logErr    func(error)
+
+	// OnSetAside, if set, hears of each entry an update set aside (see
+	// Aside), once it is kept in the quarantine file.
+	OnSetAside func(a Aside, quarantine string)
 }
+
+// QuarantinePath is where entries set aside are kept: one JSON line each,
+// {"time", "key", "error", "entry"}, appended.
+func (s *Store) QuarantinePath() string { return s.file.Path() + ".quarantine" }
 
 // Open returns the store at path. retention is how long a closed,
 // failure-free key may sit idle before a write prunes it (0: forever).
@@ -101,6 +111,9 @@ func (s *Store) Peek(key string) (breaker.Circuit, error) {
 	if err := h.UnmarshalJSON(raw); err != nil {
 		return breaker.Circuit{}, statefile.Corrupt(err)
 	}
+	if err := h.Check(); err != nil {
+		return breaker.Circuit{}, err // the update sets it aside
+	}
 	return h.Circuit(), nil
 }
 
@@ -110,15 +123,70 @@ func (s *Store) Peek(key string) (breaker.Circuit, error) {
 // anything changed, unless fn or the write failed.
 func (s *Store) Update(now time.Time, fn func(d *Document) (changed bool, err error)) error {
 	var pending []eventlog.Event
-	return statefile.UpdateThen(s.file, func(d *Document) (bool, error) {
+	var aside []Aside
+	err := statefile.UpdateThen(s.file, func(d *Document) (bool, error) {
 		changed, err := fn(d)
 		pending = d.pending
-		if err != nil || !changed {
+		if err != nil {
 			return false, err
+		}
+		if aside = d.SetAside(); len(aside) > 0 {
+			// Keep what is set aside before the file goes on without it.
+			if err := s.keepAside(now, aside); err != nil {
+				return false, err
+			}
+			for _, a := range aside {
+				pending = append(pending, eventlog.Event{Time: now, Event: "quarantine", Key: a.Key, File: s.QuarantinePath(), Error: a.Err.Error()})
+			}
+			changed = true
+		}
+		if !changed {
+			return false, nil
 		}
 		d.tidy(now, s.retention)
 		return true, nil
 	}, func() { s.append(pending...) })
+	if err == nil && s.OnSetAside != nil {
+		for _, a := range aside {
+			s.OnSetAside(a, s.QuarantinePath())
+		}
+	}
+	return err
+}
+
+// keepAside appends entries set aside to the quarantine file, durably.
+func (s *Store) keepAside(now time.Time, aside []Aside) error {
+	var b bytes.Buffer
+	for _, a := range aside {
+		entry := a.Raw
+		if !json.Valid(entry) {
+			entry, _ = json.Marshal(string(a.Raw))
+		}
+		line, _ := json.Marshal(struct {
+			Time  string          `json:"time"`
+			Key   string          `json:"key"`
+			Error string          `json:"error"`
+			Entry json.RawMessage `json:"entry"`
+		}{now.UTC().Format(statefile.TimeLayout), a.Key, a.Err.Error(), entry})
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	f, err := statefile.OpenFile(s.QuarantinePath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("cannot keep a malformed entry aside: %w", err)
+	}
+	statefile.GiveToOwnerOf(s.QuarantinePath(), s.file.Path())
+	_, err = f.Write(b.Bytes())
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("cannot keep a malformed entry aside: %w", err)
+	}
+	return nil
 }
 
 // Log returns the store's event log, or nil.
@@ -135,18 +203,12 @@ func Validate(data []byte) error {
 		return err
 	}
 	for _, k := range d.Keys() {
-		h, err := d.Hook(k)
-		if err != nil {
+		if _, err := d.Hook(k); err != nil {
 			return err
 		}
-		switch breaker.State(h.State) {
-		case "", breaker.Closed, breaker.Open, breaker.HalfOpen:
-		default:
-			return fmt.Errorf("hooks[%q].state %q is not closed, open or half_open", k, h.State)
-		}
-		if h.FailureCount < 0 || h.ConsecutiveFailures < 0 || h.ConsecutiveSuccesses < 0 || h.ReopenCount < 0 {
-			return fmt.Errorf("hooks[%q] has a negative count", k)
-		}
+	}
+	if aside := d.SetAside(); len(aside) > 0 {
+		return fmt.Errorf("hooks[%q]: %v", aside[0].Key, aside[0].Err)
 	}
 	return nil
 }

@@ -41,12 +41,19 @@ func (e *env) loadConfigFrom(path, state string) (*config.Config, error) {
 // openStore opens the hook state file that cfg names. A state file that
 // does not parse is moved aside by the first update, with a warning.
 func (e *env) openStore(cfg *config.Config) (*hookstate.Store, error) {
-	return hookstate.Open(cfg.StateFile, statefile.Options{
+	s, err := hookstate.Open(cfg.StateFile, statefile.Options{
 		LockTimeout: cfg.LockTimeout,
 		OnQuarantine: func(to string, cause error) {
 			e.warnf("state file did not parse (%s); moved it to %s and started afresh", shortErr(cause), to)
 		},
 	}, cfg.CircuitBreaker.Retention, eventLog(cfg, cfg.StateFile), e.logFailed)
+	if err != nil {
+		return nil, err
+	}
+	s.OnSetAside = func(a hookstate.Aside, quarantine string) {
+		e.warnf("the state of %q was malformed (%s); kept it in %s and started it afresh", printable(a.Key), shortErr(a.Err), quarantine)
+	}
+	return s, nil
 }
 
 // eventLog returns the event log for the state file at statePath.

@@ -132,6 +132,7 @@ func (e *env) report(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("%w; the next guard run will move it aside", err)
 	}
+	e.warnAside(doc)
 	r := buildReport(sts, doc, store.Path(), now)
 	if r.Cooldown, err = e.cooldownReport(cfg, now); err != nil {
 		e.warnf("cooldown budgets left out of the report: %v", oneLine(err))

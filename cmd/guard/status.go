@@ -184,6 +184,8 @@ func statuses(doc *hookstate.Document, keys []string, runs []bulkhead.Run, now t
 		}
 		if h != nil {
 			totals, c = h.Totals, h.Circuit()
+		} else if isAside(doc, k) {
+			continue // malformed: set aside, and warned of
 		}
 		st := statusOf(k, c, totals, byKey[k], now)
 		st.known = h != nil
@@ -196,6 +198,23 @@ func statuses(doc *hookstate.Document, keys []string, runs []bulkhead.Run, now t
 		return out[i].Key < out[j].Key
 	})
 	return out, nil
+}
+
+func isAside(doc *hookstate.Document, key string) bool {
+	for _, a := range doc.SetAside() {
+		if a.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// warnAside warns of the entries of doc that do not check out; the next
+// update of the state sets them aside.
+func (e *env) warnAside(doc *hookstate.Document) {
+	for _, a := range doc.SetAside() {
+		e.warnf("the state of %q is malformed (%s) and is left out; the next guard run sets it aside", printable(a.Key), shortErr(a.Err))
+	}
 }
 
 // inFlight lists the runs in flight beside store's state file.
@@ -214,6 +233,7 @@ func (e *env) status(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("%w; the next guard run will move it aside", err)
 	}
+	e.warnAside(doc)
 	if c.Bool("json") {
 		return writeJSON(e.stdout, sts)
 	}
