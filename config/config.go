@@ -147,11 +147,13 @@ func Default(home string) *Config {
 }
 
 // defaultPatterns are compiled when first used (see Pattern.Regexp): most
-// guard commands never need them.
+// guard commands never need them. They match the normal form of each
+// simple command (see shellcmd.Command.Normal): positional words first,
+// then options.
 func defaultPatterns() []Pattern {
 	return []Pattern{
-		{Regex: `\bdocker\s+(?:compose\s+)?restart\s+(?P<service>[\w.-]+)`, Action: "restart"},
-		{Regex: `\bdocker\s+compose\s+up\b(?:\s+-\S+)*\s+--force-recreate(?:\s+-\S+)*\s+(?P<service>[\w.-]+)`, Action: "redeploy"},
+		{Regex: `^docker (?:compose )?restart (?P<service>[\w.-]+)`, Action: "restart"},
+		{Regex: `^docker compose up (?P<service>[\w.-]+)\b.* --force-recreate\b`, Action: "redeploy"},
 	}
 }
 

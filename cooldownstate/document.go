@@ -71,8 +71,15 @@ type Record struct {
 	PID        int             `json:"pid,omitempty"`         // the guard process running it
 	Extra      statefile.Extra `json:"-"`
 
-	plain bool // stored as a bare timestamp string
+	plain bool            // stored as a bare timestamp string
+	raw   json.RawMessage // a record guard cannot read, kept as it was
 }
+
+// Unreadable reports whether r is a record guard could not read. It is kept
+// as it was and counts against its budget as if it had just happened, so
+// it never frees a slot: a record nobody can read must not switch a budget
+// off.
+func (r *Record) Unreadable() bool { return r.raw != nil }
 
 func (d *Document) UnmarshalJSON(b []byte) error {
 	type plain Document
@@ -107,6 +114,9 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 }
 
 func (r Record) MarshalJSON() ([]byte, error) {
+	if r.raw != nil {
+		return r.raw, nil
+	}
 	if r.plain {
 		return r.Timestamp.MarshalJSON()
 	}
@@ -137,9 +147,15 @@ func (s *Service) records(field string) ([]Record, error) {
 	if !ok || string(bytes.TrimSpace(raw)) == "null" {
 		return nil, nil
 	}
-	var rs []Record
-	if err := json.Unmarshal(raw, &rs); err != nil {
+	items, err := statefile.Elements(raw)
+	if err != nil {
 		return nil, fmt.Errorf("%s is not an array of records: %v", field, err)
+	}
+	rs := make([]Record, len(items))
+	for i, it := range items {
+		if err := json.Unmarshal(it, &rs[i]); err != nil || rs[i].Timestamp.IsZero() {
+			rs[i] = Record{raw: bytes.Clone(it)}
+		}
 	}
 	return rs, nil
 }
@@ -161,8 +177,9 @@ func (s *Service) setRecords(field string, rs []Record) error {
 }
 
 // times returns the times of every action of kind a on s, from its array
-// and from any plain-timestamp alias arrays.
-func (s *Service) times(a Action) ([]time.Time, error) {
+// and from any plain-timestamp alias arrays. A record guard cannot read
+// counts as at now.
+func (s *Service) times(a Action, now time.Time) ([]time.Time, error) {
 	var ts []time.Time
 	for _, field := range append([]string{a.Field}, a.aliases()...) {
 		rs, err := s.records(field)
@@ -170,6 +187,10 @@ func (s *Service) times(a Action) ([]time.Time, error) {
 			return nil, err
 		}
 		for _, r := range rs {
+			if r.Unreadable() {
+				ts = append(ts, now)
+				continue
+			}
 			ts = append(ts, r.Timestamp.Time)
 		}
 	}

@@ -40,7 +40,7 @@ func (d *Document) Check(service string, a Action, now time.Time) (breaker.Verdi
 	if s == nil {
 		return budget.Check(nil, now), nil
 	}
-	ts, err := s.times(a)
+	ts, err := s.times(a, now)
 	if err != nil {
 		return breaker.Verdict{}, fmt.Errorf("services.%s.%w", service, err)
 	}
@@ -165,6 +165,27 @@ func (d *Document) Finish(service string, a Action, actions []Action, now time.T
 	return d.Record(service, a, actions, now, success, errMsg)
 }
 
+// Release gives back the reservation pid made for a on service, for an
+// action that never started (its command was not found): it did not
+// happen, so it must not use up the budget.
+func (d *Document) Release(service string, a Action, pid int, reservedAt time.Time) error {
+	s := d.Services[service]
+	if s == nil {
+		return nil
+	}
+	rs, err := s.records(a.Field)
+	if err != nil {
+		return err
+	}
+	for i := len(rs) - 1; i >= 0; i-- {
+		r := &rs[i]
+		if (r.InProgress && r.PID == pid) || (r.plain && r.Timestamp.Time.Equal(statefile.TimeOf(reservedAt).Time)) {
+			return s.setRecords(a.Field, append(rs[:i:i], rs[i+1:]...))
+		}
+	}
+	return nil
+}
+
 // Healthy counts a healthy check of service. When the streak reaches
 // resetAfter, every action array of the service is emptied and the streak
 // starts again; cleared reports that.
@@ -262,7 +283,7 @@ func (d *Document) tidy(now time.Time, retention time.Duration, actions []Action
 			}
 			kept := rs[:0]
 			for _, r := range rs {
-				if r.InProgress || keep.In(r.Timestamp.Time, now) {
+				if r.InProgress || r.Unreadable() || keep.In(r.Timestamp.Time, now) {
 					kept = append(kept, r)
 				}
 			}

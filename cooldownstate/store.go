@@ -103,8 +103,16 @@ func Validate(data []byte, actions []Action) error {
 			return fmt.Errorf("services[%q].consecutive_healthy is negative", name)
 		}
 		for _, a := range actions {
-			if _, err := s.times(a); err != nil {
-				return fmt.Errorf("services.%s.%v", name, err)
+			for _, field := range append([]string{a.Field}, a.aliases()...) {
+				rs, err := s.records(field)
+				if err != nil {
+					return fmt.Errorf("services.%s.%v", name, err)
+				}
+				for i, r := range rs {
+					if r.Unreadable() {
+						return fmt.Errorf("services.%s.%s[%d] is not a record: %s", name, field, i, r.raw)
+					}
+				}
 			}
 		}
 	}

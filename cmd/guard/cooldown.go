@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -272,8 +273,27 @@ func (e *env) cooldownTarget(c *cli.Context) (string, *cooldown, cooldownstate.A
 	if err != nil {
 		return "", nil, cooldownstate.Action{}, err
 	}
+	if err := checkService(c.Args().Get(0)); err != nil {
+		return "", nil, cooldownstate.Action{}, err
+	}
 	a, err := cd.action(c.Args().Get(1))
 	return c.Args().Get(0), cd, a, err
+}
+
+// checkService refuses service names that cannot be told apart when they
+// are written to cooldown.json: an empty name, one that is not valid UTF-8
+// (JSON would turn its bytes into U+FFFD, merging it with others), or one
+// with control characters.
+func checkService(name string) error {
+	switch {
+	case name == "":
+		return usagef("the service name is empty")
+	case !utf8.ValidString(name):
+		return usagef("the service name %q is not valid UTF-8", name)
+	case printable(name) != name:
+		return usagef("the service name %q holds control characters", name)
+	}
+	return nil
 }
 
 // budgetLine describes a verdict: "2 of 2 restarts in the last 4h; next
@@ -380,6 +400,9 @@ func (e *env) cooldownRun(c *cli.Context) error {
 	if len(argv) == 0 {
 		return usagef("nothing to run after SERVICE ACTION")
 	}
+	if err := checkService(service); err != nil {
+		return err
+	}
 	cd, err := e.openCooldown(c)
 	if err != nil {
 		return &exitError{code: exitRefused, err: fmt.Errorf("%v; not running %s", err, commandKey(argv))}
@@ -409,9 +432,19 @@ func (e *env) cooldownRun(c *cli.Context) error {
 		Timeout: c.Duration("timeout"), KillGrace: 5 * time.Second, Signals: sigs,
 	})
 	if !res.Ran() {
+		// The command never started (126, 127): the action did not
+		// happen, so its reservation is given back.
 		fmt.Fprintf(e.stderr, "guard: %v\n", res.StartErr)
+		reservedAt := now
+		now = e.now()
+		if err := cd.store.Update(now, func(d *cooldownstate.Document) (bool, error) {
+			return true, d.Release(service, a, pid, reservedAt)
+		}); err != nil {
+			e.warnf("could not give back the reservation of %s %s: %v (it still counts)", service, a.Name, oneLine(err))
+		}
+		return exit(res.ExitCode)
 	}
-	success := res.Ran() && res.ExitCode == 0 && res.Interrupted == nil
+	success := res.ExitCode == 0 && res.Interrupted == nil
 	msg := ""
 	if !success {
 		msg = res.Describe(c.Duration("timeout"))
@@ -433,7 +466,7 @@ func oneService(c *cli.Context) (string, error) {
 	if c.NArg() != 1 {
 		return "", usagef("want one SERVICE, got %d arguments", c.NArg())
 	}
-	return c.Args().First(), nil
+	return c.Args().First(), checkService(c.Args().First())
 }
 
 func (e *env) cooldownHealthy(c *cli.Context) error {

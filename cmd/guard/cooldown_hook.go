@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"guard/cooldownstate"
+	"guard/shellcmd"
 )
 
 func (e *env) cooldownHookCommand() *cli.Command {
@@ -20,6 +21,14 @@ against the configured patterns (cooldown.patterns: by default docker restart
 X, docker compose restart X, and docker compose up -d --force-recreate X as a
 redeploy). Each pattern is a regular expression with a (?P<service>...) group,
 and names its action.
+
+The command is read as a shell reads it: each simple command it runs
+(through ;, &&, pipelines, subshells, $(...), sudo, env, nice, timeout) is
+matched on its own, in a normal form: docker-compose read as docker compose,
+docker container X as docker X, docker's global options dropped, then the
+positional words, then the options with their values (--time=5). A pattern
+must match from the first word, so "echo docker restart web" is no restart,
+and "docker restart -t 5 web" is a restart of web.
 
 As a PreToolUse hook: if the budget of any matched action is spent, exit 2
 with a one-line reason on stderr that ends in "needs human attention", which
@@ -109,20 +118,40 @@ type hookMatch struct {
 	action  cooldownstate.Action
 }
 
-// matchActions finds the budgeted actions in command.
+// matchActions finds the budgeted actions in command. The command is read
+// as a shell reads it (shellcmd): each simple command it runs, through
+// pipelines, lists, subshells, sudo and env, is put in its normal form, and
+// a pattern must match that from its first word, so that words that are
+// only arguments (echo docker restart web) are no action. A command that
+// does not parse is matched whole, as one simple command.
 func (cd *cooldown) matchActions(command string) []hookMatch {
+	var forms []string
+	if cs, err := shellcmd.Parse(command); err == nil {
+		for _, c := range cs {
+			if n := c.Normal(); n != "" {
+				forms = append(forms, n)
+			}
+		}
+	} else {
+		forms = []string{strings.Join(strings.Fields(command), " ")}
+	}
 	var out []hookMatch
 	seen := map[hookMatch]bool{}
-	for i := range cd.cfg.Cooldown.Patterns {
-		p := &cd.cfg.Cooldown.Patterns[i]
-		re := p.Regexp()
-		i := re.SubexpIndex("service")
-		for _, m := range re.FindAllStringSubmatch(command, -1) {
-			a, err := cd.action(p.Action)
-			if err != nil || m[i] == "" {
+	for _, form := range forms {
+		for i := range cd.cfg.Cooldown.Patterns {
+			p := &cd.cfg.Cooldown.Patterns[i]
+			re := p.Regexp()
+			m := re.FindStringSubmatchIndex(form)
+			si := re.SubexpIndex("service")
+			if m == nil || m[0] != 0 || si < 0 || m[2*si] < 0 {
 				continue
 			}
-			hm := hookMatch{service: m[i], action: a}
+			service := form[m[2*si]:m[2*si+1]]
+			a, err := cd.action(p.Action)
+			if err != nil || checkService(service) != nil {
+				continue
+			}
+			hm := hookMatch{service: service, action: a}
 			if !seen[hm] {
 				seen[hm] = true
 				out = append(out, hm)
