@@ -18,7 +18,7 @@ type Config struct {
 	// path, or "built-in defaults".
 	Source string
 
-	StateFile   string        // the hook state file; never empty
+	StateFile   string        // the hook state file; empty only when HOME is unset and nothing names one
 	LockTimeout time.Duration // how long to wait for a state lock
 	FailureMode string        // "open": run the child when guard fails; "closed": skip it
 	Notice      string        // "auto", "stderr", "system-message" or "none"
@@ -68,7 +68,10 @@ func (r *HookRule) Matches(key string) bool {
 
 // Logging says where the event log goes.
 type Logging struct {
-	File     string // "" means beside the state file
+	// File is the Python guardrails' text log (logging.file). guard reads
+	// it so that their config file works as it is, and never writes it.
+	File     string
+	EventLog string // guard's JSON Lines event log; "" means beside the state file
 	MaxSize  int64  // bytes before the log rotates
 	MaxFiles int    // rotated files kept
 	Level    string // accepted for the Python guardrails; guard ignores it
@@ -158,11 +161,12 @@ func defaultPatterns() []Pattern {
 }
 
 // EventLog returns the event log for the state file at statePath:
-// logging.file if set, else "<name>.events.jsonl" beside the state file
-// (hook_state.json logs to hook_state.events.jsonl).
+// logging.event_log if set, else "<name>.events.jsonl" beside the state
+// file (hook_state.json logs to hook_state.events.jsonl). It is never
+// logging.file, the Python guardrails' text log.
 func (c *Config) EventLog(statePath string) string {
-	if c.Logging.File != "" {
-		return c.Logging.File
+	if c.Logging.EventLog != "" {
+		return c.Logging.EventLog
 	}
 	return strings.TrimSuffix(statePath, filepath.Ext(statePath)) + ".events.jsonl"
 }

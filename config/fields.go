@@ -49,7 +49,8 @@ type hookFields struct {
 }
 
 type loggingFields struct {
-	File     *string `yaml:"file,omitempty"`
+	File     *string `yaml:"file,omitempty"`      // the Python guardrails' text log; guard never writes it
+	EventLog *string `yaml:"event_log,omitempty"` // guard's own JSON Lines event log
 	MaxSize  *Size   `yaml:"max_size,omitempty"`
 	MaxFiles *int    `yaml:"max_files,omitempty"`
 	Level    *string `yaml:"level,omitempty"`  // Python guardrails; ignored
@@ -187,6 +188,9 @@ func (b *Breaker) apply(f *breakerFields, where locator) error {
 func (l *Logging) apply(f *loggingFields, where locator) error {
 	if f.File != nil {
 		l.File = *f.File
+	}
+	if f.EventLog != nil {
+		l.EventLog = *f.EventLog
 	}
 	if f.MaxSize != nil {
 		l.MaxSize = int64(*f.MaxSize)

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -81,9 +82,17 @@ func Load(opts Options) (*Config, error) {
 		opts.Home, _ = os.UserHomeDir()
 	}
 	cfg := Default(opts.Home)
+	if opts.Home == "" {
+		// No HOME: there is no ~/.claude, and its paths are not "/.claude".
+		cfg.StateFile, cfg.Cooldown.StateFile = "", ""
+	}
 
 	path, explicit := opts.path()
-	data, err := os.ReadFile(expandPath(path, opts))
+	var data []byte
+	err := fs.ErrNotExist
+	if path = expandPath(path, opts); path != "" {
+		data, err = os.ReadFile(path)
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && !explicit:
 		// No file: the built-in defaults.
@@ -105,24 +114,34 @@ func Load(opts Options) (*Config, error) {
 		cfg.Cooldown.StateFile = p
 	}
 	if cfg.Cooldown.StateFile == "" {
-		cfg.Cooldown.StateFile = filepath.Join(opts.Home, ".claude", "cooldown.json")
 		if dir := opts.Getenv("CLAUDEOPS_STATE_DIR"); dir != "" {
 			cfg.Cooldown.StateFile = filepath.Join(dir, "cooldown.json")
+		} else if opts.Home != "" {
+			cfg.Cooldown.StateFile = filepath.Join(opts.Home, ".claude", "cooldown.json")
 		}
 	}
 	cfg.StateFile = expandPath(cfg.StateFile, opts)
 	cfg.Logging.File = expandPath(cfg.Logging.File, opts)
+	cfg.Logging.EventLog = expandPath(cfg.Logging.EventLog, opts)
 	cfg.Cooldown.StateFile = expandPath(cfg.Cooldown.StateFile, opts)
-	if cfg.StateFile == "" {
+	if cfg.StateFile == "" && opts.Home != "" {
 		return nil, invalid("%s: state_file is empty", cfg.Source)
 	}
 	return cfg, nil
 }
 
+// ErrNoHome is the error of a command that needs a path under the home
+// directory when HOME is not set.
+var ErrNoHome = errors.New("HOME is not set, so there is no ~/.claude; set HOME, or name the file (GUARD_STATE, GUARD_COOLDOWN_STATE or --state)")
+
 // expandPath expands a leading ~ and $VARIABLES, as the Python guardrails
-// do. An unset variable is left as written.
+// do. An unset variable is left as written. With no home directory, a path
+// under ~ is "", which callers refuse (ErrNoHome).
 func expandPath(p string, opts Options) string {
 	if p == "~" || strings.HasPrefix(p, "~/") {
+		if opts.Home == "" {
+			return ""
+		}
 		p = opts.Home + p[1:]
 	}
 	return os.Expand(p, func(name string) string {
@@ -141,6 +160,9 @@ func (c *Config) loadYAML(file string, data []byte) error {
 	}
 	if len(root.Content) == 0 {
 		return nil // an empty file
+	}
+	if err := singleDocument(file, data); err != nil {
+		return err
 	}
 	doc := root.Content[0]
 	if doc.Kind == yaml.ScalarNode && doc.Tag == "!!null" {
@@ -168,7 +190,46 @@ func (c *Config) loadYAML(file string, data []byte) error {
 			return fmt.Sprintf("%s:%d: %s", file, line, joinKey(section, key))
 		}
 	}
-	return c.apply(&f, at)
+	if err := c.apply(&f, at); err != nil {
+		return err
+	}
+	// A relative path in the file is relative to the file, not to
+	// wherever a hook happens to run.
+	dir := filepath.Dir(file)
+	if f.StateFile != nil {
+		c.StateFile = relativeTo(dir, c.StateFile)
+	}
+	if f.Logging != nil {
+		c.Logging.File = relativeTo(dir, c.Logging.File)
+		c.Logging.EventLog = relativeTo(dir, c.Logging.EventLog)
+	}
+	if f.Cooldown != nil {
+		c.Cooldown.StateFile = relativeTo(dir, c.Cooldown.StateFile)
+	}
+	return nil
+}
+
+// relativeTo joins a relative path to dir; absolute paths, paths under ~
+// or starting with a $VARIABLE, and "" stay as they are.
+func relativeTo(dir, p string) string {
+	if p == "" || filepath.IsAbs(p) || strings.HasPrefix(p, "~") || strings.HasPrefix(p, "$") {
+		return p
+	}
+	return filepath.Join(dir, p)
+}
+
+// singleDocument refuses a file of more than one YAML document: guard
+// would read only the first, and silently ignore the rest.
+func singleDocument(file string, data []byte) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var first, second yaml.Node
+	if err := dec.Decode(&first); err != nil {
+		return nil // reported by the caller
+	}
+	if err := dec.Decode(&second); err == nil {
+		return invalid("%s:%d: a second YAML document; guardrails.yaml holds one (remove the '---' line)", file, second.Line)
+	}
+	return nil
 }
 
 func joinKey(section, key string) string {

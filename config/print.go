@@ -57,6 +57,7 @@ func (c *Config) YAML() ([]byte, error) {
 		CircuitBreaker: &cb,
 		Logging: &loggingFields{
 			File:     &c.Logging.File,
+			EventLog: &c.Logging.EventLog,
 			MaxSize:  &size,
 			MaxFiles: &c.Logging.MaxFiles,
 		},

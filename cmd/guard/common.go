@@ -41,6 +41,9 @@ func (e *env) loadConfigFrom(path, state string) (*config.Config, error) {
 // openStore opens the hook state file that cfg names. A state file that
 // does not parse is moved aside by the first update, with a warning.
 func (e *env) openStore(cfg *config.Config) (*hookstate.Store, error) {
+	if cfg.StateFile == "" {
+		return nil, config.ErrNoHome
+	}
 	s, err := hookstate.Open(cfg.StateFile, statefile.Options{
 		LockTimeout: cfg.LockTimeout,
 		OnQuarantine: func(to string, cause error) {

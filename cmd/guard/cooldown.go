@@ -199,6 +199,9 @@ func (e *env) openCooldown(c *cli.Context) (*cooldown, error) {
 
 // openCooldownAt opens the cooldown state at path with cfg's actions.
 func (e *env) openCooldownAt(cfg *config.Config, path string) (*cooldown, error) {
+	if path == "" {
+		return nil, config.ErrNoHome
+	}
 	var actions []cooldownstate.Action
 	for name, a := range cfg.Cooldown.Actions {
 		actions = append(actions, cooldownstate.Action{Name: name, Field: a.Field, Limit: a.Limit, Window: a.Window})
