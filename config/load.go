@@ -156,7 +156,13 @@ func expandPath(p string, opts Options) string {
 func (c *Config) loadYAML(file string, data []byte) error {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return invalid("%s: %s", file, strings.TrimPrefix(err.Error(), "yaml: "))
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		// "line 3: mapping key ... already defined": file:3: ...
+		var line int
+		if n, _ := fmt.Sscanf(msg, "line %d:", &line); n == 1 {
+			return invalid("%s:%d:%s", file, line, msg[strings.IndexByte(msg, ':')+1:])
+		}
+		return invalid("%s: %s", file, msg)
 	}
 	if len(root.Content) == 0 {
 		return nil // an empty file
@@ -285,7 +291,11 @@ func (c *Config) apply(f *fileFields, at func(section string) locator) error {
 			rule.Regex = *h.Regex
 		}
 		if err := compileRule(&rule); err != nil {
-			return invalid("%s: %v", where("match"), err)
+			key := "match"
+			if h.Regex != nil {
+				key = "regex"
+			}
+			return invalid("%s: %v", where(key), err)
 		}
 		// Check the rule's values against the section defaults now, so
 		// that For never meets a bad one.
@@ -450,6 +460,10 @@ func decodeError(err error, where func(line int) string) error {
 		for _, e := range te.Errors {
 			m := typeErrRE().FindStringSubmatch(e)
 			if m == nil {
+				var line int
+				if n, _ := fmt.Sscanf(e, "line %d:", &line); n == 1 {
+					e = where(line) + ":" + e[strings.IndexByte(e, ':')+1:]
+				}
 				msgs = append(msgs, e)
 				continue
 			}
@@ -457,6 +471,12 @@ func decodeError(err error, where func(line int) string) error {
 			msgs = append(msgs, fmt.Sprintf("%s: %q is not %s", where(line), m[2], typeName(m[3])))
 		}
 		return invalid("%s", strings.Join(msgs, "; "))
+	}
+	// "yaml: line 3: mapping key ... already defined at line 2"
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	var line int
+	if n, _ := fmt.Sscanf(msg, "line %d:", &line); n == 1 {
+		return invalid("%s:%s", where(line), msg[strings.IndexByte(msg, ':')+1:])
 	}
 	return invalid("%v", err)
 }

@@ -30,8 +30,9 @@ services whose action budgets are spent.
 --format json prints the Python guardrails' health report fields
 (total_hooks, active_hooks, disabled_hooks, total_executions,
 total_failures, disabled_hook_details, global_stats) plus half_open_hooks,
-half_open_hook_details and cooldown (the services' budgets, as 'guard
-cooldown status --json' prints them). disabled_hooks counts open circuits;
+half_open_hook_details and cooldown: an object of services, each as the
+services member of 'guard cooldown status --json' has it (in_cooldown,
+consecutive_healthy and each action's budget). disabled_hooks counts open circuits;
 each detail has command, state, failure_count, consecutive_failures,
 last_error, disabled_at, retry_after, open_reason and forced.
 

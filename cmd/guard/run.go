@@ -190,7 +190,13 @@ func (e *env) guardRun(l runLine) (err error) {
 		return e.unguarded(argv, config.Breaker{})
 	}
 	if !b.Enabled {
-		return e.unguarded(argv, config.Breaker{})
+		// A pass-through, but a --timeout given for this very run still
+		// holds: it is supervision the caller asked for, not the breaker.
+		var only config.Breaker
+		if l.timeout != nil {
+			only.Timeout, only.KillGrace = b.Timeout, b.KillGrace
+		}
+		return e.unguarded(argv, only)
 	}
 
 	store, err := e.openStore(cfg)
@@ -391,6 +397,9 @@ func (e *env) unguarded(argv []string, b config.Breaker) error {
 		<-e.sigsReady
 	}
 	res := e.supervise(argv, b, nil)
+	if res.TimedOut {
+		fmt.Fprintf(e.stderr, "guard: %q ran longer than its timeout of %s and was stopped\n", commandKey(argv), config.FormatDuration(b.Timeout))
+	}
 	return exit(res.ExitCode)
 }
 
