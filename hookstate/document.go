@@ -140,7 +140,7 @@ func (d *Document) Hook(key string) (*Hook, error) {
 		}
 		if err != nil {
 			d.aside = append(d.aside, Aside{Key: key, Raw: bytes.Clone(e.raw), Err: err})
-			e.gone, e.raw = true, nil
+			d.remove(key) // so that no way of writing the document keeps it
 			return nil, nil
 		}
 		e.hook, e.raw = h, nil

@@ -363,6 +363,19 @@ func TestMalformedEntryIsSetAside(t *testing.T) {
 		if err != nil || !strings.Contains(string(q), `"key":"k"`) || !strings.Contains(string(q), `"entry":`+bad) {
 			t.Errorf("%s: quarantine file = %s, %v; want the entry kept", bad, q, err)
 		}
+		// Once set aside, it is gone from the file, however the update
+		// went: here one that only looks at k, in a file guard sealed.
+		os.WriteFile(path, []byte(`{"hooks":{"k":`+bad+`,"other":{"state":"closed"}}}`), 0o600)
+		s.Update(t0, func(d *Document) (bool, error) { return true, nil }) // seal it
+		if err := s.Update(t0, func(d *Document) (bool, error) {
+			_, err := d.Circuit("k")
+			return false, err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if data, _ := os.ReadFile(path); strings.Contains(string(data), `"k"`) {
+			t.Errorf("%s: k is still in the file after it was set aside:\n%s", bad, data)
+		}
 		if Validate([]byte(`{"hooks":{"k":`+bad+`}}`)) == nil {
 			t.Errorf("%s: Validate accepts it", bad)
 		}
