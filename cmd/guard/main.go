@@ -30,13 +30,12 @@ func main() {
 // the writers they are given and read the clock through now, so that tests
 // need not swap globals.
 type env struct {
-	stdin     io.Reader
-	stdout    io.Writer
-	stderr    io.Writer
-	stdoutTTY bool // stdout is a terminal: colour is allowed
-	getenv    func(string) string
-	environ   func() []string
-	now       func() time.Time
+	stdin   io.Reader
+	stdout  io.Writer
+	stderr  io.Writer
+	getenv  func(string) string
+	environ func() []string
+	now     func() time.Time
 
 	args      []string       // the whole command line, for guard run's fail-open path
 	sigs      chan os.Signal // guard run's signals, taken from its start

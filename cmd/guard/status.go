@@ -255,7 +255,7 @@ const keyWidth = 48
 // color reports whether output may be coloured: stdout is a terminal and
 // NO_COLOR is not set (https://no-color.org).
 func (e *env) color() bool {
-	return (e.stdoutTTY || supervise.IsTerminal(e.stdout)) && e.getenv("NO_COLOR") == "" && e.getenv("TERM") != "dumb"
+	return supervise.IsTerminal(e.stdout) && e.getenv("NO_COLOR") == "" && e.getenv("TERM") != "dumb"
 }
 
 // statusTable prints statuses as an aligned table, then the runs in flight.

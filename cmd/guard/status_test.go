@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"guard/statefile"
+
 )
 
 var ansiCodes = regexp.MustCompile("\x1b\\[[0-9;]*m")
@@ -63,20 +64,3 @@ func TestStatusTableColourAndAlignment(t *testing.T) {
 	}
 }
 
-func TestColourOnlyOnATerminalWithoutNoColor(t *testing.T) {
-	for _, tc := range []struct {
-		tty  bool
-		env  map[string]string
-		want bool
-	}{
-		{true, nil, true},
-		{false, nil, false},
-		{true, map[string]string{"NO_COLOR": "1"}, false},
-		{true, map[string]string{"TERM": "dumb"}, false},
-	} {
-		e := &env{stdoutTTY: tc.tty, getenv: func(k string) string { return tc.env[k] }}
-		if got := e.color(); got != tc.want {
-			t.Errorf("tty %v, env %v: color = %v; want %v", tc.tty, tc.env, got, tc.want)
-		}
-	}
-}
