@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"guard/statefile"
-
 )
 
 var ansiCodes = regexp.MustCompile("\x1b\\[[0-9;]*m")
@@ -63,4 +62,3 @@ func TestStatusTableColourAndAlignment(t *testing.T) {
 		t.Error("--wide shortened a key")
 	}
 }
-
