@@ -109,7 +109,7 @@ func (c *Circuit) reap(s Settings, now time.Time, alive func(Lease) bool) (event
 		case !l.Expires.IsZero() && !now.Before(l.Expires):
 			why = fmt.Sprintf("probe lease of pid %d expired after %s", l.PID, l.Expires.Sub(l.Acquired))
 		case alive != nil && !alive(l):
-			why = fmt.Sprintf("probe holder pid %d died without reporting", l.PID)
+			why = fmt.Sprintf("probe holder pid %d%s died without reporting", l.PID, onHost(l.Host))
 		default:
 			kept = append(kept, l)
 			continue
@@ -127,4 +127,12 @@ func (c *Circuit) reap(s Settings, now time.Time, alive func(Lease) bool) (event
 	c.countFailure(now, "abandoned: "+why)
 	c.Reopens++
 	return append(events, c.open(s, now, "an abandoned probe")), true
+}
+
+// onHost names a lease holder's host in a message, if it has one.
+func onHost(host string) string {
+	if host == "" {
+		return ""
+	}
+	return " on " + host
 }

@@ -74,7 +74,8 @@ func atLeastOne(n int) int {
 
 // A Lease lets one process run a probe while the circuit is half-open.
 type Lease struct {
-	PID int // the holder's process ID
+	Host string // the holder's host; "" for this one, in state from before hosts were recorded
+	PID  int    // the holder's process ID
 	// Start is the holder's start time as the OS reports it (clock ticks
 	// since boot on Linux), so that a recycled PID is not taken for the
 	// holder. Zero means unknown.
@@ -87,7 +88,7 @@ type Lease struct {
 // one lease on a circuit, so its PID and start time name the lease; times
 // are not compared, because a state file stores them to the second.
 func (l Lease) same(m Lease) bool {
-	return l.PID == m.PID && l.Start == m.Start
+	return l.Host == m.Host && l.PID == m.PID && l.Start == m.Start
 }
 
 // Totals count every outcome a circuit has seen. They survive Reset.

@@ -58,7 +58,7 @@ func (d *Document) Decide(service string, a Action, now time.Time) (breaker.Verd
 }
 
 func (d *Document) noteVerdict(service string, a Action, now time.Time, v breaker.Verdict) {
-	e := eventlog.Event{Time: now, Event: "cooldown", Key: service, Action: a.Name, Outcome: "allowed",
+	e := eventlog.Event{Time: now, Event: eventlog.Cooldown, Key: service, Action: a.Name, Outcome: "allowed",
 		Used: eventlog.Int(v.Used), Limit: eventlog.Int(v.Limit)}
 	if !v.Allowed {
 		e.Outcome = "refused"
@@ -70,7 +70,7 @@ func (d *Document) noteVerdict(service string, a Action, now time.Time, v breake
 }
 
 func (d *Document) noteRecord(service string, a Action, now time.Time, success bool, errMsg string) {
-	e := eventlog.Event{Time: now, Event: "cooldown_record", Key: service, Action: a.Name, Outcome: "success"}
+	e := eventlog.Event{Time: now, Event: eventlog.CooldownRecord, Key: service, Action: a.Name, Outcome: "success"}
 	if !success {
 		e.Outcome, e.Error = "failure", errMsg
 	}
@@ -195,7 +195,7 @@ func (d *Document) Healthy(service string, resetAfter int, actions []Action, now
 		return 0, false, err
 	}
 	s.ConsecutiveHealthy, cleared = breaker.HealthyCheck(s.ConsecutiveHealthy, resetAfter)
-	e := eventlog.Event{Time: now, Event: "cooldown_health", Key: service, Outcome: "healthy",
+	e := eventlog.Event{Time: now, Event: eventlog.CooldownHealth, Key: service, Outcome: "healthy",
 		Reason: fmt.Sprintf("%d in a row", s.ConsecutiveHealthy)}
 	if cleared {
 		for _, a := range actions {
@@ -216,7 +216,7 @@ func (d *Document) Unhealthy(service string, actions []Action, now time.Time) er
 		return err
 	}
 	s.ConsecutiveHealthy = 0
-	d.Note(eventlog.Event{Time: now, Event: "cooldown_health", Key: service, Outcome: "unhealthy"})
+	d.Note(eventlog.Event{Time: now, Event: eventlog.CooldownHealth, Key: service, Outcome: "unhealthy"})
 	return nil
 }
 
@@ -238,7 +238,7 @@ func (d *Document) Mark(name string, now time.Time) error {
 		d.Extra = statefile.Extra{}
 	}
 	d.Extra["last_"+name] = raw
-	d.Note(eventlog.Event{Time: now, Event: "mark", Key: "last_" + name})
+	d.Note(eventlog.Event{Time: now, Event: eventlog.Mark, Key: "last_" + name})
 	return nil
 }
 

@@ -28,7 +28,7 @@ func Open(path string, opts statefile.Options, retention time.Duration, actions 
 	s := &Store{actions: actions, log: log, logErr: logErr}
 	quarantined := opts.OnQuarantine
 	opts.OnQuarantine = func(to string, cause error) {
-		s.append(eventlog.Event{Time: time.Now(), Event: "quarantine", File: to, Error: cause.Error()})
+		s.append(eventlog.Event{Time: time.Now(), Event: eventlog.Quarantine, File: to, Error: cause.Error()})
 		if quarantined != nil {
 			quarantined(to, cause)
 		}

@@ -74,6 +74,9 @@ func writeHook(b *bytes.Buffer, h *Hook, indent string, compact bool) {
 
 func writeLease(b *bytes.Buffer, l *Lease, indent string, compact bool) {
 	w := statefile.NewObjectWriter(b, indent, compact)
+	if l.Host != "" {
+		w.String("host", l.Host)
+	}
 	w.Int("pid", int64(l.PID))
 	if l.StartTicks != 0 {
 		w.Int("start_ticks", int64(l.StartTicks))
@@ -259,6 +262,7 @@ func (l *Lease) UnmarshalJSON(raw []byte) error {
 	*l = Lease{}
 	var ticks int64
 	err := decodeObject(raw, map[string]func([]byte) error{
+		"host":        stringField(&l.Host),
 		"pid":         intField(&l.PID),
 		"start_ticks": int64Field(&ticks),
 		"acquired":    timeField(&l.Acquired),

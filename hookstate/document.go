@@ -458,6 +458,7 @@ type Hook struct {
 
 // A Lease is a probe lease as the file stores it.
 type Lease struct {
+	Host       string          `json:"host,omitempty"` // the holder's host; none in state from before hosts were recorded
 	PID        int             `json:"pid"`
 	StartTicks uint64          `json:"start_ticks,omitempty"` // the holder's start time in clock ticks since boot
 	Acquired   statefile.Time  `json:"acquired"`
@@ -510,7 +511,7 @@ func (h *Hook) Circuit() breaker.Circuit {
 		c.Failures = append(c.Failures, t.Time)
 	}
 	for _, l := range h.ProbeLeases {
-		c.Leases = append(c.Leases, breaker.Lease{PID: l.PID, Start: l.StartTicks, Acquired: l.Acquired.Time, Expires: l.Expires.Time})
+		c.Leases = append(c.Leases, breaker.Lease{Host: l.Host, PID: l.PID, Start: l.StartTicks, Acquired: l.Acquired.Time, Expires: l.Expires.Time})
 	}
 	return c
 }
@@ -556,9 +557,9 @@ func (h *Hook) setCircuit(c breaker.Circuit) {
 	old := h.ProbeLeases
 	h.ProbeLeases = nil
 	for _, l := range c.Leases {
-		wl := Lease{PID: l.PID, StartTicks: l.Start, Acquired: statefile.TimeOf(l.Acquired), Expires: statefile.TimeOf(ceilSecond(l.Expires))}
+		wl := Lease{Host: l.Host, PID: l.PID, StartTicks: l.Start, Acquired: statefile.TimeOf(l.Acquired), Expires: statefile.TimeOf(ceilSecond(l.Expires))}
 		for _, o := range old {
-			if o.PID == l.PID && o.StartTicks == l.Start {
+			if o.Host == l.Host && o.PID == l.PID && o.StartTicks == l.Start {
 				wl.Extra = o.Extra
 			}
 		}

@@ -5,139 +5,68 @@ import (
 	"time"
 
 	"guard/breaker"
+	"guard/circuit"
 	"guard/eventlog"
-	"guard/statefile"
+	"guard/store"
 )
 
-// The operations below apply one breaker step to one key and keep the
-// document's global stats in step. Callers run them inside Store.Update.
-// Each returns an error matching statefile.ErrCorrupt if key's entry does
-// not decode.
+// The operations below apply one breaker step to one key (see package
+// circuit, which every backend shares). Callers run them inside
+// Store.Update. A Document is the store.CircuitTx of the JSON file.
 
-// Admit asks key's circuit whether a call may run (see breaker.Circuit.Admit)
-// and counts the call as skipped if it may not.
+// Admit asks key's circuit whether a call may run; see circuit.Admit.
 func (d *Document) Admit(key string, s breaker.Settings, now time.Time, holder breaker.Lease, alive func(breaker.Lease) bool) (breaker.Decision, error) {
-	c, err := d.Circuit(key)
-	if err != nil {
-		return breaker.Decision{}, err
-	}
-	dec := c.Admit(s, now, holder, alive)
-	if !dec.Run {
-		c.Skip()
-	}
-	for _, ev := range dec.Events {
-		if ev.Kind == breaker.Reaped {
-			d.GlobalStats.TotalFailures++
-		}
-	}
-	d.noteBreaker(key, now, &c, dec.Events)
-	if !dec.Run {
-		e := eventlog.Event{Time: now, Event: "skip", Key: key, Reason: string(dec.Skip), State: string(c.State)}
-		if !c.RetryAfter.IsZero() {
-			e.Until = statefile.TimeOf(ceilSecond(c.RetryAfter)).UTC().Format(statefile.TimeLayout)
-		}
-		d.Note(e)
-	}
-	if dec.Changed || !dec.Run {
-		d.put(key, c)
-	}
-	return dec, nil
+	dec, _, err := circuit.Admit(d, key, s, now, holder, alive)
+	return dec, err
 }
 
 // A Run is what became of one run, for the event log.
-type Run struct {
-	Exit     int           // the status guard exits with
-	Duration time.Duration // how long the command ran
-}
+type Run = circuit.Run
 
-// Record applies the outcome of a call of key that ran.
+// Record applies the outcome of a call of key that ran; see circuit.Record.
 func (d *Document) Record(key string, s breaker.Settings, now time.Time, r breaker.Result, run Run) ([]breaker.Event, error) {
-	c, err := d.Circuit(key)
-	if err != nil {
-		return nil, err
-	}
-	events := c.Record(s, now, r)
-	d.put(key, c)
-	d.GlobalStats.TotalExecutions++
-	if r.Outcome == breaker.Failure || r.Outcome == breaker.Abandoned {
-		d.GlobalStats.TotalFailures++
-	}
-	d.Note(eventlog.Event{
-		Time: now, Event: "run", Key: key, Outcome: string(r.Outcome),
-		Exit: eventlog.Int(run.Exit), DurationMS: eventlog.Int64(run.Duration.Milliseconds()),
-		Error: r.Error, Probe: r.Probe, State: string(c.State),
-	})
-	d.noteBreaker(key, now, &c, events)
-	return events, nil
+	return circuit.Record(d, key, s, now, r, run)
 }
 
-// Reject counts a call of key that was not run because its concurrency
-// limit was reached.
+// Reject counts a rejected call of key; see circuit.Reject.
 func (d *Document) Reject(key string, now time.Time, reason string) error {
-	c, err := d.Circuit(key)
-	if err != nil {
-		return err
-	}
-	c.Reject()
-	d.put(key, c)
-	d.Note(eventlog.Event{Time: now, Event: "rejected", Key: key, Reason: reason})
-	return nil
+	return circuit.Reject(d, key, now, reason)
 }
 
-// Reset closes key's circuit. It reports false if key has no entry.
+// Reset closes key's circuit; see circuit.Reset.
 func (d *Document) Reset(key string, now time.Time) (breaker.Event, bool, error) {
-	if !d.Has(key) {
-		return breaker.Event{}, false, nil
-	}
-	c, err := d.Circuit(key)
-	if err != nil {
-		return breaker.Event{}, false, err
-	}
-	from := c.State
-	ev := c.Reset(now)
-	d.put(key, c)
-	d.Note(eventlog.Event{Time: now, Event: "reset", Key: key, From: string(orClosed(from)), To: string(breaker.Closed), Reason: ev.Reason})
-	return ev, true, nil
+	return circuit.Reset(d, key, now)
 }
 
-func orClosed(s breaker.State) breaker.State {
-	if s == "" {
-		return breaker.Closed
-	}
-	return s
-}
-
-// Trip forces key's circuit open; see breaker.Circuit.Trip. A key with no
-// entry gets one, so a hook can be stopped before it first runs.
+// Trip forces key's circuit open; see circuit.Trip.
 func (d *Document) Trip(key string, now time.Time, dur time.Duration, reason string) (breaker.Event, error) {
-	c, err := d.Circuit(key)
-	if err != nil {
-		return breaker.Event{}, err
-	}
-	from := c.State
-	ev := c.Trip(now, dur, reason)
-	d.put(key, c)
-	e := eventlog.Event{Time: now, Event: "trip", Key: key, From: string(orClosed(from)), To: string(breaker.Open), Reason: ev.Reason}
-	if dur > 0 {
-		e.Until = statefile.TimeOf(ceilSecond(c.RetryAfter)).UTC().Format(statefile.TimeLayout)
-	}
-	d.Note(e)
-	return ev, nil
+	return circuit.Trip(d, key, now, dur, reason)
 }
 
-// Probe lets key's open circuit probe now; see breaker.Circuit.Probe.
+// Probe lets key's open circuit probe now; see circuit.Probe.
 func (d *Document) Probe(key string, now time.Time) (breaker.Event, bool, error) {
-	c, err := d.Circuit(key)
-	if err != nil {
-		return breaker.Event{}, false, err
-	}
-	ev, changed, err := c.Probe(now)
-	if changed {
-		d.put(key, c)
-		d.Note(eventlog.Event{Time: now, Event: "probe", Key: key, From: string(ev.From), To: string(ev.To), Reason: ev.Reason})
-	}
-	return ev, changed, err
+	return circuit.Probe(d, key, now)
 }
+
+// Put stores c as key's circuit (store.CircuitTx).
+func (d *Document) Put(key string, c breaker.Circuit) { d.put(key, c) }
+
+// Count adds to the totals of global_stats (store.CircuitTx).
+func (d *Document) Count(executions, failures int) {
+	d.GlobalStats.TotalExecutions += int64(executions)
+	d.GlobalStats.TotalFailures += int64(failures)
+}
+
+// Log queues events for the next write (store.CircuitTx); see Note.
+func (d *Document) Log(events ...eventlog.Event) { d.Note(events...) }
+
+// Stats returns global_stats (store.CircuitView).
+func (d *Document) Stats() store.Stats {
+	g := &d.GlobalStats
+	return store.Stats{TotalExecutions: g.TotalExecutions, TotalFailures: g.TotalFailures, HooksDisabled: g.HooksDisabled, LastUpdated: g.LastUpdated.Time}
+}
+
+var _ store.CircuitTx = (*Document)(nil)
 
 // sweepEvery is how often a write also sweeps the whole document: a pass
 // that decodes every entry, prunes idle ones and recounts the open

@@ -38,7 +38,7 @@ func Open(path string, opts statefile.Options, retention time.Duration, log *eve
 	s := &Store{retention: retention, log: log, logErr: logErr}
 	quarantined := opts.OnQuarantine
 	opts.OnQuarantine = func(to string, cause error) {
-		s.append(eventlog.Event{Time: time.Now(), Event: "quarantine", File: to, Error: cause.Error()})
+		s.append(eventlog.Event{Time: time.Now(), Event: eventlog.Quarantine, File: to, Error: cause.Error()})
 		if quarantined != nil {
 			quarantined(to, cause)
 		}
@@ -136,7 +136,7 @@ func (s *Store) Update(now time.Time, fn func(d *Document) (changed bool, err er
 				return false, err
 			}
 			for _, a := range aside {
-				pending = append(pending, eventlog.Event{Time: now, Event: "quarantine", Key: a.Key, File: s.QuarantinePath(), Error: a.Err.Error()})
+				pending = append(pending, eventlog.Event{Time: now, Event: eventlog.Quarantine, Key: a.Key, File: s.QuarantinePath(), Error: a.Err.Error()})
 			}
 			changed = true
 		}

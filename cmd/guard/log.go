@@ -148,7 +148,7 @@ func describeEvent(ev *eventlog.Event) string {
 	var b strings.Builder
 	add := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	switch ev.Event {
-	case "run":
+	case eventlog.Run:
 		add("%s", ev.Outcome)
 		var details []string
 		if ev.Exit != nil {
@@ -166,12 +166,12 @@ func describeEvent(ev *eventlog.Event) string {
 		if ev.Error != "" {
 			add(": %s", lastError(ev.Error, 120))
 		}
-	case "skip":
+	case eventlog.Skip:
 		add("skipped: circuit %s", ev.Reason)
 		if ev.Until != "" {
 			add(" until %s", ev.Until)
 		}
-	case "transition", "reset", "trip", "probe":
+	case eventlog.Transition, eventlog.Reset, eventlog.Trip, eventlog.Probe:
 		add("%s -> %s", ev.From, ev.To)
 		if ev.Reason != "" {
 			add(": %s", ev.Reason)
@@ -179,18 +179,18 @@ func describeEvent(ev *eventlog.Event) string {
 		if ev.Until != "" {
 			add(" (until %s)", ev.Until)
 		}
-	case "reaped":
+	case eventlog.Reaped:
 		add("probe lease of pid %d reaped: %s", ev.PID, ev.Reason)
-	case "rejected":
+	case eventlog.Rejected:
 		add("rejected: %s", ev.Reason)
-	case "quarantine":
+	case eventlog.Quarantine:
 		add("state file moved to %s: %s", ev.File, ev.Error)
-	case "import":
+	case eventlog.Import:
 		add("state imported from %s", ev.File)
 		if ev.Reason != "" {
 			add(" (%s)", strings.TrimPrefix(ev.Reason, "backup: "))
 		}
-	case "cooldown":
+	case eventlog.Cooldown:
 		add("%s %s", ev.Action, ev.Outcome)
 		if ev.Used != nil && ev.Limit != nil {
 			add(" (%d of %d used)", *ev.Used, *ev.Limit)
@@ -198,7 +198,7 @@ func describeEvent(ev *eventlog.Event) string {
 		if ev.Until != "" {
 			add("; next allowed at %s", ev.Until)
 		}
-	case "cooldown_record":
+	case eventlog.CooldownRecord:
 		add("%s recorded: %s", ev.Action, ev.Outcome)
 		if ev.Error != "" {
 			add(": %s", lastError(ev.Error, 120))
@@ -206,7 +206,7 @@ func describeEvent(ev *eventlog.Event) string {
 		if ev.Used != nil && ev.Limit != nil {
 			add(" (%d of %d used)", *ev.Used, *ev.Limit)
 		}
-	case "cooldown_health":
+	case eventlog.CooldownHealth:
 		add("%s", ev.Outcome)
 		if ev.Reason != "" {
 			add(": %s", ev.Reason)

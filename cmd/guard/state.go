@@ -153,7 +153,7 @@ func (e *env) stateImport(c *cli.Context) error {
 		if backup != "" {
 			reason = "earlier state backed up to " + backup
 		}
-		if err := t.log.Append(eventlog.Event{Time: now, Event: "import", File: in, Reason: reason}); err != nil {
+		if err := t.log.Append(eventlog.Event{Time: now, Event: eventlog.Import, File: in, Reason: reason}); err != nil {
 			e.logFailed(err)
 		}
 		return data, nil

@@ -1,0 +1,83 @@
+package store
+
+import (
+	"time"
+
+	"guard/breaker"
+	"guard/eventlog"
+)
+
+// Circuits is the state of every key's circuit breaker.
+type Circuits interface {
+	// Peek returns key's circuit as last written, without a lock; a key
+	// with no state has a closed circuit. An entry that does not check out
+	// gives an error (the next Update sets it aside).
+	Peek(key string) (breaker.Circuit, error)
+	// Update runs fn in one transaction. If fn reports a change, the state
+	// is written and the events fn logged are appended; if fn fails,
+	// nothing is.
+	Update(now time.Time, fn func(tx CircuitTx) (changed bool, err error)) error
+	// Snapshot returns a consistent view of every key.
+	Snapshot() (CircuitView, error)
+}
+
+// A CircuitTx is the state inside one Update.
+type CircuitTx interface {
+	CircuitView
+	// Put stores c as key's circuit, adding the key if it is new.
+	Put(key string, c breaker.Circuit)
+	// Count adds to the lifetime totals of every key: runs recorded, and
+	// how many of them failed.
+	Count(executions, failures int)
+	// Log queues events, appended with the transaction.
+	Log(events ...eventlog.Event)
+}
+
+// A CircuitView reads the circuits.
+type CircuitView interface {
+	// Keys returns every key with state, sorted.
+	Keys() []string
+	// Has reports whether key has state.
+	Has(key string) bool
+	// Circuit returns key's circuit; a key with no state has a closed one.
+	Circuit(key string) (breaker.Circuit, error)
+	// Stats returns the totals over every key.
+	Stats() Stats
+}
+
+// Stats are the totals over every key, as the Python guardrails' report
+// has them.
+type Stats struct {
+	TotalExecutions int64
+	TotalFailures   int64
+	HooksDisabled   int // circuits open now
+	LastUpdated     time.Time
+}
+
+// A Holder holds a probe lease or a run slot: a process on a host.
+type Holder struct {
+	Host  string // "" is this host, for state written before hosts were recorded
+	PID   int
+	Start uint64 // the process's start time as the OS reports it; 0: unknown
+}
+
+// Liveness tells whether holders are alive.
+type Liveness struct {
+	Host  string                           // this host
+	Local func(pid int, start uint64) bool // checks a process on this host
+}
+
+// Alive reports whether h is alive. A holder on another host cannot be
+// checked from here: it counts as alive, and only its lease's expiry ends
+// it.
+func (l Liveness) Alive(h Holder) bool {
+	if h.Host != "" && h.Host != l.Host {
+		return true
+	}
+	return l.Local(h.PID, h.Start)
+}
+
+// Lease is Alive for a probe lease.
+func (l Liveness) Lease(le breaker.Lease) bool {
+	return l.Alive(Holder{Host: le.Host, PID: le.PID, Start: le.Start})
+}
