@@ -9,6 +9,7 @@ import (
 	"guard/breaker"
 	"guard/eventlog"
 	"guard/statefile"
+	"guard/store"
 )
 
 // Version is the document version this guard writes.
@@ -38,17 +39,11 @@ type Document struct {
 	aside []Aside // entries that did not check out, set aside
 }
 
-// An Aside is an entry that did not check out (a value of the wrong type,
-// an unknown state, a negative count): it is set aside on its own, and its
-// key starts afresh, while every other key keeps working.
-type Aside struct {
-	Key string
-	Raw []byte // the entry as it was
-	Err error
-}
+// An Aside is an entry that did not check out; see store.Aside.
+type Aside = store.Aside
 
-// SetAside returns the entries set aside so far.
-func (d *Document) SetAside() []Aside { return d.aside }
+// Aside returns the entries set aside so far.
+func (d *Document) Aside() []Aside { return d.aside }
 
 // find returns key's entry, or nil. A call looks up a key or two, and a
 // linear search is cheaper than building an index over thousands of keys;

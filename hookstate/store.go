@@ -130,7 +130,7 @@ func (s *Store) Update(now time.Time, fn func(d *Document) (changed bool, err er
 		if err != nil {
 			return false, err
 		}
-		if aside = d.SetAside(); len(aside) > 0 {
+		if aside = d.Aside(); len(aside) > 0 {
 			// Keep what is set aside before the file goes on without it.
 			if err := s.keepAside(now, aside); err != nil {
 				return false, err
@@ -207,7 +207,7 @@ func Validate(data []byte) error {
 			return err
 		}
 	}
-	if aside := d.SetAside(); len(aside) > 0 {
+	if aside := d.Aside(); len(aside) > 0 {
 		return fmt.Errorf("hooks[%q]: %v", aside[0].Key, aside[0].Err)
 	}
 	return nil

@@ -43,6 +43,18 @@ type CircuitView interface {
 	Circuit(key string) (breaker.Circuit, error)
 	// Stats returns the totals over every key.
 	Stats() Stats
+	// Aside returns the entries found not to check out so far (Circuit
+	// reads them as absent); the next Update sets them aside for good.
+	Aside() []Aside
+}
+
+// An Aside is a key's state that did not check out (a value of the wrong
+// type, an unknown state, a negative count): it is set aside on its own,
+// and the key starts afresh, while every other key keeps working.
+type Aside struct {
+	Key string
+	Raw []byte // the state as it was
+	Err error
 }
 
 // Stats are the totals over every key, as the Python guardrails' report

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"guard/runproto"
 	"strconv"
 	"strings"
 	"unicode"
@@ -98,7 +99,7 @@ func unknownKey(key string, doc *hookstate.Document) error {
 	var near []string
 	for _, k := range doc.Keys() {
 		if strings.Contains(k, key) || strings.Contains(key, k) {
-			near = append(near, keyArg(k))
+			near = append(near, runproto.KeyArg(k))
 		}
 	}
 	msg := fmt.Sprintf("no state for key %q", key)

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"guard/runproto"
 	"os"
 	"os/signal"
 	"sort"
@@ -408,7 +409,7 @@ func (e *env) cooldownRun(c *cli.Context) error {
 	}
 	cd, err := e.openCooldown(c)
 	if err != nil {
-		return &exitError{code: exitRefused, err: fmt.Errorf("%v; not running %s", err, commandKey(argv))}
+		return &exitError{code: exitRefused, err: fmt.Errorf("%v; not running %s", err, runproto.CommandKey(argv))}
 	}
 	a, err := cd.action(name)
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"guard/runproto"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -74,7 +75,7 @@ func skipNotice(key string, why breaker.SkipReason, c breaker.Circuit, now time.
 		}
 		fmt.Fprintf(&b, "; next try in %s", until(c.RetryAfter, now))
 	}
-	fmt.Fprintf(&b, "; run 'guard reset %s' to retry now", keyArg(key))
+	fmt.Fprintf(&b, "; run 'guard reset %s' to retry now", runproto.KeyArg(key))
 	return b.String()
 }
 

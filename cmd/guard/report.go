@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"guard/runproto"
 	"io"
 	"os"
 	"sort"
@@ -219,7 +220,7 @@ func writeTextReport(w io.Writer, r healthReport, now time.Time) {
 				fmt.Fprintf(w, "  last error: %s\n", printable(lastError(*d.LastError, 200)))
 			}
 			fmt.Fprintf(w, "  next:       %s\n", nextStep(d, now))
-			fmt.Fprintf(w, "  to retry:   guard reset %s\n", printable(keyArg(d.Command)))
+			fmt.Fprintf(w, "  to retry:   guard reset %s\n", printable(runproto.KeyArg(d.Command)))
 		}
 	}
 }
@@ -292,7 +293,7 @@ func (e *env) writeMarkdownReport(w io.Writer, r healthReport, logs []*eventlog.
 			fmt.Fprintf(w, "- **Last error:** %s\n", mdCode(lastError(*d.LastError, 200)))
 		}
 		fmt.Fprintf(w, "- **Next:** %s\n", mdText(nextStep(d, now)))
-		fmt.Fprintf(w, "- **To retry:** %s\n", mdCode("guard reset "+keyArg(d.Command)))
+		fmt.Fprintf(w, "- **To retry:** %s\n", mdCode("guard reset "+runproto.KeyArg(d.Command)))
 		evs := trail[d.Command]
 		if len(evs) == 0 {
 			fmt.Fprintf(w, "\nNo events in the log for this key.\n")

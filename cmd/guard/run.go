@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"guard/runproto"
 	"os"
 	"os/signal"
 	"syscall"
@@ -92,17 +93,17 @@ func salvageCommand(args []string) []string {
 
 // runTarget works out what to run, under which key, and which key the
 // config's rules see: the command itself, without the project a
-// $CLAUDE_PROJECT_DIR command is kept for (see projectKey).
+// $CLAUDE_PROJECT_DIR command is kept for (see runproto.ProjectKey).
 func runTarget(l runLine, projectDir string) (argv []string, key, ruleKey string, err error) {
 	argv, key, err = runCommandLine(l)
 	if err != nil {
 		return nil, "", "", err
 	}
 	if l.name != "" {
-		return argv, validKey(l.name), validKey(l.name), nil
+		return argv, runproto.ValidKey(l.name), runproto.ValidKey(l.name), nil
 	}
-	key = validKey(key)
-	return argv, projectKey(key, projectDir), key, nil
+	key = runproto.ValidKey(key)
+	return argv, runproto.ProjectKey(key, projectDir), key, nil
 }
 
 // runCommandLine works out what to run and its key from the command.
@@ -114,7 +115,7 @@ func runCommandLine(l runLine) (argv []string, key string, err error) {
 		argv, key = []string{"/bin/sh", "-c", l.command}, l.command
 	case len(l.args) > 0:
 		argv = l.args
-		key = commandKey(argv)
+		key = runproto.CommandKey(argv)
 	default:
 		return nil, "", errors.New("nothing to run (usage: guard run [FLAGS] -- CMD [ARG...] or guard run [FLAGS] -c 'STRING')")
 	}
@@ -175,7 +176,7 @@ func (e *env) guardRun(l runLine) (err error) {
 		}
 	}()
 
-	argv, key, ruleKey, err := runTarget(l, e.getenv(projectVar))
+	argv, key, ruleKey, err := runTarget(l, e.getenv(runproto.ProjectVar))
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}
@@ -398,7 +399,7 @@ func (e *env) unguarded(argv []string, b config.Breaker) error {
 	}
 	res := e.supervise(argv, b, nil)
 	if res.TimedOut {
-		fmt.Fprintf(e.stderr, "guard: %q ran longer than its timeout of %s and was stopped\n", commandKey(argv), config.FormatDuration(b.Timeout))
+		fmt.Fprintf(e.stderr, "guard: %q ran longer than its timeout of %s and was stopped\n", runproto.CommandKey(argv), config.FormatDuration(b.Timeout))
 	}
 	return exit(res.ExitCode)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"guard/runproto"
 	"io"
 	"sort"
 	"strings"
@@ -107,7 +108,7 @@ func optional(s string) *string {
 func statusOf(key string, c breaker.Circuit, totals hookstate.Totals, runs []bulkhead.Run, now time.Time) keyStatus {
 	st := keyStatus{
 		Key:                  key,
-		Project:              keyProject(key),
+		Project:              runproto.KeyProject(key),
 		State:                string(c.State),
 		FailureCount:         c.FailureCount,
 		ConsecutiveFailures:  c.ConsecutiveFailures,
@@ -201,7 +202,7 @@ func statuses(doc *hookstate.Document, keys []string, runs []bulkhead.Run, now t
 }
 
 func isAside(doc *hookstate.Document, key string) bool {
-	for _, a := range doc.SetAside() {
+	for _, a := range doc.Aside() {
 		if a.Key == key {
 			return true
 		}
@@ -212,7 +213,7 @@ func isAside(doc *hookstate.Document, key string) bool {
 // warnAside warns of the entries of doc that do not check out; the next
 // update of the state sets them aside.
 func (e *env) warnAside(doc *hookstate.Document) {
-	for _, a := range doc.SetAside() {
+	for _, a := range doc.Aside() {
 		e.warnf("the state of %q is malformed (%s) and is left out; the next guard run sets it aside", printable(a.Key), shortErr(a.Err))
 	}
 }
@@ -287,7 +288,7 @@ func statusTable(w io.Writer, sts []keyStatus, now time.Time, keyWidth int, colo
 		if projects {
 			key, project := st.Key, "-"
 			if st.Project != "" {
-				key, project = strings.TrimSuffix(key, projectSep+st.Project), st.Project
+				key, project = strings.TrimSuffix(key, runproto.ProjectSep+st.Project), st.Project
 			}
 			row = []string{row[0], row[1], row[2], ellipsize(printable(key), keyWidth), printable(project), last}
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"guard/runproto"
 
 	"github.com/urfave/cli/v2"
 
@@ -60,7 +61,7 @@ func (e *env) trip(c *cli.Context) error {
 	if dur > 0 {
 		fmt.Fprintf(e.stdout, "tripped %q: open for %s, until %s\n", key, config.FormatDuration(dur), now.Add(dur).UTC().Format(statefile.TimeLayout))
 	} else {
-		fmt.Fprintf(e.stdout, "tripped %q: open until 'guard reset %s'\n", key, keyArg(key))
+		fmt.Fprintf(e.stdout, "tripped %q: open until 'guard reset %s'\n", key, runproto.KeyArg(key))
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package main
+package runproto
 
 import (
 	"fmt"
@@ -8,53 +8,53 @@ import (
 	"guard/shquote"
 )
 
-// commandKey is the key of a command given as argv: its words joined by
+// CommandKey is the key of a command given as argv: its words joined by
 // spaces, each shell-quoted where it needs quoting, so that two different
 // commands never share a key and the key can be pasted into a shell.
-func commandKey(argv []string) string { return shquote.Join(argv) }
+func CommandKey(argv []string) string { return shquote.Join(argv) }
 
-// keyArg quotes key as a shell argument for a hint a person may paste:
+// KeyArg quotes key as a shell argument for a hint a person may paste:
 // double quotes where that is enough, as people write them.
-func keyArg(key string) string {
+func KeyArg(key string) string {
 	if !strings.ContainsAny(key, "\"$`\\!\n") {
 		return `"` + key + `"`
 	}
 	return shquote.Quote(key)
 }
 
-// projectVar is the variable Claude Code sets to the project a hook runs
+// ProjectVar is the variable Claude Code sets to the project a hook runs
 // for.
-const projectVar = "CLAUDE_PROJECT_DIR"
+const ProjectVar = "CLAUDE_PROJECT_DIR"
 
-// projectSep joins a command that refers to the project directory and the
+// ProjectSep joins a command that refers to the project directory and the
 // directory it ran for, in a key.
-const projectSep = " @ "
+const ProjectSep = " @ "
 
-// projectKey makes a command that refers to $CLAUDE_PROJECT_DIR (in any
+// ProjectKey makes a command that refers to $CLAUDE_PROJECT_DIR (in any
 // quoting) one circuit per project: "CMD @ /the/project". The same hook
 // line in settings.json runs a different script in each project, and a
 // failing one in one project must not skip a healthy one in another.
-func projectKey(command, projectDir string) string {
-	if projectDir == "" || !strings.Contains(command, projectVar) {
+func ProjectKey(command, projectDir string) string {
+	if projectDir == "" || !strings.Contains(command, ProjectVar) {
 		return command
 	}
-	return command + projectSep + projectDir
+	return command + ProjectSep + projectDir
 }
 
-// keyProject returns the project a key belongs to, if projectKey made it.
-func keyProject(key string) string {
-	i := strings.LastIndex(key, projectSep)
-	if i < 0 || !strings.Contains(key[:i], projectVar) {
+// KeyProject returns the project a key belongs to, if ProjectKey made it.
+func KeyProject(key string) string {
+	i := strings.LastIndex(key, ProjectSep)
+	if i < 0 || !strings.Contains(key[:i], ProjectVar) {
 		return ""
 	}
-	return key[i+len(projectSep):]
+	return key[i+len(ProjectSep):]
 }
 
-// validKey returns key as a JSON string can hold it. A key that is not
+// ValidKey returns key as a JSON string can hold it. A key that is not
 // valid UTF-8 has each byte that is not part of a character written as
 // \xHH, and its backslashes doubled, so that two different commands never
 // become one key (as they would if both were read with U+FFFD).
-func validKey(key string) string {
+func ValidKey(key string) string {
 	if utf8.ValidString(key) {
 		return key
 	}
