@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"guard/runproto"
 	"strconv"
 	"strings"
 	"unicode"
@@ -13,6 +12,7 @@ import (
 	"guard/config"
 	"guard/eventlog"
 	"guard/hookstate"
+	"guard/runproto"
 	"guard/statefile"
 )
 

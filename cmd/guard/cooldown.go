@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"guard/runproto"
 	"os"
 	"os/signal"
 	"sort"
@@ -17,6 +16,7 @@ import (
 	"guard/breaker"
 	"guard/config"
 	"guard/cooldownstate"
+	"guard/runproto"
 	"guard/statefile"
 	"guard/supervise"
 )

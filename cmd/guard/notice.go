@@ -3,13 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"guard/runproto"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"guard/breaker"
 	"guard/config"
+	"guard/runproto"
 	"guard/supervise"
 )
 

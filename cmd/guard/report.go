@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"guard/runproto"
 	"io"
 	"os"
 	"sort"
@@ -16,6 +15,7 @@ import (
 	"guard/config"
 	"guard/eventlog"
 	"guard/hookstate"
+	"guard/runproto"
 	"guard/statefile"
 )
 

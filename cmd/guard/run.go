@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"guard/runproto"
 	"os"
 	"os/signal"
 	"syscall"
@@ -16,6 +15,7 @@ import (
 	"guard/cmd/guard/internal/earlysig"
 	"guard/config"
 	"guard/hookstate"
+	"guard/runproto"
 	"guard/statefile"
 	"guard/supervise"
 )

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"guard/runproto"
 	"io"
 	"sort"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"guard/breaker"
 	"guard/bulkhead"
 	"guard/hookstate"
+	"guard/runproto"
 	"guard/statefile"
 	"guard/supervise"
 )

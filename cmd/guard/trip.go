@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"guard/runproto"
 
 	"github.com/urfave/cli/v2"
 
 	"guard/config"
 	"guard/hookstate"
+	"guard/runproto"
 	"guard/statefile"
 )
 
