@@ -40,10 +40,11 @@ import (
 	"time"
 
 	"guard/statefile"
+	"guard/store"
 )
 
 // ErrFull is returned by Acquire when every slot stayed taken.
-var ErrFull = errors.New("every concurrency slot is taken")
+var ErrFull = store.ErrFull
 
 // Dir returns the slot directory for the state file at statePath.
 func Dir(statePath string) string { return statePath + ".runs" }
@@ -53,8 +54,9 @@ func statePath(dir string) string { return strings.TrimSuffix(dir, ".runs") }
 
 // A Run describes a run in flight.
 type Run struct {
-	Key string `json:"key"`
-	PID int    `json:"pid"` // guard's
+	Key  string `json:"key"`
+	Host string `json:"host,omitempty"` // guard's host
+	PID  int    `json:"pid"`            // guard's
 	// StartTicks is guard's process start time (see supervise.StartTime),
 	// so that a record left by a dead guard is not taken for a live one.
 	StartTicks uint64    `json:"start_ticks,omitempty"`
@@ -92,7 +94,7 @@ func Acquire(dir string, limit int, wait time.Duration, run Run) (*Slot, error) 
 }
 
 // ErrStopped is returned by AcquireOrStop when stop said to give up.
-var ErrStopped = errors.New("stopped while waiting for a slot")
+var ErrStopped = store.ErrStopped
 
 // AcquireOrStop is Acquire, but while it waits for a slot it gives up with
 // ErrStopped as soon as stop (if not nil) reports true: a run waiting in
@@ -172,6 +174,9 @@ func (s *Slot) write() {
 	var b bytes.Buffer
 	w := statefile.NewObjectWriter(&b, "", true)
 	w.String("key", s.run.Key)
+	if s.run.Host != "" {
+		w.String("host", s.run.Host)
+	}
 	w.Int("pid", int64(s.run.PID))
 	if s.run.StartTicks != 0 {
 		w.Int("start_ticks", int64(s.run.StartTicks))
@@ -233,4 +238,32 @@ func List(dir string, alive func(pid int, startTicks uint64) bool) ([]Run, error
 	}
 	sort.Slice(runs, func(i, j int) bool { return runs[i].Started.Before(runs[j].Started) })
 	return runs, nil
+}
+
+// Slots are the slot files in a directory, as a store.Runs.
+type Slots struct{ Dir string }
+
+// Acquire takes a slot; see store.Runs.
+func (s Slots) Acquire(r store.Run, limit int, wait time.Duration, stop func() bool) (store.Slot, error) {
+	slot, err := AcquireOrStop(s.Dir, limit, wait, Run{
+		Key: r.Key, Host: r.Holder.Host, PID: r.Holder.PID, StartTicks: r.Holder.Start,
+		ChildPID: r.ChildPID, Started: r.Started, Deadline: r.Deadline,
+	}, stop)
+	if err != nil {
+		return nil, err
+	}
+	return slot, nil
+}
+
+// List returns the runs in flight; see store.Runs.
+func (s Slots) List(alive func(store.Holder) bool) ([]store.Run, error) {
+	runs, err := List(s.Dir, func(pid int, start uint64) bool { return true })
+	var out []store.Run
+	for _, r := range runs {
+		h := store.Holder{Host: r.Host, PID: r.PID, Start: r.StartTicks}
+		if alive(h) {
+			out = append(out, store.Run{Key: r.Key, Holder: h, ChildPID: r.ChildPID, Started: r.Started, Deadline: r.Deadline})
+		}
+	}
+	return out, err
 }

@@ -37,6 +37,7 @@ import (
 
 	"guard/eventlog"
 	"guard/statefile"
+	"guard/store"
 )
 
 // A Document is the whole of cooldown.json. Its zero value is an empty
@@ -124,16 +125,11 @@ func (r Record) MarshalJSON() ([]byte, error) {
 	return statefile.MarshalObject(plain(r), r.Extra)
 }
 
-// An Action is a budgeted kind of action, as the configuration names it.
-type Action struct {
-	Name   string // restart
-	Field  string // the array it records into: restarts
-	Limit  int
-	Window time.Duration
-}
+// An Action is a budgeted kind of action; see store.Action.
+type Action = store.Action
 
 // aliases are the plain-timestamp arrays some deployments keep for a.
-func (a Action) aliases() []string {
+func aliases(a Action) []string {
 	names := []string{a.Name + "_timestamps"}
 	if s := strings.TrimSuffix(a.Field, "s") + "_timestamps"; s != names[0] {
 		names = append(names, s)
@@ -181,7 +177,7 @@ func (s *Service) setRecords(field string, rs []Record) error {
 // counts as at now.
 func (s *Service) times(a Action, now time.Time) ([]time.Time, error) {
 	var ts []time.Time
-	for _, field := range append([]string{a.Field}, a.aliases()...) {
+	for _, field := range append([]string{a.Field}, aliases(a)...) {
 		rs, err := s.records(field)
 		if err != nil {
 			return nil, err

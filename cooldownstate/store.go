@@ -8,62 +8,37 @@ import (
 	"time"
 
 	"guard/eventlog"
+	"guard/filestore"
 	"guard/statefile"
 )
 
 // A Store is a cooldown state file, and the event log its decisions go to.
 type Store struct {
-	file      *statefile.File
+	*filestore.Store
 	retention time.Duration
 	actions   []Action
-	log       *eventlog.Log
-	logErr    func(error)
 }
 
 // Open returns the store at path. Records older than retention are pruned
 // on every write; retention is raised to the longest action window, so
 // that pruning never drops a record a budget still counts. Events go to
-// log (nil: nowhere), and a failure to log goes to logErr.
+// log; see filestore.Open.
 func Open(path string, opts statefile.Options, retention time.Duration, actions []Action, log *eventlog.Log, logErr func(error)) (*Store, error) {
-	s := &Store{actions: actions, log: log, logErr: logErr}
-	quarantined := opts.OnQuarantine
-	opts.OnQuarantine = func(to string, cause error) {
-		s.append(eventlog.Event{Time: time.Now(), Event: eventlog.Quarantine, File: to, Error: cause.Error()})
-		if quarantined != nil {
-			quarantined(to, cause)
-		}
-	}
-	f, err := statefile.Open(path, opts)
+	fs, err := filestore.Open(path, opts, log, logErr)
 	if err != nil {
 		return nil, err
 	}
 	for _, a := range actions {
 		retention = max(retention, a.Window)
 	}
-	s.file, s.retention = f, retention
-	return s, nil
+	return &Store{Store: fs, retention: retention, actions: actions}, nil
 }
-
-func (s *Store) append(events ...eventlog.Event) {
-	if s.log == nil || len(events) == 0 {
-		return
-	}
-	if err := s.log.Append(events...); err != nil && s.logErr != nil {
-		s.logErr(err)
-	}
-}
-
-// Log returns the store's event log, or nil.
-func (s *Store) Log() *eventlog.Log { return s.log }
-
-// Path returns the resolved path of the state file.
-func (s *Store) Path() string { return s.file.Path() }
 
 // Snapshot reads the current state without the lock. A missing file is an
 // empty state.
 func (s *Store) Snapshot() (*Document, error) {
 	d := &Document{}
-	if _, err := statefile.Load(s.file, d); err != nil {
+	if _, err := statefile.Load(s.File(), d); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -74,14 +49,14 @@ func (s *Store) Snapshot() (*Document, error) {
 // are then logged, still under the lock, changed or not.
 func (s *Store) Update(now time.Time, fn func(d *Document) (changed bool, err error)) error {
 	var pending []eventlog.Event
-	return statefile.UpdateThen(s.file, func(d *Document) (bool, error) {
+	return statefile.UpdateThen(s.File(), func(d *Document) (bool, error) {
 		changed, err := fn(d)
 		pending = d.pending
 		if err != nil || !changed {
 			return false, err
 		}
 		return true, d.tidy(now, s.retention, s.actions)
-	}, func() { s.append(pending...) })
+	}, func() { s.Append(pending...) })
 }
 
 // Validate checks that data is a cooldown document guard can use with
@@ -103,7 +78,7 @@ func Validate(data []byte, actions []Action) error {
 			return fmt.Errorf("services[%q].consecutive_healthy is negative", name)
 		}
 		for _, a := range actions {
-			for _, field := range append([]string{a.Field}, a.aliases()...) {
+			for _, field := range append([]string{a.Field}, aliases(a)...) {
 				rs, err := s.records(field)
 				if err != nil {
 					return fmt.Errorf("services.%s.%v", name, err)
@@ -119,8 +94,6 @@ func Validate(data []byte, actions []Action) error {
 	return nil
 }
 
-// File returns the underlying state file.
-func (s *Store) File() *statefile.File { return s.file }
 
 // Actions returns the actions the store was opened with.
 func (s *Store) Actions() []Action { return s.actions }

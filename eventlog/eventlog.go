@@ -261,6 +261,12 @@ func exists(p string) bool {
 	return err == nil
 }
 
+// Logs are several event logs read as one (store.Events).
+type Logs []*Log
+
+// Read reads every event of the logs; see Read.
+func (ls Logs) Read(keep func(*Event) bool) (ReadResult, error) { return Read(ls, keep) }
+
 // ReadResult is what Read found.
 type ReadResult struct {
 	Events    []Event // in time order

@@ -10,15 +10,15 @@ import (
 
 	"guard/breaker"
 	"guard/eventlog"
+	"guard/filestore"
 	"guard/statefile"
+	"guard/store"
 )
 
 // A Store is a hook state file, and the event log its changes go to.
 type Store struct {
-	file      *statefile.File
+	*filestore.Store
 	retention time.Duration
-	log       *eventlog.Log
-	logErr    func(error)
 
 	// OnSetAside, if set, hears of each entry an update set aside (see
 	// Aside), once it is kept in the quarantine file.
@@ -27,52 +27,25 @@ type Store struct {
 
 // QuarantinePath is where entries set aside are kept: one JSON line each,
 // {"time", "key", "error", "entry"}, appended.
-func (s *Store) QuarantinePath() string { return s.file.Path() + ".quarantine" }
+func (s *Store) QuarantinePath() string { return s.Path() + ".quarantine" }
 
 // Open returns the store at path. retention is how long a closed,
 // failure-free key may sit idle before a write prunes it (0: forever).
-// Events go to log (nil: nowhere); a failure to log goes to logErr, since
-// it must not fail the update it describes. A state file moved aside
-// because it did not parse is logged too.
+// Events go to log; see filestore.Open.
 func Open(path string, opts statefile.Options, retention time.Duration, log *eventlog.Log, logErr func(error)) (*Store, error) {
-	s := &Store{retention: retention, log: log, logErr: logErr}
-	quarantined := opts.OnQuarantine
-	opts.OnQuarantine = func(to string, cause error) {
-		s.append(eventlog.Event{Time: time.Now(), Event: eventlog.Quarantine, File: to, Error: cause.Error()})
-		if quarantined != nil {
-			quarantined(to, cause)
-		}
-	}
-	f, err := statefile.Open(path, opts)
+	fs, err := filestore.Open(path, opts, log, logErr)
 	if err != nil {
 		return nil, err
 	}
-	s.file = f
-	return s, nil
+	return &Store{Store: fs, retention: retention}, nil
 }
-
-// append logs events, reporting a failure to logErr.
-func (s *Store) append(events ...eventlog.Event) {
-	if s.log == nil || len(events) == 0 {
-		return
-	}
-	if err := s.log.Append(events...); err != nil && s.logErr != nil {
-		s.logErr(err)
-	}
-}
-
-// Path returns the resolved path of the state file.
-func (s *Store) Path() string { return s.file.Path() }
-
-// File returns the underlying state file.
-func (s *Store) File() *statefile.File { return s.file }
 
 // Snapshot reads the current state without the lock. A missing file is an
 // empty state; a file that does not parse gives an error matching
 // statefile.ErrCorrupt.
 func (s *Store) Snapshot() (*Document, error) {
 	d := &Document{}
-	_, err := statefile.Load(s.file, d)
+	_, err := statefile.Load(s.File(), d)
 	if err != nil {
 		return nil, err
 	}
@@ -85,13 +58,13 @@ func (s *Store) Snapshot() (*Document, error) {
 // circuit). A key with no entry has a closed circuit; an entry that does
 // not decode gives an error.
 func (s *Store) Peek(key string) (breaker.Circuit, error) {
-	data, err := s.file.Read()
+	data, err := s.File().Read()
 	if err != nil || data == nil {
 		return breaker.Circuit{}, err
 	}
 	// Nothing of data outlives this call: the update that follows may read
 	// into it.
-	defer s.file.Recycle(data)
+	defer s.File().Recycle(data)
 	var raw []byte
 	if src, _, _ := locate(data); src != nil {
 		e, err := src.search(key)
@@ -124,7 +97,7 @@ func (s *Store) Peek(key string) (breaker.Circuit, error) {
 func (s *Store) Update(now time.Time, fn func(d *Document) (changed bool, err error)) error {
 	var pending []eventlog.Event
 	var aside []Aside
-	err := statefile.UpdateThen(s.file, func(d *Document) (bool, error) {
+	err := statefile.UpdateThen(s.File(), func(d *Document) (bool, error) {
 		changed, err := fn(d)
 		pending = d.pending
 		if err != nil {
@@ -145,7 +118,7 @@ func (s *Store) Update(now time.Time, fn func(d *Document) (changed bool, err er
 		}
 		d.tidy(now, s.retention)
 		return true, nil
-	}, func() { s.append(pending...) })
+	}, func() { s.Append(pending...) })
 	if err == nil && s.OnSetAside != nil {
 		for _, a := range aside {
 			s.OnSetAside(a, s.QuarantinePath())
@@ -175,7 +148,7 @@ func (s *Store) keepAside(now time.Time, aside []Aside) error {
 	if err != nil {
 		return fmt.Errorf("cannot keep a malformed entry aside: %w", err)
 	}
-	statefile.GiveToOwnerOf(s.QuarantinePath(), s.file.Path())
+	statefile.GiveToOwnerOf(s.QuarantinePath(), s.File().Path())
 	_, err = f.Write(b.Bytes())
 	if err == nil {
 		err = f.Sync()
@@ -189,8 +162,6 @@ func (s *Store) keepAside(now time.Time, aside []Aside) error {
 	return nil
 }
 
-// Log returns the store's event log, or nil.
-func (s *Store) Log() *eventlog.Log { return s.log }
 
 // Validate checks that data is a hook state document guard can use: a JSON
 // object whose hooks have known states and no negative counts.
@@ -212,3 +183,16 @@ func Validate(data []byte) error {
 	}
 	return nil
 }
+
+// Circuits returns the store as a store.Circuits.
+func (s *Store) Circuits() store.Circuits { return circuits{s} }
+
+type circuits struct{ s *Store }
+
+func (c circuits) Peek(key string) (breaker.Circuit, error) { return c.s.Peek(key) }
+
+func (c circuits) Update(now time.Time, fn func(tx store.CircuitTx) (bool, error)) error {
+	return c.s.Update(now, func(d *Document) (bool, error) { return fn(d) })
+}
+
+func (c circuits) Snapshot() (store.CircuitView, error) { return c.s.Snapshot() }

@@ -1,0 +1,43 @@
+package store
+
+import (
+	"errors"
+	"time"
+)
+
+// A Run is a run in flight: it holds one of its key's slots.
+type Run struct {
+	Key      string
+	Holder   Holder // the guard process running it
+	ChildPID int    // the command's, once it has started
+	Started  time.Time
+	Deadline time.Time // zero: no timeout
+}
+
+// Runs are the slots that max_concurrent limits, across every process (and,
+// in a shared backend, every host) that shares the state.
+type Runs interface {
+	// Acquire takes a slot for run among limit slots of its key, waiting
+	// up to wait for one to free; with limit 0 the key is unlimited and
+	// the slot only lists the run. It gives up with ErrFull when none
+	// freed, and with ErrStopped as soon as stop (if not nil) reports
+	// true. A slot is freed by Release, and by the backend when its holder
+	// dies, however it dies.
+	Acquire(run Run, limit int, wait time.Duration, stop func() bool) (Slot, error)
+	// List returns the runs in flight whose holder alive says is alive.
+	List(alive func(Holder) bool) ([]Run, error)
+}
+
+// A Slot is a place held by one run.
+type Slot interface {
+	// Started records the command's process, for List.
+	Started(childPID int)
+	// Release frees the slot.
+	Release()
+}
+
+// Errors of Runs.Acquire.
+var (
+	ErrFull    = errors.New("every concurrency slot is taken")
+	ErrStopped = errors.New("stopped while waiting for a slot")
+)
