@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"guard/atomicfile"
 )
 
 // replace atomically replaces the file with data, the segments one after
@@ -18,9 +20,9 @@ func (f *File) replace(data ...[]byte) (err error) {
 	uid, gid := -1, -1
 	if fi, err := os.Stat(f.path); err == nil {
 		mode = fi.Mode().Perm()
-		uid, gid = ownerToKeep(fi)
+		uid, gid = atomicfile.OwnerToKeep(fi)
 	} else if di, err := os.Stat(dir); err == nil && os.Geteuid() == 0 {
-		uid, gid = ownerToKeep(di) // a new file belongs to the directory's owner
+		uid, gid = atomicfile.OwnerToKeep(di) // a new file belongs to the directory's owner
 	}
 
 	tmp, err := createTemp(f.path)

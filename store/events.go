@@ -1,6 +1,10 @@
 package store
 
-import "guard/eventlog"
+import (
+	"time"
+
+	"guard/eventlog"
+)
 
 // Events is the event log: one line per run outcome, skip, transition and
 // decision, appended by the transactions that made them.
@@ -12,10 +16,14 @@ type Events interface {
 // A Checkpoint takes and restores the whole state, in the JSON file's
 // format.
 type Checkpoint interface {
-	// Export returns the state, read consistently.
+	// Export returns the state, read consistently; an empty state if there
+	// is none.
 	Export() ([]byte, error)
-	// Import replaces the state with data, which the caller has checked,
-	// after handing the state it replaces to keep (nil if there was none);
-	// if keep fails, nothing changes.
-	Import(data []byte, keep func(old []byte) error) error
+	// Check reports whether data is a state Import can take.
+	Check(data []byte) error
+	// Import replaces the state with data, which Check accepted, after
+	// handing the state it replaces to keep (nil if there was none), and
+	// logs an import event naming from and what keep kept. If keep fails,
+	// nothing changes.
+	Import(data []byte, now time.Time, from string, keep func(old []byte) (kept string, err error)) error
 }

@@ -3,17 +3,15 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/urfave/cli/v2"
 
+	"guard/backend"
 	"guard/config"
-	"guard/eventlog"
-	"guard/hookstate"
 	"guard/runproto"
-	"guard/statefile"
+	"guard/store"
+	"guard/view"
 )
 
 // loadConfig loads the configuration for a command, honouring its --config
@@ -39,30 +37,34 @@ func (e *env) loadConfigFrom(path, state string) (*config.Config, error) {
 	return cfg, nil
 }
 
-// openStore opens the hook state file that cfg names. A state file that
-// does not parse is moved aside by the first update, with a warning.
-func (e *env) openStore(cfg *config.Config) (*hookstate.Store, error) {
-	if cfg.StateFile == "" {
-		return nil, config.ErrNoHome
-	}
-	s, err := hookstate.Open(cfg.StateFile, statefile.Options{
-		LockTimeout: cfg.LockTimeout,
-		OnQuarantine: func(to string, cause error) {
-			e.warnf("state file did not parse (%s); moved it to %s and started afresh", shortErr(cause), to)
+// backendOptions are how a backend reports to this command.
+func (e *env) backendOptions() backend.Options {
+	return backend.Options{
+		Warn: func(format string, args ...any) {
+			for i, a := range args {
+				if s, ok := a.(string); ok {
+					args[i] = view.Printable(s)
+				}
+			}
+			e.warnf(format, args...)
 		},
-	}, cfg.CircuitBreaker.Retention, eventLog(cfg, cfg.StateFile), e.logFailed)
+		LogFailed: e.logFailed,
+	}
+}
+
+// openHooks opens the hook state that cfg names. A state that does not
+// parse is set aside by the first update, with a warning.
+func (e *env) openHooks(cfg *config.Config) (*backend.Hooks, error) {
+	return backend.OpenHooks(cfg, e.backendOptions())
+}
+
+// openHooksOf opens the hook state a command's flags name.
+func (e *env) openHooksOf(c *cli.Context) (*backend.Hooks, error) {
+	cfg, err := e.loadConfig(c)
 	if err != nil {
 		return nil, err
 	}
-	s.OnSetAside = func(a hookstate.Aside, quarantine string) {
-		e.warnf("the state of %q was malformed (%s); kept it in %s and started it afresh", printable(a.Key), shortErr(a.Err), quarantine)
-	}
-	return s, nil
-}
-
-// eventLog returns the event log for the state file at statePath.
-func eventLog(cfg *config.Config, statePath string) *eventlog.Log {
-	return &eventlog.Log{Path: cfg.EventLog(statePath), MaxSize: cfg.Logging.MaxSize, MaxFiles: cfg.Logging.MaxFiles}
+	return e.openHooks(cfg)
 }
 
 // logFailed warns, once, that the event log could not be written.
@@ -74,30 +76,31 @@ func (e *env) logFailed(err error) {
 }
 
 // snapshot reads the state for a command that only reads it.
-func (e *env) snapshot(c *cli.Context) (*config.Config, *hookstate.Store, *hookstate.Document, error) {
+func (e *env) snapshot(c *cli.Context) (*config.Config, *backend.Hooks, store.CircuitView, error) {
 	cfg, err := e.loadConfig(c)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	store, err := e.openStore(cfg)
+	hooks, err := e.openHooks(cfg)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	doc, err := store.Snapshot()
-	if errors.Is(err, statefile.ErrCorrupt) {
+	v, err := hooks.Circuits.Snapshot()
+	if errors.Is(err, store.ErrCorrupt) {
 		return nil, nil, nil, fmt.Errorf("%w; the next guard run or reset will move it aside", err)
 	}
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("cannot read state: %w", err)
 	}
-	return cfg, store, doc, nil
+	return cfg, hooks, v, nil
 }
 
 // unknownKey explains that key has no state, suggesting keys that look like
 // what the user meant.
-func unknownKey(key string, doc *hookstate.Document) error {
+func unknownKey(key string, v store.CircuitView) error {
 	var near []string
-	for _, k := range doc.Keys() {
+	keys := v.Keys()
+	for _, k := range keys {
 		if strings.Contains(k, key) || strings.Contains(key, k) {
 			near = append(near, runproto.KeyArg(k))
 		}
@@ -105,7 +108,7 @@ func unknownKey(key string, doc *hookstate.Document) error {
 	msg := fmt.Sprintf("no state for key %q", key)
 	if len(near) > 0 && len(near) <= 5 {
 		msg += "; did you mean " + strings.Join(near, " or ") + "?"
-	} else if doc.Len() > 0 {
+	} else if len(keys) > 0 {
 		msg += "; 'guard status' lists the keys"
 	}
 	return errors.New(msg)
@@ -121,30 +124,4 @@ func shortErr(err error) string {
 		msg = msg[:200] + "..."
 	}
 	return msg
-}
-
-// printable escapes what a terminal would act on (newlines, escape
-// sequences, other control characters) in text that comes from outside,
-// such as a key, so that it prints as one line of plain text.
-func printable(s string) string {
-	clean := true
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if !unicode.IsControl(r) {
-			b.WriteRune(r)
-			continue
-		}
-		q := strconv.QuoteRune(r)
-		b.WriteString(q[1 : len(q)-1])
-	}
-	return b.String()
 }

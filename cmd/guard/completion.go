@@ -136,12 +136,12 @@ func (e *env) completeServices(c *cli.Context) {
 		return
 	}
 	if c.NArg() == 1 {
-		for _, a := range cd.actions {
+		for _, a := range cd.Actions {
 			fmt.Fprintln(e.stdout, a.Name)
 		}
 		return
 	}
-	doc, err := cd.store.Snapshot()
+	doc, err := cd.Budgets.Snapshot()
 	if err != nil {
 		return
 	}

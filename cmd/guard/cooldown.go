@@ -1,24 +1,25 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
+	"guard/backend"
 	"guard/breaker"
+	"guard/budget"
 	"guard/config"
 	"guard/cooldownstate"
 	"guard/runproto"
 	"guard/statefile"
+	"guard/store"
 	"guard/supervise"
+	"guard/view"
 )
 
 // exitRefused is guard cooldown run's status when it did not run the
@@ -179,11 +180,12 @@ Example:
 	}
 }
 
-// cooldown is what every cooldown command needs.
+// cooldown is what every cooldown command needs: the budget rules on the
+// cooldown state.
 type cooldown struct {
-	cfg     *config.Config
-	store   *cooldownstate.Store
-	actions []cooldownstate.Action
+	cfg *config.Config
+	*budget.Rules
+	state *backend.Cooldown
 }
 
 func (e *env) openCooldown(c *cli.Context) (*cooldown, error) {
@@ -191,150 +193,55 @@ func (e *env) openCooldown(c *cli.Context) (*cooldown, error) {
 	if err != nil {
 		return nil, err
 	}
-	path := cfg.Cooldown.StateFile
-	if s := c.String("state"); s != "" {
-		path = s
-	}
-	return e.openCooldownAt(cfg, path)
+	return e.openCooldownAt(cfg, c.String("state"))
 }
 
-// openCooldownAt opens the cooldown state at path with cfg's actions.
+// openCooldownAt opens the cooldown state at path (empty: the one cfg
+// names) with cfg's actions.
 func (e *env) openCooldownAt(cfg *config.Config, path string) (*cooldown, error) {
-	if path == "" {
-		return nil, config.ErrNoHome
-	}
-	var actions []cooldownstate.Action
-	for name, a := range cfg.Cooldown.Actions {
-		actions = append(actions, cooldownstate.Action{Name: name, Field: a.Field, Limit: a.Limit, Window: a.Window})
-	}
-	sort.Slice(actions, func(i, j int) bool { return actions[i].Name < actions[j].Name })
-	store, err := cooldownstate.Open(path, statefile.Options{
-		LockTimeout: cfg.LockTimeout,
-		OnQuarantine: func(to string, cause error) {
-			e.warnf("cooldown state did not parse (%s); moved it to %s and started afresh", shortErr(cause), to)
-		},
-	}, cfg.Cooldown.Retention, actions, eventLog(cfg, path), e.logFailed)
+	st, err := backend.OpenCooldown(cfg, path, e.backendOptions())
 	if err != nil {
 		return nil, err
 	}
-	return &cooldown{cfg: cfg, store: store, actions: actions}, nil
+	return &cooldown{cfg: cfg, state: st, Rules: &budget.Rules{
+		Budgets: st.Budgets, Actions: st.Actions, ResetAfterHealthy: cfg.Cooldown.ResetAfterHealthy,
+		Patterns: cfg.Cooldown.Patterns, Warn: e.warnf,
+	}}, nil
 }
 
-// decide checks a's budget for service under the lock, so that the decision
-// is logged. If the lock cannot be had, it decides on a snapshot and warns
-// that the decision went unlogged.
-func (e *env) decide(cd *cooldown, service string, a cooldownstate.Action, now time.Time) (breaker.Verdict, error) {
-	var v breaker.Verdict
-	err := cd.store.Update(now, func(d *cooldownstate.Document) (bool, error) {
-		var err error
-		v, err = d.Decide(service, a, now)
-		return false, err
-	})
-	if errors.Is(err, statefile.ErrLockTimeout) {
-		e.warnf("%v; deciding without logging the decision", oneLine(err))
-		doc, err := e.cooldownSnapshot(cd)
-		if err != nil {
-			return v, err
-		}
-		return doc.Check(service, a, now)
-	}
-	return v, err
-}
-
-// action finds the configured action called name.
-func (cd *cooldown) action(name string) (cooldownstate.Action, error) {
-	var names []string
-	for _, a := range cd.actions {
-		if a.Name == name {
-			return a, nil
-		}
-		names = append(names, a.Name)
-	}
-	return cooldownstate.Action{}, usagef("unknown action %q; the configured actions are %s", name, strings.Join(names, ", "))
-}
-
-// snapshot reads the state without the lock. A file that does not parse
-// reads as empty, with a warning: the next write moves it aside.
-func (e *env) cooldownSnapshot(cd *cooldown) (*cooldownstate.Document, error) {
-	doc, err := cd.store.Snapshot()
-	if errors.Is(err, statefile.ErrCorrupt) {
-		e.warnf("%v; reading it as empty (the next write moves it aside)", shortErr(err))
-		return &cooldownstate.Document{}, nil
-	}
+// action returns the configured action called name, or a usage error.
+func (cd *cooldown) action(name string) (store.Action, error) {
+	a, err := cd.Action(name)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read cooldown state: %w", err)
+		return a, &usageError{err: err}
 	}
-	return doc, nil
+	return a, nil
 }
 
-// cooldownTarget reads the SERVICE ACTION arguments of check and record,
-// and opens the cooldown state the action is counted in.
-func (e *env) cooldownTarget(c *cli.Context) (string, *cooldown, cooldownstate.Action, error) {
-	if c.NArg() != 2 {
-		return "", nil, cooldownstate.Action{}, usagef("want SERVICE ACTION, got %d arguments", c.NArg())
-	}
-	cd, err := e.openCooldown(c)
-	if err != nil {
-		return "", nil, cooldownstate.Action{}, err
-	}
-	if err := checkService(c.Args().Get(0)); err != nil {
-		return "", nil, cooldownstate.Action{}, err
-	}
-	a, err := cd.action(c.Args().Get(1))
-	return c.Args().Get(0), cd, a, err
-}
-
-// checkService refuses service names that cannot be told apart when they
-// are written to cooldown.json: an empty name, one that is not valid UTF-8
-// (JSON would turn its bytes into U+FFFD, merging it with others), or one
-// with control characters.
+// checkService refuses a service name budget.CheckService refuses, as a
+// usage error.
 func checkService(name string) error {
-	switch {
-	case name == "":
-		return usagef("the service name is empty")
-	case !utf8.ValidString(name):
-		return usagef("the service name %q is not valid UTF-8", name)
-	case printable(name) != name:
-		return usagef("the service name %q holds control characters", name)
+	if err := budget.CheckService(name); err != nil {
+		return &usageError{err: err}
 	}
 	return nil
 }
 
-// budgetLine describes a verdict: "2 of 2 restarts in the last 4h; next
-// allowed at 2025-06-15T12:15:00Z (in 1h12m)".
-func budgetLine(a cooldownstate.Action, v breaker.Verdict, now time.Time) string {
-	s := fmt.Sprintf("%d of %d %s in the last %s", v.Used, v.Limit, a.Field, config.FormatDuration(a.Window))
-	switch {
-	case v.Allowed:
-	case v.NextAllowed.IsZero():
-		s += "; the limit is 0, so never"
-	default:
-		s += fmt.Sprintf("; next allowed at %s (in %s)", v.NextAllowed.UTC().Format(statefile.TimeLayout), until(v.NextAllowed, now))
+// cooldownTarget reads the SERVICE ACTION arguments of check and record,
+// and opens the cooldown state the action is counted in.
+func (e *env) cooldownTarget(c *cli.Context) (string, *cooldown, store.Action, error) {
+	if c.NArg() != 2 {
+		return "", nil, store.Action{}, usagef("want SERVICE ACTION, got %d arguments", c.NArg())
 	}
-	return s
-}
-
-// verdictJSON is a budget verdict for --json output.
-type verdictJSON struct {
-	Service     string         `json:"service,omitempty"`
-	Action      string         `json:"action,omitempty"`
-	Field       string         `json:"field"`
-	Allowed     bool           `json:"allowed"`
-	InCooldown  bool           `json:"in_cooldown"`
-	Used        int            `json:"used"`
-	Limit       int            `json:"limit"`
-	Window      string         `json:"window"`
-	WindowMS    int64          `json:"window_ms"`
-	NextAllowed statefile.Time `json:"next_allowed"` // null: never
-}
-
-func verdictOf(service string, a cooldownstate.Action, v breaker.Verdict) verdictJSON {
-	return verdictJSON{
-		Service: service, Action: a.Name, Field: a.Field,
-		Allowed: v.Allowed, InCooldown: !v.Allowed, Used: v.Used, Limit: v.Limit,
-		Window: config.FormatDuration(a.Window), WindowMS: a.Window.Milliseconds(),
-		NextAllowed: statefile.TimeOf(v.NextAllowed),
+	cd, err := e.openCooldown(c)
+	if err != nil {
+		return "", nil, store.Action{}, err
 	}
+	if err := checkService(c.Args().Get(0)); err != nil {
+		return "", nil, store.Action{}, err
+	}
+	a, err := cd.action(c.Args().Get(1))
+	return c.Args().Get(0), cd, a, err
 }
 
 func (e *env) cooldownCheck(c *cli.Context) error {
@@ -343,18 +250,18 @@ func (e *env) cooldownCheck(c *cli.Context) error {
 		return err
 	}
 	now := e.now()
-	v, err := e.decide(cd, service, a, now)
+	v, err := cd.Decide(service, a, now)
 	if err != nil {
 		return err
 	}
 	if c.Bool("json") {
-		if err := writeJSON(e.stdout, verdictOf(service, a, v)); err != nil {
+		if err := view.WriteJSON(e.stdout, view.VerdictOf(service, a, v)); err != nil {
 			return err
 		}
 	} else if v.Allowed {
-		fmt.Fprintf(e.stdout, "%s %s: allowed (%s)\n", service, a.Name, budgetLine(a, v, now))
+		fmt.Fprintf(e.stdout, "%s %s: allowed (%s)\n", service, a.Name, view.BudgetLine(a, v, now))
 	} else {
-		fmt.Fprintf(e.stdout, "%s %s: not allowed: %s\n", service, a.Name, budgetLine(a, v, now))
+		fmt.Fprintf(e.stdout, "%s %s: not allowed: %s\n", service, a.Name, view.BudgetLine(a, v, now))
 	}
 	if !v.Allowed {
 		return exit(1)
@@ -370,11 +277,11 @@ func (e *env) cooldownRecord(c *cli.Context) error {
 	failed := c.Bool("failed") || c.String("error") != ""
 	now := e.now()
 	var v breaker.Verdict
-	err = cd.store.Update(now, func(d *cooldownstate.Document) (bool, error) {
-		if err := d.Record(service, a, cd.actions, now, !failed, c.String("error")); err != nil {
+	err = cd.Budgets.Update(now, func(tx store.BudgetTx) (bool, error) {
+		if err := tx.Record(service, a, now, !failed, c.String("error")); err != nil {
 			return false, err
 		}
-		v, err = d.Check(service, a, now)
+		v, err = tx.Check(service, a, now)
 		return true, err
 	})
 	if err != nil {
@@ -384,7 +291,7 @@ func (e *env) cooldownRecord(c *cli.Context) error {
 	if failed {
 		what = "recorded a failed"
 	}
-	fmt.Fprintf(e.stdout, "%s %s %s: %s\n", what, service, a.Name, budgetLine(a, v, now))
+	fmt.Fprintf(e.stdout, "%s %s %s: %s\n", what, service, a.Name, view.BudgetLine(a, v, now))
 	return nil
 }
 
@@ -418,16 +325,16 @@ func (e *env) cooldownRun(c *cli.Context) error {
 	now := e.now()
 	pid := os.Getpid()
 	var v breaker.Verdict
-	err = cd.store.Update(now, func(d *cooldownstate.Document) (bool, error) {
+	err = cd.Budgets.Update(now, func(tx store.BudgetTx) (bool, error) {
 		var err error
-		v, err = d.Reserve(service, a, cd.actions, now, pid)
+		v, err = tx.Reserve(service, a, now, pid)
 		return v.Allowed, err
 	})
 	if err != nil {
 		return &exitError{code: exitRefused, err: fmt.Errorf("cannot check the %s %s budget: %v; not running it", service, a.Name, oneLine(err))}
 	}
 	if !v.Allowed {
-		fmt.Fprintf(e.stderr, "guard: cooldown: %s %s not allowed: %s; needs human attention\n", service, a.Name, budgetLine(a, v, now))
+		fmt.Fprintf(e.stderr, "guard: cooldown: %s %s not allowed: %s; needs human attention\n", service, a.Name, view.BudgetLine(a, v, now))
 		return exit(exitRefused)
 	}
 
@@ -441,8 +348,8 @@ func (e *env) cooldownRun(c *cli.Context) error {
 		fmt.Fprintf(e.stderr, "guard: %v\n", res.StartErr)
 		reservedAt := now
 		now = e.now()
-		if err := cd.store.Update(now, func(d *cooldownstate.Document) (bool, error) {
-			return true, d.Release(service, a, pid, reservedAt)
+		if err := cd.Budgets.Update(now, func(tx store.BudgetTx) (bool, error) {
+			return true, tx.Release(service, a, pid, reservedAt)
 		}); err != nil {
 			e.warnf("could not give back the reservation of %s %s: %v (it still counts)", service, a.Name, oneLine(err))
 		}
@@ -457,8 +364,8 @@ func (e *env) cooldownRun(c *cli.Context) error {
 		}
 	}
 	now = e.now()
-	err = cd.store.Update(now, func(d *cooldownstate.Document) (bool, error) {
-		return true, d.Finish(service, a, cd.actions, now, pid, success, msg)
+	err = cd.Budgets.Update(now, func(tx store.BudgetTx) (bool, error) {
+		return true, tx.Finish(service, a, now, pid, success, msg)
 	})
 	if err != nil {
 		e.warnf("could not record the outcome of %s %s: %v (its reservation still counts)", service, a.Name, oneLine(err))
@@ -482,12 +389,12 @@ func (e *env) cooldownHealthy(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	reset := cd.cfg.Cooldown.ResetAfterHealthy
+	reset := cd.ResetAfterHealthy
 	var streak int
 	var cleared bool
-	err = cd.store.Update(e.now(), func(d *cooldownstate.Document) (bool, error) {
+	err = cd.Budgets.Update(e.now(), func(tx store.BudgetTx) (bool, error) {
 		var err error
-		streak, cleared, err = d.Healthy(service, reset, cd.actions, e.now())
+		streak, cleared, err = tx.Healthy(service, reset, e.now())
 		return true, err
 	})
 	if err != nil {
@@ -495,7 +402,7 @@ func (e *env) cooldownHealthy(c *cli.Context) error {
 	}
 	if cleared {
 		var fields []string
-		for _, a := range cd.actions {
+		for _, a := range cd.Actions {
 			fields = append(fields, a.Field)
 		}
 		fmt.Fprintf(e.stdout, "%s: healthy %d in a row: cleared %s\n", service, reset, strings.Join(fields, ", "))
@@ -514,20 +421,14 @@ func (e *env) cooldownUnhealthy(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	err = cd.store.Update(e.now(), func(d *cooldownstate.Document) (bool, error) {
-		return true, d.Unhealthy(service, cd.actions, e.now())
+	err = cd.Budgets.Update(e.now(), func(tx store.BudgetTx) (bool, error) {
+		return true, tx.Unhealthy(service, e.now())
 	})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "%s: unhealthy; healthy streak reset to 0\n", service)
 	return nil
-}
-
-type serviceStatus struct {
-	InCooldown         bool                   `json:"in_cooldown"`
-	ConsecutiveHealthy int                    `json:"consecutive_healthy"`
-	Actions            map[string]verdictJSON `json:"actions"`
 }
 
 func (e *env) cooldownStatus(c *cli.Context) error {
@@ -538,7 +439,7 @@ func (e *env) cooldownStatus(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	doc, err := e.cooldownSnapshot(cd)
+	doc, err := cd.Snapshot()
 	if err != nil {
 		return err
 	}
@@ -548,31 +449,29 @@ func (e *env) cooldownStatus(c *cli.Context) error {
 		names = []string{c.Args().First()}
 	}
 	out := struct {
-		Services map[string]serviceStatus  `json:"services"`
-		Last     map[string]statefile.Time `json:"last"`
+		Services map[string]view.ServiceStatus `json:"services"`
+		Last     map[string]statefile.Time     `json:"last"`
 	}{Last: map[string]statefile.Time{}}
-	if out.Services, err = cd.statuses(doc, names, now); err != nil {
+	if out.Services, err = view.ServiceStatuses(doc, cd.Actions, names, now); err != nil {
 		return err
 	}
-	for k := range doc.Extra {
-		if name, ok := strings.CutPrefix(k, "last_"); ok {
-			if t, err := doc.Last(name); err == nil {
-				out.Last[name] = statefile.TimeOf(t)
-			}
+	for _, name := range doc.Stamps() {
+		if t, err := doc.Last(name); err == nil {
+			out.Last[name] = statefile.TimeOf(t)
 		}
 	}
 	if c.Bool("json") {
-		return writeJSON(e.stdout, out)
+		return view.WriteJSON(e.stdout, out)
 	}
 	if len(names) == 0 {
-		fmt.Fprintf(e.stdout, "no services yet in %s\n", cd.store.Path())
+		fmt.Fprintf(e.stdout, "no services yet in %s\n", cd.state.Where)
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVICE\tACTION\tUSED\tWINDOW\tNEXT ALLOWED\tHEALTHY")
 	for _, name := range names {
 		st := out.Services[name]
-		for _, a := range cd.actions {
+		for _, a := range cd.Actions {
 			v := st.Actions[a.Name]
 			next := "now"
 			switch {
@@ -580,36 +479,13 @@ func (e *env) cooldownStatus(c *cli.Context) error {
 			case v.NextAllowed.IsZero():
 				next = "never (limit 0)"
 			default:
-				next = fmt.Sprintf("in %s (%s)", until(v.NextAllowed.Time, now), v.NextAllowed.UTC().Format(statefile.TimeLayout))
+				next = fmt.Sprintf("in %s (%s)", view.Until(v.NextAllowed.Time, now), v.NextAllowed.UTC().Format(statefile.TimeLayout))
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\t%d\n", name, a.Name, v.Used, v.Limit, v.Window, next, st.ConsecutiveHealthy)
 		}
 	}
 	tw.Flush()
 	return nil
-}
-
-// statuses returns the budgets of the services names at now.
-func (cd *cooldown) statuses(doc *cooldownstate.Document, names []string, now time.Time) (map[string]serviceStatus, error) {
-	out := map[string]serviceStatus{}
-	for _, name := range names {
-		st := serviceStatus{Actions: map[string]verdictJSON{}}
-		if s := doc.Services[name]; s != nil {
-			st.ConsecutiveHealthy = s.ConsecutiveHealthy
-		}
-		for _, a := range cd.actions {
-			v, err := doc.Check(name, a, now)
-			if err != nil {
-				return nil, err
-			}
-			vj := verdictOf("", a, v)
-			vj.Action = ""
-			st.Actions[a.Name] = vj
-			st.InCooldown = st.InCooldown || !v.Allowed
-		}
-		out[name] = st
-	}
-	return out, nil
 }
 
 func (e *env) cooldownMark(c *cli.Context) error {
@@ -625,8 +501,8 @@ func (e *env) cooldownMark(c *cli.Context) error {
 		return err
 	}
 	now := e.now()
-	if err := cd.store.Update(now, func(d *cooldownstate.Document) (bool, error) {
-		return true, d.Mark(name, now)
+	if err := cd.Budgets.Update(now, func(tx store.BudgetTx) (bool, error) {
+		return true, tx.Mark(name, now)
 	}); err != nil {
 		return err
 	}
@@ -651,27 +527,7 @@ func (e *env) cooldownDue(c *cli.Context) error {
 		return err
 	}
 	now := e.now()
-	var last time.Time
-	due := false
-	decide := func(d *cooldownstate.Document) error {
-		var err error
-		last, err = d.Last(name)
-		due = last.IsZero() || !(breaker.Window{Length: every}).In(last, now)
-		return err
-	}
-	if c.Bool("mark") {
-		err = cd.store.Update(now, func(d *cooldownstate.Document) (bool, error) {
-			if err := decide(d); err != nil || !due {
-				return false, err
-			}
-			return true, d.Mark(name, now)
-		})
-	} else {
-		var doc *cooldownstate.Document
-		if doc, err = e.cooldownSnapshot(cd); err == nil {
-			err = decide(doc)
-		}
-	}
+	last, due, err := cd.Due(name, every, now, c.Bool("mark"))
 	if err != nil {
 		return err
 	}
@@ -681,7 +537,7 @@ func (e *env) cooldownDue(c *cli.Context) error {
 	case due:
 		fmt.Fprintf(e.stdout, "due: last_%s was %s ago\n", name, now.Sub(last).Truncate(time.Second))
 	default:
-		fmt.Fprintf(e.stdout, "not due: last_%s was %s ago; due again in %s\n", name, now.Sub(last).Truncate(time.Second), until(last.Add(every), now))
+		fmt.Fprintf(e.stdout, "not due: last_%s was %s ago; due again in %s\n", name, now.Sub(last).Truncate(time.Second), view.Until(last.Add(every), now))
 		return exit(1)
 	}
 	return nil

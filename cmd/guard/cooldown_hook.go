@@ -8,8 +8,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"guard/cooldownstate"
-	"guard/shellcmd"
+	"guard/budget"
+	"guard/store"
+	"guard/view"
 )
 
 func (e *env) cooldownHookCommand() *cli.Command {
@@ -60,114 +61,13 @@ Example settings.json:
 	}
 }
 
-// hookPayload is the part of a Claude Code hook payload guard reads.
-type hookPayload struct {
-	HookEventName string `json:"hook_event_name"`
-	ToolInput     struct {
-		Command string `json:"command"`
-	} `json:"tool_input"`
-	ToolResponse json.RawMessage `json:"tool_response"`
-	Error        any             `json:"error"`
-}
-
-// failed reports whether the tool call the payload describes failed, and
-// why.
-func (p *hookPayload) failed() (bool, string) {
-	if p.HookEventName == "PostToolUseFailure" {
-		return true, errorText(p.Error, "the tool call failed")
-	}
-	if msg := errorText(p.Error, ""); msg != "" {
-		return true, msg
-	}
-	var resp map[string]any
-	if json.Unmarshal(p.ToolResponse, &resp) != nil {
-		return false, ""
-	}
-	if resp["interrupted"] == true {
-		return true, "interrupted"
-	}
-	if resp["is_error"] == true || resp["isError"] == true {
-		return true, errorText(resp["stderr"], "the tool reported an error")
-	}
-	for _, k := range []string{"exit_code", "exitCode", "returnCode", "return_code"} {
-		if n, ok := resp[k].(float64); ok && n != 0 {
-			return true, fmt.Sprintf("exit %d: %s", int(n), errorText(resp["stderr"], ""))
-		}
-	}
-	return false, ""
-}
-
-func errorText(v any, fallback string) string {
-	switch x := v.(type) {
-	case string:
-		if s := strings.TrimSpace(x); s != "" {
-			return lastError(s, 500)
-		}
-	case nil:
-	default:
-		if b, err := json.Marshal(x); err == nil && string(b) != "false" {
-			return string(b)
-		}
-	}
-	return fallback
-}
-
-// hookMatch is one action a command takes on a service.
-type hookMatch struct {
-	service string
-	action  cooldownstate.Action
-}
-
-// matchActions finds the budgeted actions in command. The command is read
-// as a shell reads it (shellcmd): each simple command it runs, through
-// pipelines, lists, subshells, sudo and env, is put in its normal form, and
-// a pattern must match that from its first word, so that words that are
-// only arguments (echo docker restart web) are no action. A command that
-// does not parse is matched whole, as one simple command.
-func (cd *cooldown) matchActions(command string) []hookMatch {
-	var forms []string
-	if cs, err := shellcmd.Parse(command); err == nil {
-		for _, c := range cs {
-			if n := c.Normal(); n != "" {
-				forms = append(forms, n)
-			}
-		}
-	} else {
-		forms = []string{strings.Join(strings.Fields(command), " ")}
-	}
-	var out []hookMatch
-	seen := map[hookMatch]bool{}
-	for _, form := range forms {
-		for i := range cd.cfg.Cooldown.Patterns {
-			p := &cd.cfg.Cooldown.Patterns[i]
-			re := p.Regexp()
-			m := re.FindStringSubmatchIndex(form)
-			si := re.SubexpIndex("service")
-			if m == nil || m[0] != 0 || si < 0 || m[2*si] < 0 {
-				continue
-			}
-			service := form[m[2*si]:m[2*si+1]]
-			a, err := cd.action(p.Action)
-			if err != nil || checkService(service) != nil {
-				continue
-			}
-			hm := hookMatch{service: service, action: a}
-			if !seen[hm] {
-				seen[hm] = true
-				out = append(out, hm)
-			}
-		}
-	}
-	return out
-}
-
 func (e *env) cooldownHook(c *cli.Context) error {
 	data, err := io.ReadAll(e.stdin)
 	if err != nil {
 		e.warnf("cooldown hook: cannot read the payload: %v; allowing", err)
 		return nil
 	}
-	var p hookPayload
+	var p budget.Payload
 	if err := json.Unmarshal(data, &p); err != nil {
 		e.warnf("cooldown hook: the payload is not JSON (%s); allowing", shortErr(err))
 		return nil
@@ -181,46 +81,38 @@ func (e *env) cooldownHook(c *cli.Context) error {
 		e.warnf("cooldown hook: %v; allowing", oneLine(err))
 		return nil
 	}
-	matches := cd.matchActions(p.ToolInput.Command)
+	matches := cd.Match(p.ToolInput.Command)
 	if len(matches) == 0 {
 		return nil
 	}
 	now := e.now()
 
 	if c.Bool("record") {
-		failed, why := p.failed()
-		err := cd.store.Update(now, func(d *cooldownstate.Document) (bool, error) {
+		failed, why := p.Failed()
+		err := cd.Budgets.Update(now, func(tx store.BudgetTx) (bool, error) {
 			for _, m := range matches {
-				if err := d.Record(m.service, m.action, cd.actions, now, !failed, why); err != nil {
+				if err := tx.Record(m.Service, m.Action, now, !failed, why); err != nil {
 					return false, err
 				}
 			}
 			return true, nil
 		})
 		if err != nil {
-			e.warnf("cooldown hook: could not record %s: %v", describeMatches(matches), oneLine(err))
+			e.warnf("cooldown hook: could not record %s: %v", budget.Describe(matches), oneLine(err))
 		}
 		return nil
 	}
 
 	for _, m := range matches {
-		v, err := e.decide(cd, m.service, m.action, now)
+		v, err := cd.Decide(m.Service, m.Action, now)
 		if err != nil {
 			e.warnf("cooldown hook: %v; allowing", err)
 			continue
 		}
 		if !v.Allowed {
-			fmt.Fprintf(e.stderr, "guard: cooldown: %s %s blocked: %s; needs human attention\n", m.service, m.action.Name, budgetLine(m.action, v, now))
+			fmt.Fprintf(e.stderr, "guard: cooldown: %s %s blocked: %s; needs human attention\n", m.Service, m.Action.Name, view.BudgetLine(m.Action, v, now))
 			return exit(2)
 		}
 	}
 	return nil
-}
-
-func describeMatches(ms []hookMatch) string {
-	parts := make([]string, len(ms))
-	for i, m := range ms {
-		parts[i] = m.service + " " + m.action.Name
-	}
-	return strings.Join(parts, ", ")
 }

@@ -11,9 +11,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"guard/atomicfile"
 	"guard/config"
 	"guard/settings"
-	"guard/statefile"
+	"guard/view"
 )
 
 func settingsFlags() []cli.Flag {
@@ -234,10 +235,10 @@ func (e *env) rewriteSettings(c *cli.Context, path, verb string, rewrite func([]
 	}
 	now := e.now()
 	backup := freePath(fmt.Sprintf("%s.bak-%s", path, now.UTC().Format("20060102T150405Z")))
-	if err := statefile.WriteFile(backup, doc, 0o600, info); err != nil {
+	if err := atomicfile.WriteFile(backup, doc, 0o600, info); err != nil {
 		return fmt.Errorf("cannot back up %s, so nothing changed: %w", path, err)
 	}
-	if err := statefile.WriteFile(path, r.Doc, info.Mode().Perm(), nil); err != nil {
+	if err := atomicfile.WriteFile(path, r.Doc, info.Mode().Perm(), nil); err != nil {
 		return fmt.Errorf("cannot write %s: %w (it is unchanged; the backup is %s)", path, err, backup)
 	}
 	done := "wrapped"
@@ -262,14 +263,14 @@ func (e *env) rewriteSettings(c *cli.Context, path, verb string, rewrite func([]
 // hookPlace says where a hook is: its event and matcher.
 func hookPlace(ch settings.Change) string {
 	if ch.Matcher != "" {
-		return ch.Event + "[" + printable(ch.Matcher) + "]"
+		return ch.Event + "[" + view.Printable(ch.Matcher) + "]"
 	}
 	return ch.Event
 }
 
 // hookText shows a hook's command on one short line.
 func hookText(cmd string) string {
-	return truncate(printable(cmd), 100)
+	return view.Truncate(view.Printable(cmd), 100)
 }
 
 // freePath returns path, or path-2, path-3, ... whichever does not exist

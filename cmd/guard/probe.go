@@ -7,7 +7,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"guard/breaker"
-	"guard/hookstate"
+	"guard/circuit"
+	"guard/store"
 )
 
 func (e *env) probeCommand() *cli.Command {
@@ -32,23 +33,19 @@ func (e *env) probe(c *cli.Context) error {
 		return usagef("probe takes one KEY, got %d arguments", c.NArg())
 	}
 	key := c.Args().First()
-	cfg, err := e.loadConfig(c)
-	if err != nil {
-		return err
-	}
-	store, err := e.openStore(cfg)
+	hooks, err := e.openHooksOf(c)
 	if err != nil {
 		return err
 	}
 	now := e.now()
 	var changed bool
 	var perr error
-	err = store.Update(now, func(d *hookstate.Document) (bool, error) {
-		if !d.Has(key) {
-			perr = unknownKey(key, d)
+	err = hooks.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
+		if !tx.Has(key) {
+			perr = unknownKey(key, tx)
 			return false, nil
 		}
-		_, changed, perr = d.Probe(key, now)
+		_, changed, perr = circuit.Probe(tx, key, now)
 		return changed, nil
 	})
 	switch {

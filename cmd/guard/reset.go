@@ -6,7 +6,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"guard/breaker"
-	"guard/hookstate"
+	"guard/circuit"
+	"guard/store"
 )
 
 func (e *env) resetCommand() *cli.Command {
@@ -38,30 +39,26 @@ func (e *env) reset(c *cli.Context) error {
 	case !all && len(keys) == 0:
 		return usagef("which key? give one (see 'guard status') or --all")
 	}
-	cfg, err := e.loadConfig(c)
-	if err != nil {
-		return err
-	}
-	store, err := e.openStore(cfg)
+	hooks, err := e.openHooksOf(c)
 	if err != nil {
 		return err
 	}
 	now := e.now()
 	var events []string
 	var missing error
-	err = store.Update(now, func(d *hookstate.Document) (bool, error) {
+	err = hooks.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
 		events, missing = nil, nil
 		if all {
-			keys = d.Keys()
+			keys = tx.Keys()
 		}
 		changed := false
 		for _, k := range keys {
-			c, err := d.Circuit(k)
+			c, err := tx.Circuit(k)
 			if err != nil {
 				return false, err
 			}
-			if _, ok, err := d.Reset(k, now); err != nil || !ok {
-				missing = unknownKey(k, d)
+			if _, ok, err := circuit.Reset(tx, k, now); err != nil || !ok {
+				missing = unknownKey(k, tx)
 				return false, err
 			}
 			from := c.State

@@ -10,14 +10,14 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"guard/breaker"
-	"guard/bulkhead"
+	"guard/backend"
+	"guard/circuit"
 	"guard/cmd/guard/internal/earlysig"
 	"guard/config"
-	"guard/hookstate"
 	"guard/runproto"
-	"guard/statefile"
+	"guard/store"
 	"guard/supervise"
+	"guard/view"
 )
 
 // fromConfig is the default shown for flags that override the config.
@@ -200,57 +200,53 @@ func (e *env) guardRun(l runLine) (err error) {
 		return e.unguarded(argv, only)
 	}
 
-	store, err := e.openStore(cfg)
+	hooks, err := e.openHooks(cfg)
 	if err != nil {
 		return e.guardFailed(cfg, b, argv, key, err)
 	}
+	host := backend.Host(e.getenv)
+	p := &runproto.Protocol{
+		Circuits: hooks.Circuits, Runs: hooks.Runs,
+		Live: backend.Liveness(host), Self: store.Holder{Host: host, PID: os.Getpid()},
+	}
 	now := e.now()
-	me := bulkhead.Run{Key: key, PID: os.Getpid(), Started: now}
+	var deadline time.Time
 	if b.Timeout > 0 {
-		me.Deadline = now.Add(b.Timeout)
+		deadline = now.Add(b.Timeout)
 	}
 	// A limited key takes its slot before the circuit decides, so that a
 	// probe lease is never taken by a call that then has no slot to run in.
-	var slot *bulkhead.Slot
+	slot, err := p.Start(key, b.MaxConcurrent, b.QueueTimeout, now, deadline, e.signalled)
 	defer func() {
 		if slot != nil {
 			slot.Release()
 		}
 	}()
-	if b.MaxConcurrent > 0 {
-		me.StartTicks, _ = supervise.StartTime(me.PID)
-		slot, err = bulkhead.AcquireOrStop(bulkhead.Dir(store.Path()), b.MaxConcurrent, b.QueueTimeout, me, e.signalled)
-		if errors.Is(err, bulkhead.ErrFull) {
-			return e.rejected(cfg, b, store, key)
-		}
-		if errors.Is(err, bulkhead.ErrStopped) {
-			// A signal while queued: nothing ran, nothing to record.
-			sig := <-e.sigs
-			return exit(128 + int(sig.(syscall.Signal)))
-		}
-		if err != nil {
-			return e.guardFailed(cfg, b, argv, key, err)
-		}
+	switch {
+	case errors.Is(err, store.ErrFull):
+		return e.rejected(cfg, b, p, key)
+	case errors.Is(err, store.ErrStopped):
+		// A signal while queued: nothing ran, nothing to record.
+		sig := <-e.sigs
+		return exit(128 + int(sig.(syscall.Signal)))
+	case err != nil:
+		return e.guardFailed(cfg, b, argv, key, err)
 	}
 
 	s := b.Settings(ruleKey)
-	dec, circuit, err := admit(store, key, s, now)
+	dec, c, err := p.Admit(key, s, now)
 	if err != nil {
 		return e.guardFailed(cfg, b, argv, key, err)
 	}
 	if !dec.Run {
-		return e.skipped(cfg, b, key, skipNotice(key, dec.Skip, circuit, e.now()))
+		return e.skipped(cfg, b, key, view.SkipNotice(key, dec.Skip, c, e.now()))
 	}
 	started := func(pid int) { slot.Started(pid) }
 	if slot == nil {
 		// An unlimited key registers its run only so that 'guard status'
 		// can show it, once the child has started: that work then goes on
 		// while the child runs. A failure is not worth a warning.
-		started = func(pid int) {
-			me.StartTicks, _ = supervise.StartTime(me.PID)
-			me.ChildPID = pid
-			slot, _ = bulkhead.Acquire(bulkhead.Dir(store.Path()), 0, 0, me)
-		}
+		started = func(pid int) { slot = p.Register(key, now, deadline, pid) }
 	}
 
 	var res supervise.Result
@@ -265,19 +261,9 @@ func (e *env) guardRun(l runLine) (err error) {
 			fmt.Fprintf(e.stderr, "guard: %q ran longer than its timeout of %s and was stopped\n", key, config.FormatDuration(b.Timeout))
 		}
 	}
-	r := breaker.Result{Outcome: outcome(&res, b), Probe: dec.Probe, Lease: dec.Lease}
-	if r.Outcome == breaker.Failure {
-		r.Error = res.Describe(b.Timeout)
-		if res.Ran() && !res.TimedOut && res.Signal == 0 && b.Classify(res.ExitCode) == breaker.Success {
-			r.Error = fmt.Sprintf("slow call: took %s, over slow_call %s", res.Elapsed.Round(time.Millisecond), config.FormatDuration(b.SlowCall))
-		}
-	}
 	now = e.now()
-	err = store.Update(now, func(d *hookstate.Document) (bool, error) {
-		_, err := d.Record(key, s, now, r, hookstate.Run{Exit: res.ExitCode, Duration: res.Elapsed})
-		return true, err
-	})
-	if err != nil {
+	r := runproto.Classify(&res, b, dec)
+	if err := p.Record(key, s, now, r, circuit.Run{Exit: res.ExitCode, Duration: res.Elapsed}); err != nil {
 		e.warnf("could not record the outcome of %q: %v", key, oneLine(err))
 	}
 	return exit(res.ExitCode)
@@ -315,61 +301,17 @@ func (e *env) signalled() bool {
 
 // rejected reports a call that found every concurrency slot of its key
 // taken, counts it, and exits as a skip does.
-func (e *env) rejected(cfg *config.Config, b config.Breaker, store *hookstate.Store, key string) error {
+func (e *env) rejected(cfg *config.Config, b config.Breaker, p *runproto.Protocol, key string) error {
 	runs := "runs are"
 	if b.MaxConcurrent == 1 {
 		runs = "run is"
 	}
 	why := fmt.Sprintf("%d %s in flight (max_concurrent: %d) and none ended within %s",
 		b.MaxConcurrent, runs, b.MaxConcurrent, config.FormatDuration(b.QueueTimeout))
-	now := e.now()
-	if err := store.Update(now, func(d *hookstate.Document) (bool, error) {
-		return true, d.Reject(key, now, why)
-	}); err != nil {
+	if err := p.Reject(key, e.now(), why); err != nil {
 		e.warnf("could not record the rejection of %q: %v", key, oneLine(err))
 	}
 	return e.skipped(cfg, b, key, fmt.Sprintf("guard: skipped %q: %s; 'guard status' shows them", key, why))
-}
-
-// admit decides whether key may run now. A call on a closed circuit is
-// decided on a quick look at the state, without the lock; anything that
-// changes the state (a probe lease, a transition, a skip to count) is
-// decided again under it.
-func admit(store *hookstate.Store, key string, s breaker.Settings, now time.Time) (breaker.Decision, breaker.Circuit, error) {
-	alive := func(l breaker.Lease) bool { return supervise.Alive(l.PID, l.Start) }
-	if c, err := store.Peek(key); err == nil {
-		if d := c.Admit(s, now, breaker.Lease{PID: os.Getpid()}, alive); d.Run && !d.Changed {
-			return d, c, nil
-		}
-	}
-	holder := breaker.Lease{PID: os.Getpid()}
-	holder.Start, _ = supervise.StartTime(holder.PID)
-	var dec breaker.Decision
-	var circuit breaker.Circuit
-	err := store.Update(now, func(d *hookstate.Document) (bool, error) {
-		var err error
-		if dec, err = d.Admit(key, s, now, holder, alive); err != nil {
-			return false, err
-		}
-		circuit, err = d.Circuit(key)
-		return dec.Changed || !dec.Run, err
-	})
-	return dec, circuit, err
-}
-
-// outcome classifies a finished run.
-func outcome(res *supervise.Result, b config.Breaker) breaker.Outcome {
-	switch {
-	case res.Interrupted != nil:
-		return breaker.Cancelled
-	case !res.Ran(), res.TimedOut, res.Signal != 0:
-		return breaker.Failure
-	}
-	o := b.Classify(res.ExitCode)
-	if o == breaker.Success && b.SlowCall > 0 && res.Elapsed > b.SlowCall {
-		return breaker.Failure
-	}
-	return o
 }
 
 // supervise runs argv under b's timeout, reporting a command that could not
@@ -408,7 +350,7 @@ func (e *env) unguarded(argv []string, b config.Breaker) error {
 // it runs the child anyway; with failure_mode: closed it skips it.
 func (e *env) guardFailed(cfg *config.Config, b config.Breaker, argv []string, key string, err error) error {
 	why := oneLine(err)
-	if errors.Is(err, statefile.ErrLockTimeout) {
+	if errors.Is(err, store.ErrBusy) {
 		why = fmt.Sprintf("state lock not obtained within %s", config.FormatDuration(cfg.LockTimeout))
 	}
 	if cfg.FailureMode == "closed" {

@@ -6,10 +6,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"guard/cooldownstate"
-	"guard/eventlog"
-	"guard/hookstate"
-	"guard/statefile"
+	"guard/atomicfile"
+	"guard/store"
 )
 
 func (e *env) stateCommand() *cli.Command {
@@ -57,12 +55,11 @@ Example:
 	}
 }
 
-// checkpointTarget is the state file a state command works on.
+// checkpointTarget is the state a state command works on: the hook state,
+// or with --cooldown the cooldown state.
 type checkpointTarget struct {
-	file     *statefile.File
-	log      *eventlog.Log
-	validate func([]byte) error
-	empty    any // the document to export when there is none
+	store.Checkpoint
+	where string
 }
 
 func (e *env) checkpointTarget(c *cli.Context) (*checkpointTarget, error) {
@@ -71,28 +68,17 @@ func (e *env) checkpointTarget(c *cli.Context) (*checkpointTarget, error) {
 		return nil, err
 	}
 	if c.Bool("cooldown") {
-		path := cfg.Cooldown.StateFile
-		if s := c.String("state"); s != "" {
-			path = s
-		}
-		cd, err := e.openCooldownAt(cfg, path)
+		cd, err := e.openCooldownAt(cfg, c.String("state"))
 		if err != nil {
 			return nil, err
 		}
-		return &checkpointTarget{
-			file: cd.store.File(), log: cd.store.Log(),
-			validate: func(b []byte) error { return cooldownstate.Validate(b, cd.actions) },
-			empty:    &cooldownstate.Document{},
-		}, nil
+		return &checkpointTarget{cd.state.Checkpoint, cd.state.Where}, nil
 	}
-	store, err := e.openStore(cfg)
+	hooks, err := e.openHooks(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &checkpointTarget{
-		file: store.File(), log: store.Log(), validate: hookstate.Validate,
-		empty: &hookstate.Document{Version: hookstate.Version},
-	}, nil
+	return &checkpointTarget{hooks.Checkpoint, hooks.Where}, nil
 }
 
 func (e *env) stateExport(c *cli.Context) error {
@@ -103,24 +89,19 @@ func (e *env) stateExport(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	data, err := t.file.ReadLocked()
+	data, err := t.Export()
 	if err != nil {
 		return err
-	}
-	if data == nil {
-		if data, err = statefile.Marshal(t.empty); err != nil {
-			return err
-		}
 	}
 	if c.NArg() == 0 {
 		_, err = e.stdout.Write(data)
 		return err
 	}
 	out := c.Args().First()
-	if err := statefile.WriteFile(out, data, 0o600, nil); err != nil {
+	if err := atomicfile.WriteFile(out, data, 0o600, nil); err != nil {
 		return fmt.Errorf("cannot write checkpoint: %w", err)
 	}
-	fmt.Fprintf(e.stderr, "guard: exported %s to %s\n", t.file.Path(), out)
+	fmt.Fprintf(e.stderr, "guard: exported %s to %s\n", t.where, out)
 	return nil
 }
 
@@ -137,34 +118,28 @@ func (e *env) stateImport(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := t.validate(data); err != nil {
+	if err := t.Check(data); err != nil {
 		return fmt.Errorf("%s is not a state guard can import: %v; nothing changed", in, err)
 	}
 	now := e.now()
 	backup := ""
-	err = t.file.Swap(func(old []byte) ([]byte, error) {
-		if old != nil {
-			backup = freePath(fmt.Sprintf("%s.bak-%s", t.file.Path(), now.UTC().Format("20060102T150405Z")))
-			if err := statefile.WriteFile(backup, old, 0o600, t.info()); err != nil {
-				return nil, fmt.Errorf("cannot keep a backup: %w", err)
-			}
+	err = t.Import(data, now, in, func(old []byte) (string, error) {
+		if old == nil {
+			return "", nil
 		}
-		reason := "no earlier state"
-		if backup != "" {
-			reason = "earlier state backed up to " + backup
+		backup = freePath(fmt.Sprintf("%s.bak-%s", t.where, now.UTC().Format("20060102T150405Z")))
+		if err := atomicfile.WriteFile(backup, old, 0o600, t.info()); err != nil {
+			return "", fmt.Errorf("cannot keep a backup: %w", err)
 		}
-		if err := t.log.Append(eventlog.Event{Time: now, Event: eventlog.Import, File: in, Reason: reason}); err != nil {
-			e.logFailed(err)
-		}
-		return data, nil
+		return backup, nil
 	})
 	if err != nil {
 		return err
 	}
 	if backup != "" {
-		fmt.Fprintf(e.stdout, "imported %s into %s; the previous state is in %s\n", in, t.file.Path(), backup)
+		fmt.Fprintf(e.stdout, "imported %s into %s; the previous state is in %s\n", in, t.where, backup)
 	} else {
-		fmt.Fprintf(e.stdout, "imported %s into %s\n", in, t.file.Path())
+		fmt.Fprintf(e.stdout, "imported %s into %s\n", in, t.where)
 	}
 	return nil
 }
@@ -172,7 +147,7 @@ func (e *env) stateImport(c *cli.Context) error {
 // info describes the state file, for a backup to take its owner from; nil
 // if it cannot be read.
 func (t *checkpointTarget) info() os.FileInfo {
-	fi, err := os.Stat(t.file.Path())
+	fi, err := os.Stat(t.where)
 	if err != nil {
 		return nil
 	}

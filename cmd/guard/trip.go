@@ -5,10 +5,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"guard/circuit"
 	"guard/config"
-	"guard/hookstate"
+	"guard/eventlog"
 	"guard/runproto"
-	"guard/statefile"
+	"guard/store"
 )
 
 func (e *env) tripCommand() *cli.Command {
@@ -42,24 +43,20 @@ func (e *env) trip(c *cli.Context) error {
 	if dur < 0 {
 		return usagef("--for must not be negative")
 	}
-	cfg, err := e.loadConfig(c)
-	if err != nil {
-		return err
-	}
-	store, err := e.openStore(cfg)
+	hooks, err := e.openHooksOf(c)
 	if err != nil {
 		return err
 	}
 	now := e.now()
-	err = store.Update(now, func(d *hookstate.Document) (bool, error) {
-		_, err := d.Trip(key, now, dur, c.String("reason"))
+	err = hooks.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
+		_, err := circuit.Trip(tx, key, now, dur, c.String("reason"))
 		return true, err
 	})
 	if err != nil {
 		return err
 	}
 	if dur > 0 {
-		fmt.Fprintf(e.stdout, "tripped %q: open for %s, until %s\n", key, config.FormatDuration(dur), now.Add(dur).UTC().Format(statefile.TimeLayout))
+		fmt.Fprintf(e.stdout, "tripped %q: open for %s, until %s\n", key, config.FormatDuration(dur), eventlog.Stamp(now.Add(dur)))
 	} else {
 		fmt.Fprintf(e.stdout, "tripped %q: open until 'guard reset %s'\n", key, runproto.KeyArg(key))
 	}

@@ -1,4 +1,4 @@
-package main
+package view
 
 import (
 	"bytes"
@@ -36,13 +36,13 @@ func TestEllipsize(t *testing.T) {
 
 func TestStatusTableColourAndAlignment(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	sts := []keyStatus{
+	sts := []KeyStatus{
 		{Key: strings.Repeat("k", 60), State: "open", known: true, RetryAfter: statefile.TimeOf(now.Add(time.Minute))},
 		{Key: "b", State: "closed", known: true},
 	}
 	var plain, colour bytes.Buffer
-	statusTable(&plain, sts, now, keyWidth, false)
-	statusTable(&colour, sts, now, keyWidth, true)
+	StatusTable(&plain, sts, now, KeyWidth, false)
+	StatusTable(&colour, sts, now, KeyWidth, true)
 	if strings.Contains(plain.String(), "\x1b[") {
 		t.Errorf("plain table has colour codes:\n%s", plain.String())
 	}
@@ -57,7 +57,7 @@ func TestStatusTableColourAndAlignment(t *testing.T) {
 		t.Errorf("long key not shortened in the middle:\n%s", plain.String())
 	}
 	var wide bytes.Buffer
-	statusTable(&wide, sts, now, 0, false)
+	StatusTable(&wide, sts, now, 0, false)
 	if !strings.Contains(wide.String(), strings.Repeat("k", 60)) {
 		t.Error("--wide shortened a key")
 	}

@@ -1,4 +1,4 @@
-package main
+package view
 
 import (
 	"bytes"
@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"guard/hookstate"
 	"guard/statefile"
 )
 
@@ -169,15 +168,15 @@ func TestPrometheusExposition(t *testing.T) {
 		"two\nlines",
 		`sh -c 'x' {braces} = , "`,
 	}
-	var sts []keyStatus
+	var sts []KeyStatus
 	for i, k := range keys {
-		st := keyStatus{Key: k, State: []string{"open", "closed", "half_open", "closed"}[i], ConsecutiveFailures: i,
-			RetryAfter: statefile.TimeOf(now.Add(time.Minute)), Totals: hookstate.Totals{Successes: 5, Failures: 3, Abandoned: 1, Skips: 2}}
+		st := KeyStatus{Key: k, State: []string{"open", "closed", "half_open", "closed"}[i], ConsecutiveFailures: i,
+			RetryAfter: statefile.TimeOf(now.Add(time.Minute)), Totals: Totals{Successes: 5, Failures: 3, Abandoned: 1, Skips: 2}}
 		sts = append(sts, st)
 	}
-	r := healthReport{ActiveHooks: 2, DisabledHooks: 1, HalfOpenHooks: 1, TotalExecutions: 40, TotalFailures: 12}
-	cool := map[string]serviceStatus{
-		"nginx": {ConsecutiveHealthy: 1, Actions: map[string]verdictJSON{
+	r := Report{ActiveHooks: 2, DisabledHooks: 1, HalfOpenHooks: 1, TotalExecutions: 40, TotalFailures: 12}
+	cool := map[string]ServiceStatus{
+		"nginx": {ConsecutiveHealthy: 1, Actions: map[string]Verdict{
 			"restart":  {Used: 2, Limit: 2, InCooldown: true, NextAllowed: statefile.TimeOf(now.Add(time.Hour))},
 			"redeploy": {Used: 0, Limit: 1},
 		}},

@@ -1,4 +1,4 @@
-package main
+package view
 
 import (
 	"fmt"
@@ -63,19 +63,8 @@ func writeProm(w io.Writer, families []*promFamily) error {
 	return err
 }
 
-// stateValue encodes a circuit state as a number, worst highest.
-func stateValue(s string) float64 {
-	switch breaker.State(s) {
-	case breaker.HalfOpen:
-		return 1
-	case breaker.Open:
-		return 2
-	}
-	return 0
-}
-
 // promReport builds the metrics of a report.
-func promReport(r healthReport, sts []keyStatus, cool map[string]serviceStatus) []*promFamily {
+func promReport(r Report, sts []KeyStatus, cool map[string]ServiceStatus) []*promFamily {
 	state := &promFamily{name: "guard_circuit_state", typ: "gauge", help: "State of each key's circuit: 0 closed, 1 half-open, 2 open."}
 	consec := &promFamily{name: "guard_consecutive_failures", typ: "gauge", help: "Failures in a row of each key."}
 	retry := &promFamily{name: "guard_circuit_retry_after_seconds", typ: "gauge", help: "When each open circuit may probe again, in Unix seconds."}
@@ -87,7 +76,7 @@ func promReport(r healthReport, sts []keyStatus, cool map[string]serviceStatus) 
 	fails := &promFamily{name: "guard_failures_total", typ: "counter", help: "Failures recorded over all keys (the Python guardrails' total_failures)."}
 
 	for _, st := range sts {
-		state.add(stateValue(st.State), "key", st.Key)
+		state.add(float64(Severity(breaker.State(st.State))), "key", st.Key)
 		consec.add(float64(st.ConsecutiveFailures), "key", st.Key)
 		if st.State == string(breaker.Open) && !st.RetryAfter.IsZero() {
 			retry.add(float64(st.RetryAfter.Unix()), "key", st.Key)
@@ -142,4 +131,11 @@ func promReport(r healthReport, sts []keyStatus, cool map[string]serviceStatus) 
 		}
 	}
 	return append(families, used, limit, in, next, healthy)
+}
+
+// WritePrometheus writes the report r, with the keys' statuses, as metrics
+// in the Prometheus text format, as node_exporter's textfile collector
+// reads them.
+func WritePrometheus(w io.Writer, r Report, sts []KeyStatus) error {
+	return writeProm(w, promReport(r, sts, r.Cooldown))
 }

@@ -1,4 +1,13 @@
-package statefile
+// Package atomicfile replaces files atomically and durably: the one way
+// guard writes a file whole, whether a state file (package statefile,
+// under its lock), a report, a checkpoint or Claude Code's settings.json.
+// A reader sees the old file or the new one, never a mix; after a crash of
+// the machine, the old or the new one, never an empty one. Files keep
+// their mode, owner and group.
+//
+// Limits: it relies on rename(2) and fsync(2) within one directory of a
+// local filesystem; NFS gives weaker guarantees.
+package atomicfile
 
 import (
 	"fmt"
@@ -22,11 +31,11 @@ func WriteFile(path string, data []byte, mode os.FileMode, owner os.FileInfo) (e
 	}
 	uid, gid := -1, -1
 	if owner != nil {
-		uid, gid = ownerToKeep(owner)
+		uid, gid = OwnerToKeep(owner)
 	}
 	if fi, err := os.Stat(path); err == nil {
 		mode = fi.Mode().Perm()
-		uid, gid = ownerToKeep(fi)
+		uid, gid = OwnerToKeep(fi)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -58,16 +67,29 @@ func WriteFile(path string, data []byte, mode os.FileMode, owner os.FileInfo) (e
 	if err = os.Rename(tmp.Name(), path); err != nil {
 		return err
 	}
-	return syncDir(filepath.Dir(path))
+	return SyncDir(filepath.Dir(path))
 }
 
-// ownerToKeep returns the owner and group a file written in place of the
+// OwnerToKeep returns the owner and group a file written in place of the
 // one fi describes must be given, or -1, -1 when the file a process creates
 // has them anyway. Only root can give a file away.
-func ownerToKeep(fi os.FileInfo) (uid, gid int) {
+func OwnerToKeep(fi os.FileInfo) (uid, gid int) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok || os.Geteuid() != 0 || (int(st.Uid) == 0 && int(st.Gid) == os.Getegid()) {
 		return -1, -1
 	}
 	return int(st.Uid), int(st.Gid)
+}
+
+// SyncDir makes a rename in dir durable.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

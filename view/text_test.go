@@ -1,4 +1,4 @@
-package main
+package view
 
 import "testing"
 
@@ -12,8 +12,8 @@ func TestPrintable(t *testing.T) {
 		{"c1\u009b", `c1\u009b`},
 	}
 	for _, tc := range tests {
-		if got := printable(tc.in); got != tc.want {
-			t.Errorf("printable(%q) = %q; want %q", tc.in, got, tc.want)
+		if got := Printable(tc.in); got != tc.want {
+			t.Errorf("Printable(%q) = %q; want %q", tc.in, got, tc.want)
 		}
 	}
 }

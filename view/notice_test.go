@@ -1,4 +1,4 @@
-package main
+package view
 
 import (
 	"testing"
@@ -34,7 +34,7 @@ func TestSkipNotice(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := skipNotice(tc.key, tc.why, tc.c, now); got != tc.want {
+			if got := SkipNotice(tc.key, tc.why, tc.c, now); got != tc.want {
 				t.Errorf("skipNotice =\n%s\nwant\n%s", got, tc.want)
 			}
 		})
@@ -54,8 +54,8 @@ func TestLastError(t *testing.T) {
 		{"exit 1: ééééééééé", 14, "exit 1: é..."},
 	}
 	for _, tc := range tests {
-		if got := lastError(tc.in, tc.max); got != tc.want {
-			t.Errorf("lastError(%q, %d) = %q; want %q", tc.in, tc.max, got, tc.want)
+		if got := LastError(tc.in, tc.max); got != tc.want {
+			t.Errorf("LastError(%q, %d) = %q; want %q", tc.in, tc.max, got, tc.want)
 		}
 	}
 }
@@ -67,8 +67,8 @@ func TestUntil(t *testing.T) {
 		300 * time.Millisecond:               "1s",
 		4*time.Minute + 12*time.Second + 999: "4m12s",
 	} {
-		if got := until(now.Add(d), now); got != want {
-			t.Errorf("until(+%s) = %q; want %q", d, got, want)
+		if got := Until(now.Add(d), now); got != want {
+			t.Errorf("Until(+%s) = %q; want %q", d, got, want)
 		}
 	}
 }

@@ -1,0 +1,115 @@
+package runproto
+
+import (
+	"fmt"
+	"time"
+
+	"guard/breaker"
+	"guard/circuit"
+	"guard/config"
+	"guard/store"
+	"guard/supervise"
+)
+
+// A Protocol runs calls of keys against one store.
+type Protocol struct {
+	Circuits store.Circuits
+	Runs     store.Runs
+	Live     store.Liveness
+	// Self is this guard process. Its Start, which costs a read of /proc,
+	// is found when a call first needs it (a lease, a slot).
+	Self store.Holder
+}
+
+// self returns this process as a holder, with its start time.
+func (p *Protocol) self() store.Holder {
+	if p.Self.Start == 0 {
+		p.Self.Start, _ = supervise.StartTime(p.Self.PID)
+	}
+	return p.Self
+}
+
+// Admit decides whether key may run now, and returns the circuit it
+// decided on.
+func (p *Protocol) Admit(key string, s breaker.Settings, now time.Time) (breaker.Decision, breaker.Circuit, error) {
+	if c, err := p.Circuits.Peek(key); err == nil {
+		if d := c.Admit(s, now, breaker.Lease{Host: p.Self.Host, PID: p.Self.PID}, p.Live.Lease); d.Run && !d.Changed {
+			return d, c, nil
+		}
+	}
+	h := p.self()
+	holder := breaker.Lease{Host: h.Host, PID: h.PID, Start: h.Start}
+	var dec breaker.Decision
+	var c breaker.Circuit
+	err := p.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
+		var err error
+		dec, c, err = circuit.Admit(tx, key, s, now, holder, p.Live.Lease)
+		return dec.Changed || !dec.Run, err
+	})
+	return dec, c, err
+}
+
+// Start takes a slot for a run of key that may go on until deadline (zero:
+// no timeout) among limit slots, waiting up to wait; see store.Runs. With
+// limit 0 it takes nothing, and returns nil: call Register once the
+// command has started.
+func (p *Protocol) Start(key string, limit int, wait time.Duration, now, deadline time.Time, stop func() bool) (store.Slot, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	return p.Runs.Acquire(store.Run{Key: key, Holder: p.self(), Started: now, Deadline: deadline}, limit, wait, stop)
+}
+
+// Register lists a started run of an unlimited key, so that status shows
+// it. It is best effort: it returns nil if the run could not be listed.
+func (p *Protocol) Register(key string, now, deadline time.Time, childPID int) store.Slot {
+	slot, err := p.Runs.Acquire(store.Run{Key: key, Holder: p.self(), ChildPID: childPID, Started: now, Deadline: deadline}, 0, 0, nil)
+	if err != nil {
+		return nil
+	}
+	return slot
+}
+
+// Classify turns what became of a run into the breaker's result, with b's
+// exit codes and slow_call: a run that did not start, timed out or died of
+// a signal failed; one interrupted by a signal guard passed on was
+// cancelled; a success slower than slow_call failed.
+func Classify(res *supervise.Result, b config.Breaker, dec breaker.Decision) breaker.Result {
+	r := breaker.Result{Outcome: outcome(res, b), Probe: dec.Probe, Lease: dec.Lease}
+	if r.Outcome == breaker.Failure {
+		r.Error = res.Describe(b.Timeout)
+		if res.Ran() && !res.TimedOut && res.Signal == 0 && b.Classify(res.ExitCode) == breaker.Success {
+			r.Error = fmt.Sprintf("slow call: took %s, over slow_call %s", res.Elapsed.Round(time.Millisecond), config.FormatDuration(b.SlowCall))
+		}
+	}
+	return r
+}
+
+func outcome(res *supervise.Result, b config.Breaker) breaker.Outcome {
+	switch {
+	case res.Interrupted != nil:
+		return breaker.Cancelled
+	case !res.Ran(), res.TimedOut, res.Signal != 0:
+		return breaker.Failure
+	}
+	o := b.Classify(res.ExitCode)
+	if o == breaker.Success && b.SlowCall > 0 && res.Elapsed > b.SlowCall {
+		return breaker.Failure
+	}
+	return o
+}
+
+// Record applies the result of a run of key, in one transaction.
+func (p *Protocol) Record(key string, s breaker.Settings, now time.Time, r breaker.Result, run circuit.Run) error {
+	return p.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
+		_, err := circuit.Record(tx, key, s, now, r, run)
+		return true, err
+	})
+}
+
+// Reject counts a call of key that found every slot taken.
+func (p *Protocol) Reject(key string, now time.Time, reason string) error {
+	return p.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
+		return true, circuit.Reject(tx, key, now, reason)
+	})
+}
