@@ -142,9 +142,9 @@ func (empty) ServiceNames() []string { return nil }
 func (empty) Check(_ string, a store.Action, now time.Time) (breaker.Verdict, error) {
 	return breaker.Budget{Limit: a.Limit, Window: a.Window}.Check(nil, now), nil
 }
-func (empty) Streak(string) int                 { return 0 }
-func (empty) Last(string) (time.Time, error)    { return time.Time{}, nil }
-func (empty) Stamps() []string                  { return nil }
+func (empty) Streak(string) int              { return 0 }
+func (empty) Last(string) (time.Time, error) { return time.Time{}, nil }
+func (empty) Stamps() []string               { return nil }
 
 func firstLine(err error) string {
 	msg, _, _ := strings.Cut(err.Error(), "\n")

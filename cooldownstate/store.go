@@ -94,6 +94,5 @@ func Validate(data []byte, actions []Action) error {
 	return nil
 }
 
-
 // Actions returns the actions the store was opened with.
 func (s *Store) Actions() []Action { return s.actions }

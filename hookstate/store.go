@@ -162,7 +162,6 @@ func (s *Store) keepAside(now time.Time, aside []Aside) error {
 	return nil
 }
 
-
 // Validate checks that data is a hook state document guard can use: a JSON
 // object whose hooks have known states and no negative counts.
 func Validate(data []byte) error {
