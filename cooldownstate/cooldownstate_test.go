@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"guard/statefile"
+	"guard/store"
 )
 
 var (
@@ -249,7 +250,7 @@ func TestMarkAndLast(t *testing.T) {
 	if !strings.Contains(marshal(t, d), `"last_daily_digest": "2025-06-15T12:00:00Z"`) {
 		t.Error("mark not written as last_daily_digest")
 	}
-	if CheckStampName("Daily Digest") == nil || CheckStampName("daily_digest") != nil {
+	if store.CheckStamp("Daily Digest") == nil || store.CheckStamp("daily_digest") != nil {
 		t.Error("CheckStampName accepts the wrong names")
 	}
 }

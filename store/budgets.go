@@ -1,6 +1,8 @@
 package store
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"guard/breaker"
@@ -60,4 +62,13 @@ type BudgetTx interface {
 	Unhealthy(service string, now time.Time) error
 	// Mark sets last_NAME to now.
 	Mark(name string, now time.Time) error
+}
+
+// CheckStamp reports whether name can name a last_NAME stamp: lower-case
+// letters, digits and _.
+func CheckStamp(name string) error {
+	if name == "" || strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
+		return fmt.Errorf("stamp name %q must be lower-case letters, digits and _ (e.g. run, daily_digest)", name)
+	}
+	return nil
 }

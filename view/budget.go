@@ -2,6 +2,8 @@ package view
 
 import (
 	"fmt"
+	"io"
+	"text/tabwriter"
 	"time"
 
 	"guard/breaker"
@@ -73,4 +75,49 @@ func ServiceStatuses(v store.BudgetView, actions []store.Action, names []string,
 		out[name] = st
 	}
 	return out, nil
+}
+
+// A BudgetStatus is 'guard cooldown status --json': each service's
+// budgets, and when each last_NAME stamp was set.
+type BudgetStatus struct {
+	Services map[string]ServiceStatus  `json:"services"`
+	Last     map[string]statefile.Time `json:"last"`
+}
+
+// BudgetStatusOf returns the status of the services names in v at now.
+func BudgetStatusOf(v store.BudgetView, actions []store.Action, names []string, now time.Time) (BudgetStatus, error) {
+	st := BudgetStatus{Last: map[string]statefile.Time{}}
+	var err error
+	if st.Services, err = ServiceStatuses(v, actions, names, now); err != nil {
+		return st, err
+	}
+	for _, name := range v.Stamps() {
+		if t, err := v.Last(name); err == nil {
+			st.Last[name] = statefile.TimeOf(t)
+		}
+	}
+	return st, nil
+}
+
+// WriteBudgetTable prints the budgets of the services names as a table:
+// one line per service and action.
+func WriteBudgetTable(w io.Writer, st BudgetStatus, names []string, actions []store.Action, now time.Time) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVICE\tACTION\tUSED\tWINDOW\tNEXT ALLOWED\tHEALTHY")
+	for _, name := range names {
+		s := st.Services[name]
+		for _, a := range actions {
+			v := s.Actions[a.Name]
+			next := "now"
+			switch {
+			case v.Allowed:
+			case v.NextAllowed.IsZero():
+				next = "never (limit 0)"
+			default:
+				next = fmt.Sprintf("in %s (%s)", Until(v.NextAllowed.Time, now), v.NextAllowed.UTC().Format(statefile.TimeLayout))
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\t%d\n", Printable(name), a.Name, v.Used, v.Limit, v.Window, next, s.ConsecutiveHealthy)
+		}
+	}
+	tw.Flush()
 }

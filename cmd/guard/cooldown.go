@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -14,9 +13,8 @@ import (
 	"guard/breaker"
 	"guard/budget"
 	"guard/config"
-	"guard/cooldownstate"
+	"guard/eventlog"
 	"guard/runproto"
-	"guard/statefile"
 	"guard/store"
 	"guard/supervise"
 	"guard/view"
@@ -448,43 +446,18 @@ func (e *env) cooldownStatus(c *cli.Context) error {
 	if c.NArg() == 1 {
 		names = []string{c.Args().First()}
 	}
-	out := struct {
-		Services map[string]view.ServiceStatus `json:"services"`
-		Last     map[string]statefile.Time     `json:"last"`
-	}{Last: map[string]statefile.Time{}}
-	if out.Services, err = view.ServiceStatuses(doc, cd.Actions, names, now); err != nil {
+	st, err := view.BudgetStatusOf(doc, cd.Actions, names, now)
+	if err != nil {
 		return err
 	}
-	for _, name := range doc.Stamps() {
-		if t, err := doc.Last(name); err == nil {
-			out.Last[name] = statefile.TimeOf(t)
-		}
-	}
 	if c.Bool("json") {
-		return view.WriteJSON(e.stdout, out)
+		return view.WriteJSON(e.stdout, st)
 	}
 	if len(names) == 0 {
 		fmt.Fprintf(e.stdout, "no services yet in %s\n", cd.state.Where)
 		return nil
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SERVICE\tACTION\tUSED\tWINDOW\tNEXT ALLOWED\tHEALTHY")
-	for _, name := range names {
-		st := out.Services[name]
-		for _, a := range cd.Actions {
-			v := st.Actions[a.Name]
-			next := "now"
-			switch {
-			case v.Allowed:
-			case v.NextAllowed.IsZero():
-				next = "never (limit 0)"
-			default:
-				next = fmt.Sprintf("in %s (%s)", view.Until(v.NextAllowed.Time, now), v.NextAllowed.UTC().Format(statefile.TimeLayout))
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\t%d\n", name, a.Name, v.Used, v.Limit, v.Window, next, st.ConsecutiveHealthy)
-		}
-	}
-	tw.Flush()
+	view.WriteBudgetTable(e.stdout, st, names, cd.Actions, now)
 	return nil
 }
 
@@ -493,7 +466,7 @@ func (e *env) cooldownMark(c *cli.Context) error {
 		return usagef("want one NAME")
 	}
 	name := c.Args().First()
-	if err := cooldownstate.CheckStampName(name); err != nil {
+	if err := store.CheckStamp(name); err != nil {
 		return &usageError{err: err}
 	}
 	cd, err := e.openCooldown(c)
@@ -506,7 +479,7 @@ func (e *env) cooldownMark(c *cli.Context) error {
 	}); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "last_%s = %s\n", name, now.UTC().Format(statefile.TimeLayout))
+	fmt.Fprintf(e.stdout, "last_%s = %s\n", name, eventlog.Stamp(now))
 	return nil
 }
 
@@ -515,7 +488,7 @@ func (e *env) cooldownDue(c *cli.Context) error {
 		return usagef("want one NAME")
 	}
 	name := c.Args().First()
-	if err := cooldownstate.CheckStampName(name); err != nil {
+	if err := store.CheckStamp(name); err != nil {
 		return &usageError{err: err}
 	}
 	every := c.Duration("every")

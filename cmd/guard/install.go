@@ -230,7 +230,7 @@ func (e *env) rewriteSettings(c *cli.Context, path, verb string, rewrite func([]
 		return nil
 	}
 	if c.Bool("dry-run") {
-		editDiff(e.stdout, path, path+" ("+verb+")", doc, r.Edits)
+		settings.Diff(e.stdout, path, path+" ("+verb+")", doc, r.Edits)
 		return nil
 	}
 	now := e.now()

@@ -2,14 +2,10 @@ package main
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"guard/backend"
-	"guard/config"
-	"guard/eventlog"
-	"guard/statefile"
 	"guard/view"
 )
 
@@ -49,55 +45,13 @@ Examples:
 	}
 }
 
-// matcher returns a test for an exact name or a glob.
-func matcher(flag, pattern string) (func(string) bool, error) {
-	if pattern == "" {
-		return func(string) bool { return true }, nil
-	}
-	if !config.IsGlob(pattern) {
-		return func(s string) bool { return s == pattern }, nil
-	}
-	re, err := config.Glob(pattern)
-	if err != nil {
-		return nil, usagef("--%s: %v", flag, err)
-	}
-	return re.MatchString, nil
-}
-
-// when parses a --since or --until value.
-func when(flag, v string, now time.Time) (time.Time, error) {
-	if v == "" {
-		return time.Time{}, nil
-	}
-	if d, err := config.ParseDuration(v); err == nil {
-		return now.Add(-d), nil
-	}
-	if t, err := statefile.ParseTime(v); err == nil {
-		return t, nil
-	}
-	return time.Time{}, usagef("--%s %q is neither a duration (1h) nor an RFC 3339 time", flag, v)
-}
-
 func (e *env) log(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("log takes no arguments; use --key to pick a key")
 	}
-	now := e.now()
-	keyOK, err := matcher("key", c.String("key"))
+	keep, err := view.EventFilter(c.String("key"), c.String("event"), c.String("since"), c.String("until"), e.now())
 	if err != nil {
-		return err
-	}
-	eventOK, err := matcher("event", c.String("event"))
-	if err != nil {
-		return err
-	}
-	since, err := when("since", c.String("since"), now)
-	if err != nil {
-		return err
-	}
-	until, err := when("until", c.String("until"), now)
-	if err != nil {
-		return err
+		return &usageError{err: err}
 	}
 	limit, offset := c.Int("limit"), c.Int("offset")
 	if limit < 0 || offset < 0 {
@@ -107,10 +61,7 @@ func (e *env) log(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := backend.AllEvents(cfg).Read(func(ev *eventlog.Event) bool {
-		return keyOK(ev.Key) && eventOK(ev.Event) &&
-			(since.IsZero() || !ev.Time.Before(since)) && (until.IsZero() || ev.Time.Before(until))
-	})
+	res, err := backend.AllEvents(cfg).Read(keep)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package main
+package settings
 
 import (
 	"bytes"
@@ -9,20 +9,18 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"guard/settings"
 )
 
 // editAt makes an edit replacing the first occurrence of old in doc.
-func editAt(doc, old, text string) settings.Edit {
+func editAt(doc, old, text string) Edit {
 	i := strings.Index(doc, old)
-	return settings.Edit{Start: i, End: i + len(old), Text: []byte(text)}
+	return Edit{Start: i, End: i + len(old), Text: []byte(text)}
 }
 
 func TestEditDiff(t *testing.T) {
 	a := "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n"
 	var buf bytes.Buffer
-	editDiff(&buf, "a", "b", []byte(a), []settings.Edit{editAt(a, "4\n", "four\n"), {Start: len(a), End: len(a), Text: []byte("13\n")}})
+	Diff(&buf, "a", "b", []byte(a), []Edit{editAt(a, "4\n", "four\n"), {Start: len(a), End: len(a), Text: []byte("13\n")}})
 	want := "--- a\n+++ b\n@@ -1,7 +1,7 @@\n 1\n 2\n 3\n-4\n+four\n 5\n 6\n 7\n@@ -10,3 +10,4 @@\n 10\n 11\n 12\n+13\n"
 	if buf.String() != want {
 		t.Errorf("diff =\n%s\nwant\n%s", buf.String(), want)
@@ -35,7 +33,7 @@ func TestEditDiffApplies(t *testing.T) {
 		t.Skip("patch is not installed")
 	}
 	a := "{\n  \"a\": 1,\n  \"b\": [\n    \"x\"\n  ],\n  \"c\": \"y\", \"d\": \"z\"\n}"
-	tests := [][]settings.Edit{
+	tests := [][]Edit{
 		{editAt(a, `"x"`, "\"guard\",\n    \"run\",\n    \"--\",\n    \"x\"")},
 		{editAt(a, `"y"`, `"Y"`), editAt(a, `"z"`, `"Z"`)},
 		{editAt(a, `"a": 1`, `"a": 2`), editAt(a, `"z"`, `"Z"`)},
@@ -44,7 +42,7 @@ func TestEditDiffApplies(t *testing.T) {
 	for i, edits := range tests {
 		dir := t.TempDir()
 		var d bytes.Buffer
-		editDiff(&d, "f", "f", []byte(a), edits)
+		Diff(&d, "f", "f", []byte(a), edits)
 		os.WriteFile(filepath.Join(dir, "f"), []byte(a), 0o600)
 		cmd := exec.Command("patch", "-s", "f")
 		cmd.Dir, cmd.Stdin = dir, bytes.NewReader(d.Bytes())
@@ -58,7 +56,7 @@ func TestEditDiffApplies(t *testing.T) {
 	}
 }
 
-func applyEdits(doc []byte, edits []settings.Edit) []byte {
+func applyEdits(doc []byte, edits []Edit) []byte {
 	var out []byte
 	at := 0
 	for _, e := range edits {
@@ -90,12 +88,12 @@ func TestInstallDryRunIsLinear(t *testing.T) {
 	b.WriteString("    ]\n  }\n}\n")
 	doc := []byte(b.String())
 	start := time.Now()
-	r, err := settings.Install(doc, settings.Options{Binary: "/usr/bin/guard"})
+	r, err := Install(doc, Options{Binary: "/usr/bin/guard"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var d bytes.Buffer
-	editDiff(&d, "a", "b", doc, r.Edits)
+	Diff(&d, "a", "b", doc, r.Edits)
 	if got := strings.Count(d.String(), "\n+ "); got != n {
 		t.Errorf("diff has %d added lines; want %d", got, n)
 	}

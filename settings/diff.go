@@ -1,12 +1,10 @@
-package main
+package settings
 
 import (
 	"fmt"
 	"io"
 	"sort"
 	"strings"
-
-	"guard/settings"
 )
 
 // diffContext is how many unchanged lines a hunk shows around a change, as
@@ -19,11 +17,11 @@ type lineChange struct {
 	lines    []string
 }
 
-// editDiff writes the edits of old as a unified diff. It is built from the
+// Diff writes the edits of old as a unified diff, as diff -u does. It is built from the
 // edits themselves, so it costs time in proportion to the document, however
 // large, instead of comparing every line with every other.
-func editDiff(w io.Writer, nameA, nameB string, old []byte, edits []settings.Edit) {
-	edits = append([]settings.Edit(nil), edits...)
+func Diff(w io.Writer, nameA, nameB string, old []byte, edits []Edit) {
+	edits = append([]Edit(nil), edits...)
 	sort.Slice(edits, func(i, j int) bool { return edits[i].Start < edits[j].Start })
 	lines := splitKeep(string(old))
 	// starts[i] is the offset of line i; a last entry marks the end.

@@ -1,0 +1,65 @@
+package view
+
+import (
+	"fmt"
+	"time"
+
+	"guard/config"
+	"guard/eventlog"
+	"guard/statefile"
+)
+
+// EventFilter returns the test guard log applies to events: key and event
+// are exact names or globs ("" for any), since and until a duration ago
+// (1h) or an RFC 3339 time ("" for no bound).
+func EventFilter(key, event, since, until string, now time.Time) (func(*eventlog.Event) bool, error) {
+	keyOK, err := matcher("key", key)
+	if err != nil {
+		return nil, err
+	}
+	eventOK, err := matcher("event", event)
+	if err != nil {
+		return nil, err
+	}
+	from, err := when("since", since, now)
+	if err != nil {
+		return nil, err
+	}
+	to, err := when("until", until, now)
+	if err != nil {
+		return nil, err
+	}
+	return func(ev *eventlog.Event) bool {
+		return keyOK(ev.Key) && eventOK(ev.Event) &&
+			(from.IsZero() || !ev.Time.Before(from)) && (to.IsZero() || ev.Time.Before(to))
+	}, nil
+}
+
+// matcher returns a test for an exact name or a glob.
+func matcher(flag, pattern string) (func(string) bool, error) {
+	if pattern == "" {
+		return func(string) bool { return true }, nil
+	}
+	if !config.IsGlob(pattern) {
+		return func(s string) bool { return s == pattern }, nil
+	}
+	re, err := config.Glob(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("--%s: %v", flag, err)
+	}
+	return re.MatchString, nil
+}
+
+// when parses a --since or --until value.
+func when(flag, v string, now time.Time) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if d, err := config.ParseDuration(v); err == nil {
+		return now.Add(-d), nil
+	}
+	if t, err := statefile.ParseTime(v); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("--%s %q is neither a duration (1h) nor an RFC 3339 time", flag, v)
+}
