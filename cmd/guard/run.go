@@ -91,77 +91,6 @@ func salvageCommand(args []string) []string {
 	return nil
 }
 
-// runTarget works out what to run, under which key, and which key the
-// config's rules see: the command itself, without the project a
-// $CLAUDE_PROJECT_DIR command is kept for (see runproto.ProjectKey).
-func runTarget(l runLine, projectDir string) (argv []string, key, ruleKey string, err error) {
-	argv, key, err = runCommandLine(l)
-	if err != nil {
-		return nil, "", "", err
-	}
-	if l.name != "" {
-		return argv, runproto.ValidKey(l.name), runproto.ValidKey(l.name), nil
-	}
-	key = runproto.ValidKey(key)
-	return argv, runproto.ProjectKey(key, projectDir), key, nil
-}
-
-// runCommandLine works out what to run and its key from the command.
-func runCommandLine(l runLine) (argv []string, key string, err error) {
-	switch {
-	case l.hasCommand && len(l.args) > 0:
-		return nil, "", errors.New("give -c 'STRING' or -- CMD, not both")
-	case l.hasCommand:
-		argv, key = []string{"/bin/sh", "-c", l.command}, l.command
-	case len(l.args) > 0:
-		argv = l.args
-		key = runproto.CommandKey(argv)
-	default:
-		return nil, "", errors.New("nothing to run (usage: guard run [FLAGS] -- CMD [ARG...] or guard run [FLAGS] -c 'STRING')")
-	}
-	return argv, key, nil
-}
-
-// runSettings returns the settings for key with the command line's flags
-// applied on top.
-func runSettings(l runLine, cfg *config.Config, key string) (config.Breaker, error) {
-	b := cfg.For(key)
-	for _, f := range []struct {
-		name string
-		val  *int
-		dst  *int
-	}{{"failure-threshold", l.failureThreshold, &b.FailureThreshold}, {"success-threshold", l.successThreshold, &b.SuccessThreshold}} {
-		if f.val != nil {
-			if *f.val < 1 {
-				return b, fmt.Errorf("--%s must be at least 1, got %d", f.name, *f.val)
-			}
-			*f.dst = *f.val
-		}
-	}
-	if l.cooldown != nil && l.cooldownSeconds != nil {
-		return b, errors.New("give --cooldown or --cooldown-seconds, not both")
-	}
-	if l.timeout != nil && *l.timeout < 0 {
-		return b, errors.New("--timeout must not be negative")
-	}
-	if l.cooldown != nil && *l.cooldown < 0 {
-		return b, errors.New("--cooldown must not be negative")
-	}
-	if l.cooldown != nil {
-		b.Cooldown = *l.cooldown
-	}
-	if l.cooldownSeconds != nil {
-		if *l.cooldownSeconds < 0 {
-			return b, errors.New("--cooldown-seconds must not be negative")
-		}
-		b.Cooldown = time.Duration(*l.cooldownSeconds) * time.Second
-	}
-	if l.timeout != nil {
-		b.Timeout = *l.timeout
-	}
-	return b, nil
-}
-
 func (e *env) run(c *cli.Context) error { return e.guardRun(lineFromContext(c)) }
 
 // guardRun is guard run, given its parsed command line.
@@ -176,7 +105,7 @@ func (e *env) guardRun(l runLine) (err error) {
 		}
 	}()
 
-	argv, key, ruleKey, err := runTarget(l, e.getenv(runproto.ProjectVar))
+	argv, key, ruleKey, err := l.Target(e.getenv(runproto.ProjectVar))
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}
@@ -185,7 +114,7 @@ func (e *env) guardRun(l runLine) (err error) {
 		e.warnf("%v; running %q unguarded", oneLine(err), key)
 		return e.unguarded(argv, config.Breaker{})
 	}
-	b, err := runSettings(l, cfg, ruleKey)
+	b, err := l.Settings(cfg, ruleKey)
 	if err != nil {
 		e.warnf("%v; running %q unguarded", err, key)
 		return e.unguarded(argv, config.Breaker{})
@@ -194,7 +123,7 @@ func (e *env) guardRun(l runLine) (err error) {
 		// A pass-through, but a --timeout given for this very run still
 		// holds: it is supervision the caller asked for, not the breaker.
 		var only config.Breaker
-		if l.timeout != nil {
+		if l.Timeout != nil {
 			only.Timeout, only.KillGrace = b.Timeout, b.KillGrace
 		}
 		return e.unguarded(argv, only)

@@ -6,46 +6,44 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"guard/runproto"
 )
 
-// A runLine is a guard run command line, parsed.
+// A runLine is a guard run command line, parsed: the call, and the files
+// it names.
 type runLine struct {
-	command    string // -c STRING
-	hasCommand bool
-	args       []string // the command to run
-	name       string
-	config     string
-	state      string
-
-	// Overrides of the config; nil where the line has none.
-	timeout, cooldown                                   *time.Duration
-	failureThreshold, successThreshold, cooldownSeconds *int
+	runproto.Call
+	config string
+	state  string
 }
 
 // lineFromContext reads a guard run command line that urfave/cli parsed.
 func lineFromContext(c *cli.Context) runLine {
 	l := runLine{
-		command:    c.String("command"),
-		hasCommand: c.IsSet("command"),
-		args:       c.Args().Slice(),
-		name:       c.String("name"),
-		config:     c.String("config"),
-		state:      c.String("state"),
+		Call: runproto.Call{
+			Command:    c.String("command"),
+			HasCommand: c.IsSet("command"),
+			Args:       c.Args().Slice(),
+			Name:       c.String("name"),
+		},
+		config: c.String("config"),
+		state:  c.String("state"),
 	}
-	for name, dst := range map[string]**time.Duration{"timeout": &l.timeout, "cooldown": &l.cooldown} {
+	for name, dst := range map[string]**time.Duration{"timeout": &l.Timeout, "cooldown": &l.Cooldown} {
 		if c.IsSet(name) {
 			d := c.Duration(name)
 			*dst = &d
 		}
 	}
-	for name, dst := range map[string]**int{"failure-threshold": &l.failureThreshold, "success-threshold": &l.successThreshold, "cooldown-seconds": &l.cooldownSeconds} {
+	for name, dst := range map[string]**int{"failure-threshold": &l.FailureThreshold, "success-threshold": &l.SuccessThreshold, "cooldown-seconds": &l.CooldownSeconds} {
 		if c.IsSet(name) {
 			n := c.Int(name)
 			*dst = &n
 		}
 	}
-	if len(l.args) == 0 {
-		l.args = nil
+	if len(l.Args) == 0 {
+		l.Args = nil
 	}
 	return l
 }
@@ -66,11 +64,11 @@ func parseRunLine(args []string) (runLine, bool) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
-			l.args = args[i+1:]
+			l.Args = args[i+1:]
 			break
 		}
 		if len(a) < 2 || a[0] != '-' {
-			l.args = args[i:]
+			l.Args = args[i:]
 			break
 		}
 		name := a[1:]
@@ -99,9 +97,9 @@ func parseRunLine(args []string) (runLine, bool) {
 		seen = append(seen, name)
 		switch name {
 		case "command":
-			l.command, l.hasCommand = value, true
+			l.Command, l.HasCommand = value, true
 		case "name":
-			l.name = value
+			l.Name = value
 		case "config":
 			l.config = value
 		case "state":
@@ -112,9 +110,9 @@ func parseRunLine(args []string) (runLine, bool) {
 				return l, false
 			}
 			if name == "timeout" {
-				l.timeout = &d
+				l.Timeout = &d
 			} else {
-				l.cooldown = &d
+				l.Cooldown = &d
 			}
 		case "failure-threshold", "success-threshold", "cooldown-seconds":
 			n64, err := strconv.ParseInt(value, 0, strconv.IntSize)
@@ -124,18 +122,18 @@ func parseRunLine(args []string) (runLine, bool) {
 			n := int(n64)
 			switch name {
 			case "failure-threshold":
-				l.failureThreshold = &n
+				l.FailureThreshold = &n
 			case "success-threshold":
-				l.successThreshold = &n
+				l.SuccessThreshold = &n
 			default:
-				l.cooldownSeconds = &n
+				l.CooldownSeconds = &n
 			}
 		default:
 			return l, false
 		}
 	}
-	if len(l.args) == 0 {
-		l.args = nil
+	if len(l.Args) == 0 {
+		l.Args = nil
 	}
 	return l, true
 }

@@ -33,8 +33,8 @@ func urfaveRunLine(t *testing.T, args []string) (runLine, bool) {
 }
 
 func (l runLine) String() string {
-	s := fmt.Sprintf("command=%q/%v args=%q name=%q config=%q state=%q", l.command, l.hasCommand, l.args, l.name, l.config, l.state)
-	for name, p := range map[string]any{"timeout": l.timeout, "cooldown": l.cooldown, "failure": l.failureThreshold, "success": l.successThreshold, "seconds": l.cooldownSeconds} {
+	s := fmt.Sprintf("command=%q/%v args=%q name=%q config=%q state=%q", l.Command, l.HasCommand, l.Args, l.Name, l.config, l.state)
+	for name, p := range map[string]any{"timeout": l.Timeout, "cooldown": l.Cooldown, "failure": l.FailureThreshold, "success": l.SuccessThreshold, "seconds": l.CooldownSeconds} {
 		if v := reflect.ValueOf(p); !v.IsNil() {
 			s += fmt.Sprintf(" %s=%v", name, v.Elem())
 		}
