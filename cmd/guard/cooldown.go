@@ -10,7 +10,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"guard/backend"
-	"guard/breaker"
 	"guard/budget"
 	"guard/config"
 	"guard/eventlog"
@@ -274,14 +273,7 @@ func (e *env) cooldownRecord(c *cli.Context) error {
 	}
 	failed := c.Bool("failed") || c.String("error") != ""
 	now := e.now()
-	var v breaker.Verdict
-	err = cd.Budgets.Update(now, func(tx store.BudgetTx) (bool, error) {
-		if err := tx.Record(service, a, now, !failed, c.String("error")); err != nil {
-			return false, err
-		}
-		v, err = tx.Check(service, a, now)
-		return true, err
-	})
+	v, err := cd.Record(service, a, now, !failed, c.String("error"))
 	if err != nil {
 		return err
 	}
@@ -322,12 +314,7 @@ func (e *env) cooldownRun(c *cli.Context) error {
 	}
 	now := e.now()
 	pid := os.Getpid()
-	var v breaker.Verdict
-	err = cd.Budgets.Update(now, func(tx store.BudgetTx) (bool, error) {
-		var err error
-		v, err = tx.Reserve(service, a, now, pid)
-		return v.Allowed, err
-	})
+	v, err := cd.Reserve(service, a, now, pid)
 	if err != nil {
 		return &exitError{code: exitRefused, err: fmt.Errorf("cannot check the %s %s budget: %v; not running it", service, a.Name, oneLine(err))}
 	}
@@ -341,31 +328,9 @@ func (e *env) cooldownRun(c *cli.Context) error {
 		Timeout: c.Duration("timeout"), KillGrace: 5 * time.Second, Signals: sigs,
 	})
 	if !res.Ran() {
-		// The command never started (126, 127): the action did not
-		// happen, so its reservation is given back.
 		fmt.Fprintf(e.stderr, "guard: %v\n", res.StartErr)
-		reservedAt := now
-		now = e.now()
-		if err := cd.Budgets.Update(now, func(tx store.BudgetTx) (bool, error) {
-			return true, tx.Release(service, a, pid, reservedAt)
-		}); err != nil {
-			e.warnf("could not give back the reservation of %s %s: %v (it still counts)", service, a.Name, oneLine(err))
-		}
-		return exit(res.ExitCode)
 	}
-	success := res.ExitCode == 0 && res.Interrupted == nil
-	msg := ""
-	if !success {
-		msg = res.Describe(c.Duration("timeout"))
-		if res.Interrupted != nil {
-			msg = "cancelled: " + msg
-		}
-	}
-	now = e.now()
-	err = cd.Budgets.Update(now, func(tx store.BudgetTx) (bool, error) {
-		return true, tx.Finish(service, a, now, pid, success, msg)
-	})
-	if err != nil {
+	if err := cd.Finish(service, a, now, e.now(), pid, &res, c.Duration("timeout")); err != nil {
 		e.warnf("could not record the outcome of %s %s: %v (its reservation still counts)", service, a.Name, oneLine(err))
 	}
 	return exit(res.ExitCode)
@@ -388,13 +353,7 @@ func (e *env) cooldownHealthy(c *cli.Context) error {
 		return err
 	}
 	reset := cd.ResetAfterHealthy
-	var streak int
-	var cleared bool
-	err = cd.Budgets.Update(e.now(), func(tx store.BudgetTx) (bool, error) {
-		var err error
-		streak, cleared, err = tx.Healthy(service, reset, e.now())
-		return true, err
-	})
+	streak, cleared, err := cd.Healthy(service, e.now())
 	if err != nil {
 		return err
 	}
@@ -419,10 +378,7 @@ func (e *env) cooldownUnhealthy(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	err = cd.Budgets.Update(e.now(), func(tx store.BudgetTx) (bool, error) {
-		return true, tx.Unhealthy(service, e.now())
-	})
-	if err != nil {
+	if err := cd.Unhealthy(service, e.now()); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "%s: unhealthy; healthy streak reset to 0\n", service)
@@ -474,9 +430,7 @@ func (e *env) cooldownMark(c *cli.Context) error {
 		return err
 	}
 	now := e.now()
-	if err := cd.Budgets.Update(now, func(tx store.BudgetTx) (bool, error) {
-		return true, tx.Mark(name, now)
-	}); err != nil {
+	if err := cd.Mark(name, now); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "last_%s = %s\n", name, eventlog.Stamp(now))

@@ -9,7 +9,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"guard/budget"
-	"guard/store"
 	"guard/view"
 )
 
@@ -89,15 +88,7 @@ func (e *env) cooldownHook(c *cli.Context) error {
 
 	if c.Bool("record") {
 		failed, why := p.Failed()
-		err := cd.Budgets.Update(now, func(tx store.BudgetTx) (bool, error) {
-			for _, m := range matches {
-				if err := tx.Record(m.Service, m.Action, now, !failed, why); err != nil {
-					return false, err
-				}
-			}
-			return true, nil
-		})
-		if err != nil {
+		if err := cd.RecordAll(matches, now, !failed, why); err != nil {
 			e.warnf("cooldown hook: could not record %s: %v", budget.Describe(matches), oneLine(err))
 		}
 		return nil
