@@ -10,7 +10,9 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -92,4 +94,16 @@ func SyncDir(dir string) error {
 		err = cerr
 	}
 	return err
+}
+
+// FreePath returns path, or path-2, path-3, ... whichever does not exist
+// yet, so that a backup never overwrites an earlier one.
+func FreePath(path string) string {
+	p := path
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			return p
+		}
+		p = fmt.Sprintf("%s-%d", path, i)
+	}
 }

@@ -10,7 +10,9 @@
 // The rewrite edits the file's bytes in place: keys keep their order, the
 // indentation and the final newline stay as they were, and even the way
 // each string was escaped is kept, so that Uninstall after Install gives
-// back the very same bytes. Both are idempotent. The package does no I/O.
+// back the very same bytes. Both are idempotent, and do no I/O:
+// RewriteFile (file.go) applies them to a file on disk, and Binary
+// (binary.go) finds the guard the hooks call.
 package settings
 
 import (

@@ -3,15 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"guard/atomicfile"
 	"guard/config"
 	"guard/settings"
 	"guard/view"
@@ -103,52 +99,6 @@ func (e *env) settingsPath(c *cli.Context) (string, error) {
 	return filepath.Join(home, ".claude", "settings.json"), nil
 }
 
-// guardBinary returns the path hooks should call guard by: --binary (an
-// absolute path, or the bare name guard, found through PATH when the hook
-// runs), else the absolute path of this guard. It must name a file called
-// guard, which is how uninstall tells guard's hooks from others, and not a
-// temporary build that goes away.
-func (e *env) guardBinary(c *cli.Context) (string, error) {
-	if b := c.String("binary"); b != "" {
-		switch {
-		case b == "guard":
-			if _, err := exec.LookPath("guard"); err != nil {
-				e.warnf("there is no guard on your PATH; hooks that call a bare guard will fail until there is")
-			}
-			return b, nil
-		case !filepath.IsAbs(b):
-			return "", usagef("--binary %q must be an absolute path, or the bare name guard (found through PATH): hooks run from any directory", b)
-		case filepath.Base(b) != "guard":
-			return "", usagef("--binary %q must name a file called guard, so that uninstall can tell guard's hooks from others", b)
-		}
-		if _, err := os.Stat(b); err != nil {
-			e.warnf("%s does not exist yet; the hooks will fail until it does", b)
-		}
-		return b, nil
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return "", fmt.Errorf("cannot tell where this guard is; pass --binary: %w", err)
-	}
-	if real, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = real
-	}
-	if temporaryBuild(exe) {
-		return "", fmt.Errorf("this guard is a temporary build (go run) at %s, which goes away when it exits; install guard (go install ./cmd/guard) and run that, or pass --binary with where guard is installed (or --binary guard to find it through PATH); nothing changed", exe)
-	}
-	if filepath.Base(exe) != "guard" {
-		return "", fmt.Errorf("this guard is called %s; hooks must call a file named guard, so that uninstall can tell guard's hooks from others: rename it, or pass --binary; nothing changed", filepath.Base(exe))
-	}
-	return exe, nil
-}
-
-// temporaryBuild reports whether exe is a binary go run built, in the go
-// build cache's temporary directory.
-func temporaryBuild(exe string) bool {
-	sep := string(filepath.Separator)
-	return strings.Contains(exe, sep+"go-build") && strings.Contains(exe, sep+"exe"+sep)
-}
-
 func (e *env) install(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("install takes no arguments")
@@ -157,9 +107,16 @@ func (e *env) install(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	bin, err := e.guardBinary(c)
+	bin, warnings, err := settings.Binary(c.String("binary"))
+	var be *settings.BinaryError
+	if errors.As(err, &be) {
+		return &usageError{err: err}
+	}
 	if err != nil {
 		return err
+	}
+	for _, w := range warnings {
+		e.warnf("%s", w)
 	}
 	if c.Bool("project") && bin != "guard" {
 		fmt.Fprintf(e.stderr, "guard: note: %s is usually committed, and %s is where guard is on this machine only; --binary guard calls guard through each user's PATH instead\n", path, bin)
@@ -189,74 +146,40 @@ func (e *env) uninstall(c *cli.Context) error {
 	return e.rewriteSettings(c, path, "uninstall", settings.Uninstall)
 }
 
-// rewriteSettings applies rewrite to the settings file at path: it shows
-// the diff (--dry-run), or backs the file up and replaces it, keeping its
-// mode, owner and group.
+// rewriteSettings applies rewrite to the settings file at path and says
+// what it did: the diff with --dry-run, else what changed, where the backup
+// is, and which hooks were left alone and why.
 func (e *env) rewriteSettings(c *cli.Context, path, verb string, rewrite func([]byte) (settings.Result, error)) error {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real // replace the file, not the link to it
-	}
-	info, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("there is no settings file at %s; nothing to %s", path, verb)
-	}
+	f, err := settings.RewriteFile(path, verb, e.now(), c.Bool("dry-run"), rewrite)
 	if err != nil {
 		return err
 	}
-	doc, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	r, err := rewrite(doc)
-	var se *settings.SyntaxError
 	switch {
-	case errors.As(err, &se):
-		return fmt.Errorf("%s:%d:%d: not valid JSON (%s); nothing changed", path, se.Line, se.Column, se.Msg)
-	case err != nil:
-		return fmt.Errorf("%s: %v; nothing changed", path, err)
-	}
-	left := func() {
-		if len(r.Left) == 0 {
-			return
+	case len(f.Changes) == 0:
+		fmt.Fprintf(e.stdout, "%s: nothing to %s\n", f.Path, verb)
+	case f.Backup == "":
+		settings.Diff(e.stdout, f.Path, f.Path+" ("+verb+")", f.Old, f.Edits)
+		return nil
+	default:
+		done := map[string]string{"install": "wrapped", "uninstall": "unwrapped"}[verb]
+		fmt.Fprintf(e.stdout, "%s %d hooks in %s (backup: %s)\n", done, len(f.Changes), f.Path, f.Backup)
+		for _, ch := range f.Changes {
+			cmd := ch.Before // the hook's own command, not guard's wrapping
+			if verb == "uninstall" {
+				cmd = ch.After
+			}
+			if ch.Why != "" {
+				cmd = ch.After + " (" + ch.Why + ")"
+			}
+			fmt.Fprintf(e.stdout, "  %s: %s\n", hookPlace(ch), hookText(cmd))
 		}
-		fmt.Fprintf(e.stdout, "left %d hooks alone:\n", len(r.Left))
-		for _, ch := range r.Left {
+	}
+	if len(f.Left) > 0 {
+		fmt.Fprintf(e.stdout, "left %d hooks alone:\n", len(f.Left))
+		for _, ch := range f.Left {
 			fmt.Fprintf(e.stdout, "  %s: %s (%s)\n", hookPlace(ch), hookText(ch.Before), ch.Why)
 		}
 	}
-	if len(r.Changes) == 0 {
-		fmt.Fprintf(e.stdout, "%s: nothing to %s\n", path, verb)
-		left()
-		return nil
-	}
-	if c.Bool("dry-run") {
-		settings.Diff(e.stdout, path, path+" ("+verb+")", doc, r.Edits)
-		return nil
-	}
-	now := e.now()
-	backup := freePath(fmt.Sprintf("%s.bak-%s", path, now.UTC().Format("20060102T150405Z")))
-	if err := atomicfile.WriteFile(backup, doc, 0o600, info); err != nil {
-		return fmt.Errorf("cannot back up %s, so nothing changed: %w", path, err)
-	}
-	if err := atomicfile.WriteFile(path, r.Doc, info.Mode().Perm(), nil); err != nil {
-		return fmt.Errorf("cannot write %s: %w (it is unchanged; the backup is %s)", path, err, backup)
-	}
-	done := "wrapped"
-	if verb == "uninstall" {
-		done = "unwrapped"
-	}
-	fmt.Fprintf(e.stdout, "%s %d hooks in %s (backup: %s)\n", done, len(r.Changes), path, backup)
-	for _, ch := range r.Changes {
-		cmd := ch.Before // the hook's own command, not guard's wrapping
-		if verb == "uninstall" {
-			cmd = ch.After
-		}
-		if ch.Why != "" {
-			cmd = ch.After + " (" + ch.Why + ")"
-		}
-		fmt.Fprintf(e.stdout, "  %s: %s\n", hookPlace(ch), hookText(cmd))
-	}
-	left()
 	return nil
 }
 
@@ -271,16 +194,4 @@ func hookPlace(ch settings.Change) string {
 // hookText shows a hook's command on one short line.
 func hookText(cmd string) string {
 	return view.Truncate(view.Printable(cmd), 100)
-}
-
-// freePath returns path, or path-2, path-3, ... whichever does not exist
-// yet, so that a backup never overwrites an earlier one.
-func freePath(path string) string {
-	p := path
-	for i := 2; ; i++ {
-		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
-			return p
-		}
-		p = fmt.Sprintf("%s-%d", path, i)
-	}
 }

@@ -127,7 +127,7 @@ func (e *env) stateImport(c *cli.Context) error {
 		if old == nil {
 			return "", nil
 		}
-		backup = freePath(fmt.Sprintf("%s.bak-%s", t.where, now.UTC().Format("20060102T150405Z")))
+		backup = atomicfile.FreePath(fmt.Sprintf("%s.bak-%s", t.where, now.UTC().Format("20060102T150405Z")))
 		if err := atomicfile.WriteFile(backup, old, 0o600, t.info()); err != nil {
 			return "", fmt.Errorf("cannot keep a backup: %w", err)
 		}
