@@ -1,9 +1,12 @@
 package backend
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"time"
 
+	"guard/atomicfile"
 	"guard/filestore"
 	"guard/statefile"
 )
@@ -25,8 +28,23 @@ func (c checkpoint) Export() ([]byte, error) {
 
 func (c checkpoint) Check(data []byte) error { return c.check(data) }
 
-func (c checkpoint) Import(data []byte, now time.Time, from string, keep func(old []byte) (string, error)) error {
-	return c.s.Import(data, now, from, keep)
+// Import keeps the state it replaces beside it, as STATE.bak-<UTC time>,
+// owned as the state is.
+func (c checkpoint) Import(data []byte, now time.Time, from string) (string, error) {
+	var kept string
+	err := c.s.Import(data, now, from, func(old []byte) (string, error) {
+		if old == nil {
+			return "", nil
+		}
+		path := c.s.Path()
+		kept = atomicfile.FreePath(fmt.Sprintf("%s.bak-%s", path, now.UTC().Format("20060102T150405Z")))
+		fi, _ := os.Stat(path)
+		if err := atomicfile.WriteFile(kept, old, 0o600, fi); err != nil {
+			return "", fmt.Errorf("cannot keep a backup: %w", err)
+		}
+		return kept, nil
+	})
+	return kept, err
 }
 
 // firstLine keeps an error to its first line, for a warning.

@@ -165,3 +165,34 @@ func logBreaker(tx store.CircuitTx, key string, now time.Time, c *breaker.Circui
 		tx.Log(e)
 	}
 }
+
+// A Closed is a circuit ResetKeys closed, and the state it was in.
+type Closed struct {
+	Key  string
+	From breaker.State
+}
+
+// ResetKeys closes the circuits of keys, or of every key if all, in one
+// transaction. It stops at the first key with no state and returns it as
+// missing, having reset nothing.
+func ResetKeys(tx store.CircuitTx, keys []string, all bool, now time.Time) (closed []Closed, missing string, err error) {
+	if all {
+		keys = tx.Keys()
+	}
+	for _, k := range keys {
+		if !tx.Has(k) {
+			return nil, k, nil
+		}
+	}
+	for _, k := range keys {
+		c, err := tx.Circuit(k)
+		if err != nil {
+			return nil, "", err
+		}
+		if _, _, err := Reset(tx, k, now); err != nil {
+			return nil, "", err
+		}
+		closed = append(closed, Closed{k, orClosed(c.State)})
+	}
+	return closed, "", nil
+}

@@ -22,8 +22,8 @@ type Checkpoint interface {
 	// Check reports whether data is a state Import can take.
 	Check(data []byte) error
 	// Import replaces the state with data, which Check accepted, after
-	// handing the state it replaces to keep (nil if there was none), and
-	// logs an import event naming from and what keep kept. If keep fails,
-	// nothing changes.
-	Import(data []byte, now time.Time, from string, keep func(old []byte) (kept string, err error)) error
+	// keeping the state it replaces (kept says where; "" if there was
+	// none), and logs an import event naming from. If the old state cannot
+	// be kept, nothing changes.
+	Import(data []byte, now time.Time, from string) (kept string, err error)
 }

@@ -25,7 +25,7 @@ var guardBin string
 // code of the binary they build changes.
 func touchSources() {
 	filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && (filepath.Ext(path) == ".go" || d.Name() == "go.mod") {
+		if err == nil && !d.IsDir() && (filepath.Ext(path) == ".go" || d.Name() == "go.mod" || filepath.Base(filepath.Dir(path)) == "completion") {
 			os.ReadFile(path)
 		}
 		return nil

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -276,4 +277,23 @@ func nextTry(st KeyStatus, now time.Time) string {
 		return "next call probes"
 	}
 	return "-"
+}
+
+// UnknownKey explains that key has no state, suggesting keys that look like
+// what the user meant.
+func UnknownKey(key string, v store.CircuitView) error {
+	var near []string
+	keys := v.Keys()
+	for _, k := range keys {
+		if strings.Contains(k, key) || strings.Contains(key, k) {
+			near = append(near, runproto.KeyArg(k))
+		}
+	}
+	msg := fmt.Sprintf("no state for key %q", key)
+	if len(near) > 0 && len(near) <= 5 {
+		msg += "; did you mean " + strings.Join(near, " or ") + "?"
+	} else if len(keys) > 0 {
+		msg += "; 'guard status' lists the keys"
+	}
+	return errors.New(msg)
 }

@@ -9,7 +9,6 @@ import (
 
 	"guard/backend"
 	"guard/config"
-	"guard/runproto"
 	"guard/store"
 	"guard/view"
 )
@@ -93,25 +92,6 @@ func (e *env) snapshot(c *cli.Context) (*config.Config, *backend.Hooks, store.Ci
 		return nil, nil, nil, fmt.Errorf("cannot read state: %w", err)
 	}
 	return cfg, hooks, v, nil
-}
-
-// unknownKey explains that key has no state, suggesting keys that look like
-// what the user meant.
-func unknownKey(key string, v store.CircuitView) error {
-	var near []string
-	keys := v.Keys()
-	for _, k := range keys {
-		if strings.Contains(k, key) || strings.Contains(key, k) {
-			near = append(near, runproto.KeyArg(k))
-		}
-	}
-	msg := fmt.Sprintf("no state for key %q", key)
-	if len(near) > 0 && len(near) <= 5 {
-		msg += "; did you mean " + strings.Join(near, " or ") + "?"
-	} else if len(keys) > 0 {
-		msg += "; 'guard status' lists the keys"
-	}
-	return errors.New(msg)
 }
 
 // shortErr keeps the message of a decoding error to one readable line.

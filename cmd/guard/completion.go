@@ -1,6 +1,7 @@
 package main
 
 import (
+	_ "embed"
 	"fmt"
 	"io"
 	"strings"
@@ -50,65 +51,6 @@ Example:
 // Both scripts ask guard itself what can come next: urfave/cli answers a
 // command line that ends in --generate-bash-completion with one candidate
 // per line (commands, flags, or keys from the state file).
-
-const bashCompletion = `# bash completion for guard: source <(guard completion bash)
-_guard_complete() {
-  local cur=${COMP_WORDS[COMP_CWORD]} candidates c prefix=
-  local -a args=("${COMP_WORDS[@]:1:COMP_CWORD-1}")
-  if [[ -n $COMP_LINE ]]; then
-    # bash splits words at ':' too (COMP_WORDBREAKS); keys such as
-    # svc:lint are one word to guard, so take the word from the line.
-    local line=${COMP_LINE:0:COMP_POINT}
-    cur=${line##*[[:space:]]}
-    read -ra args <<<"${line%"$cur"}"
-    args=("${args[@]:1}")
-    [[ $cur == *:* ]] && prefix=${cur%"${cur##*:}"}
-  fi
-  if [[ $cur == -* ]]; then
-    candidates=$("${COMP_WORDS[0]}" "${args[@]}" "$cur" --generate-bash-completion 2>/dev/null)
-  else
-    candidates=$("${COMP_WORDS[0]}" "${args[@]}" --generate-bash-completion 2>/dev/null)
-  fi
-  COMPREPLY=()
-  while IFS= read -r c; do
-    # bash replaces only what follows the last ':' of the word.
-    [[ -n $c && $c == "$cur"* ]] && COMPREPLY+=("$(printf '%q' "${c#"$prefix"}")")
-  done <<<"$candidates"
-}
-complete -o default -F _guard_complete guard
-`
-
-const zshCompletion = `#compdef guard
-# zsh completion for guard: source <(guard completion zsh)
-_guard() {
-  local cur=${words[CURRENT]}
-  local -a args candidates
-  args=("${(Q)words[2,CURRENT-1][@]}")
-  if [[ $cur == -* ]]; then
-    candidates=("${(@f)$(${words[1]} "${args[@]}" "$cur" --generate-bash-completion 2>/dev/null)}")
-  else
-    candidates=("${(@f)$(${words[1]} "${args[@]}" --generate-bash-completion 2>/dev/null)}")
-  fi
-  if [[ -n ${candidates[1]} ]]; then
-    compadd -- "${candidates[@]}"
-  else
-    _files
-  fi
-}
-if [[ $funcstack[1] == _guard ]]; then
-  _guard "$@"
-else
-  compdef _guard guard
-fi
-`
-
-// fishKeys adds the keys and services in the state files to the fish
-// script that urfave/cli writes, which knows only commands and flags.
-const fishKeys = `
-# Keys and services, from the state files.
-complete -c guard -n '__fish_seen_subcommand_from reset trip probe' -f -a '(guard reset --generate-bash-completion 2>/dev/null)'
-complete -c guard -n '__fish_seen_subcommand_from healthy unhealthy' -f -a '(guard cooldown healthy --generate-bash-completion 2>/dev/null)'
-`
 
 // completeKeys prints the keys in the hook state file, for completing
 // commands that take a KEY.
@@ -166,3 +108,15 @@ func (e *env) completeFlags(c *cli.Context) bool {
 	}
 	return true
 }
+
+// The completion scripts: each asks guard what comes next
+// (--generate-bash-completion, urfave/cli's protocol), so that keys and
+// services come from the state files.
+var (
+	//go:embed completion/guard.bash
+	bashCompletion string
+	//go:embed completion/_guard
+	zshCompletion string
+	//go:embed completion/keys.fish
+	fishKeys string
+)

@@ -9,6 +9,7 @@ import (
 	"guard/breaker"
 	"guard/circuit"
 	"guard/store"
+	"guard/view"
 )
 
 func (e *env) probeCommand() *cli.Command {
@@ -42,7 +43,7 @@ func (e *env) probe(c *cli.Context) error {
 	var perr error
 	err = hooks.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
 		if !tx.Has(key) {
-			perr = unknownKey(key, tx)
+			perr = view.UnknownKey(key, tx)
 			return false, nil
 		}
 		_, changed, perr = circuit.Probe(tx, key, now)

@@ -5,9 +5,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"guard/breaker"
 	"guard/circuit"
 	"guard/store"
+	"guard/view"
 )
 
 func (e *env) resetCommand() *cli.Command {
@@ -44,28 +44,15 @@ func (e *env) reset(c *cli.Context) error {
 		return err
 	}
 	now := e.now()
-	var events []string
+	var closed []circuit.Closed
 	var missing error
 	err = hooks.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
-		events, missing = nil, nil
-		if all {
-			keys = tx.Keys()
+		var key string
+		closed, key, err = circuit.ResetKeys(tx, keys, all, now)
+		if key != "" {
+			missing = view.UnknownKey(key, tx)
 		}
-		changed := false
-		for _, k := range keys {
-			c, err := tx.Circuit(k)
-			if err != nil {
-				return false, err
-			}
-			if _, ok, err := circuit.Reset(tx, k, now); err != nil || !ok {
-				missing = unknownKey(k, tx)
-				return false, err
-			}
-			from := c.State
-			changed = true
-			events = append(events, fmt.Sprintf("reset %q: %s -> closed", k, orClosed(from)))
-		}
-		return changed, nil
+		return len(closed) > 0, err
 	})
 	if err != nil {
 		return err
@@ -73,18 +60,11 @@ func (e *env) reset(c *cli.Context) error {
 	if missing != nil {
 		return missing
 	}
-	for _, ev := range events {
-		fmt.Fprintln(e.stdout, ev)
+	for _, c := range closed {
+		fmt.Fprintf(e.stdout, "reset %q: %s -> closed\n", c.Key, c.From)
 	}
 	if all {
-		fmt.Fprintf(e.stdout, "reset %d keys\n", len(events))
+		fmt.Fprintf(e.stdout, "reset %d keys\n", len(closed))
 	}
 	return nil
-}
-
-func orClosed(s breaker.State) breaker.State {
-	if s == "" {
-		return breaker.Closed
-	}
-	return s
 }

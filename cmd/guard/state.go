@@ -121,18 +121,7 @@ func (e *env) stateImport(c *cli.Context) error {
 	if err := t.Check(data); err != nil {
 		return fmt.Errorf("%s is not a state guard can import: %v; nothing changed", in, err)
 	}
-	now := e.now()
-	backup := ""
-	err = t.Import(data, now, in, func(old []byte) (string, error) {
-		if old == nil {
-			return "", nil
-		}
-		backup = atomicfile.FreePath(fmt.Sprintf("%s.bak-%s", t.where, now.UTC().Format("20060102T150405Z")))
-		if err := atomicfile.WriteFile(backup, old, 0o600, t.info()); err != nil {
-			return "", fmt.Errorf("cannot keep a backup: %w", err)
-		}
-		return backup, nil
-	})
+	backup, err := t.Import(data, e.now(), in)
 	if err != nil {
 		return err
 	}
@@ -142,14 +131,4 @@ func (e *env) stateImport(c *cli.Context) error {
 		fmt.Fprintf(e.stdout, "imported %s into %s\n", in, t.where)
 	}
 	return nil
-}
-
-// info describes the state file, for a backup to take its owner from; nil
-// if it cannot be read.
-func (t *checkpointTarget) info() os.FileInfo {
-	fi, err := os.Stat(t.where)
-	if err != nil {
-		return nil
-	}
-	return fi
 }
