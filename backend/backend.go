@@ -17,6 +17,7 @@ import (
 	"guard/statefile"
 	"guard/store"
 	"guard/supervise"
+	"guard/view"
 )
 
 // Options are what a backend reports to its user.
@@ -50,14 +51,14 @@ func OpenHooks(cfg *config.Config, o Options) (*Hooks, error) {
 	s, err := hookstate.Open(cfg.StateFile, statefile.Options{
 		LockTimeout: cfg.LockTimeout,
 		OnQuarantine: func(to string, cause error) {
-			o.warn("state file did not parse (%s); moved it to %s and started afresh", firstLine(cause), to)
+			o.warn("state file did not parse (%s); moved it to %s and started afresh", view.ErrorLine(cause), to)
 		},
 	}, cfg.CircuitBreaker.Retention, eventLog(cfg, cfg.StateFile), o.LogFailed)
 	if err != nil {
 		return nil, err
 	}
 	s.OnSetAside = func(a hookstate.Aside, quarantine string) {
-		o.warn("the state of %q was malformed (%s); kept it in %s and started it afresh", a.Key, firstLine(a.Err), quarantine)
+		o.warn("the state of %q was malformed (%s); kept it in %s and started it afresh", a.Key, view.ErrorLine(a.Err), quarantine)
 	}
 	return &Hooks{
 		Circuits:   s.Circuits(),
@@ -90,7 +91,7 @@ func OpenCooldown(cfg *config.Config, path string, o Options) (*Cooldown, error)
 	s, err := cooldownstate.Open(path, statefile.Options{
 		LockTimeout: cfg.LockTimeout,
 		OnQuarantine: func(to string, cause error) {
-			o.warn("cooldown state did not parse (%s); moved it to %s and started afresh", firstLine(cause), to)
+			o.warn("cooldown state did not parse (%s); moved it to %s and started afresh", view.ErrorLine(cause), to)
 		},
 	}, cfg.Cooldown.Retention, actions, eventLog(cfg, path), o.LogFailed)
 	if err != nil {

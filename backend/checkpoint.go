@@ -3,7 +3,6 @@ package backend
 import (
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"guard/atomicfile"
@@ -45,13 +44,4 @@ func (c checkpoint) Import(data []byte, now time.Time, from string) (string, err
 		return kept, nil
 	})
 	return kept, err
-}
-
-// firstLine keeps an error to its first line, for a warning.
-func firstLine(err error) string {
-	msg, _, _ := strings.Cut(err.Error(), "\n")
-	if len(msg) > 200 {
-		msg = msg[:200] + "..."
-	}
-	return msg
 }

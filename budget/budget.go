@@ -16,6 +16,7 @@ import (
 	"guard/breaker"
 	"guard/config"
 	"guard/store"
+	"guard/view"
 )
 
 // Rules are the configured budgets on a store.
@@ -69,7 +70,7 @@ func (r *Rules) Decide(service string, a store.Action, now time.Time) (breaker.V
 		return false, err
 	})
 	if errors.Is(err, store.ErrBusy) {
-		r.warn("%v; deciding without logging the decision", firstLine(err))
+		r.warn("%v; deciding without logging the decision", view.ErrorLine(err))
 		view, err := r.Snapshot()
 		if err != nil {
 			return v, err
@@ -84,7 +85,7 @@ func (r *Rules) Decide(service string, a store.Action, now time.Time) (breaker.V
 func (r *Rules) Snapshot() (store.BudgetView, error) {
 	v, err := r.Budgets.Snapshot()
 	if errors.Is(err, store.ErrCorrupt) {
-		r.warn("%v; reading it as empty (the next write moves it aside)", firstLine(err))
+		r.warn("%v; reading it as empty (the next write moves it aside)", view.ErrorLine(err))
 		return empty{}, nil
 	}
 	if err != nil {
@@ -145,8 +146,3 @@ func (empty) Check(_ string, a store.Action, now time.Time) (breaker.Verdict, er
 func (empty) Streak(string) int              { return 0 }
 func (empty) Last(string) (time.Time, error) { return time.Time{}, nil }
 func (empty) Stamps() []string               { return nil }
-
-func firstLine(err error) string {
-	msg, _, _ := strings.Cut(err.Error(), "\n")
-	return msg
-}

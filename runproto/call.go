@@ -91,3 +91,18 @@ func (l *Call) Settings(cfg *config.Config, key string) (config.Breaker, error) 
 	}
 	return b, nil
 }
+
+// Salvage finds the command in a guard run command line (args, from the
+// program name on) whose flags did not parse, so that guard can still run
+// it; nil if there is none.
+func Salvage(args []string) []string {
+	for i, a := range args {
+		switch {
+		case a == "--" && i+1 < len(args):
+			return args[i+1:]
+		case (a == "-c" || a == "--command" || a == "-command") && i+1 < len(args):
+			return []string{"/bin/sh", "-c", args[i+1]}
+		}
+	}
+	return nil
+}

@@ -2,6 +2,7 @@ package runproto
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -94,6 +95,23 @@ func TestValidKeyKeepsInvalidUTF8Apart(t *testing.T) {
 		seen[v] = k
 		if utf8.ValidString(k) && v != k {
 			t.Errorf("ValidKey(%q) = %q; a valid key is kept as it is", k, v)
+		}
+	}
+}
+
+func TestSalvage(t *testing.T) {
+	tests := []struct {
+		in   []string
+		want []string
+	}{
+		{[]string{"guard", "run", "--bad", "--", "ls", "-l"}, []string{"ls", "-l"}},
+		{[]string{"guard", "run", "--bad", "-c", "echo hi"}, []string{"/bin/sh", "-c", "echo hi"}},
+		{[]string{"guard", "run", "--bad"}, nil},
+		{[]string{"guard", "run", "--"}, nil},
+	}
+	for _, tc := range tests {
+		if got := Salvage(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("Salvage(%q) = %q; want %q", tc.in, got, tc.want)
 		}
 	}
 }

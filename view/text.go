@@ -144,3 +144,10 @@ func stamp(t statefile.Time) string {
 	}
 	return t.UTC().Format(statefile.TimeLayout)
 }
+
+// ErrorLine keeps an error's message to one readable line: its first, at
+// most 200 bytes.
+func ErrorLine(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return Truncate(msg, 200)
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -50,23 +49,6 @@ func TestHoistGlobalFlags(t *testing.T) {
 		got := strings.Join(hoistGlobalFlags(strings.Fields(tc.in)), " ")
 		if got != tc.want {
 			t.Errorf("hoistGlobalFlags(%s) = %s; want %s", tc.in, got, tc.want)
-		}
-	}
-}
-
-func TestSalvageCommand(t *testing.T) {
-	tests := []struct {
-		in   []string
-		want []string
-	}{
-		{[]string{"guard", "run", "--bad", "--", "ls", "-l"}, []string{"ls", "-l"}},
-		{[]string{"guard", "run", "--bad", "-c", "echo hi"}, []string{"/bin/sh", "-c", "echo hi"}},
-		{[]string{"guard", "run", "--bad"}, nil},
-		{[]string{"guard", "run", "--"}, nil},
-	}
-	for _, tc := range tests {
-		if got := salvageCommand(tc.in); !slices.Equal(got, tc.want) {
-			t.Errorf("salvageCommand(%q) = %q; want %q", tc.in, got, tc.want)
 		}
 	}
 }

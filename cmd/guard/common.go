@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -70,7 +69,7 @@ func (e *env) openHooksOf(c *cli.Context) (*backend.Hooks, error) {
 func (e *env) logFailed(err error) {
 	if !e.logWarned {
 		e.logWarned = true
-		e.warnf("could not write the event log: %v", oneLine(err))
+		e.warnf("could not write the event log: %v", view.ErrorLine(err))
 	}
 }
 
@@ -92,16 +91,4 @@ func (e *env) snapshot(c *cli.Context) (*config.Config, *backend.Hooks, store.Ci
 		return nil, nil, nil, fmt.Errorf("cannot read state: %w", err)
 	}
 	return cfg, hooks, v, nil
-}
-
-// shortErr keeps the message of a decoding error to one readable line.
-func shortErr(err error) string {
-	msg := err.Error()
-	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = msg[:i]
-	}
-	if len(msg) > 200 {
-		msg = msg[:200] + "..."
-	}
-	return msg
 }

@@ -316,7 +316,7 @@ func (e *env) cooldownRun(c *cli.Context) error {
 	pid := os.Getpid()
 	v, err := cd.Reserve(service, a, now, pid)
 	if err != nil {
-		return &exitError{code: exitRefused, err: fmt.Errorf("cannot check the %s %s budget: %v; not running it", service, a.Name, oneLine(err))}
+		return &exitError{code: exitRefused, err: fmt.Errorf("cannot check the %s %s budget: %v; not running it", service, a.Name, view.ErrorLine(err))}
 	}
 	if !v.Allowed {
 		fmt.Fprintf(e.stderr, "guard: cooldown: %s %s not allowed: %s; needs human attention\n", service, a.Name, view.BudgetLine(a, v, now))
@@ -331,7 +331,7 @@ func (e *env) cooldownRun(c *cli.Context) error {
 		fmt.Fprintf(e.stderr, "guard: %v\n", res.StartErr)
 	}
 	if err := cd.Finish(service, a, now, e.now(), pid, &res, c.Duration("timeout")); err != nil {
-		e.warnf("could not record the outcome of %s %s: %v (its reservation still counts)", service, a.Name, oneLine(err))
+		e.warnf("could not record the outcome of %s %s: %v (its reservation still counts)", service, a.Name, view.ErrorLine(err))
 	}
 	return exit(res.ExitCode)
 }

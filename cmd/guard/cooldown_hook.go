@@ -68,7 +68,7 @@ func (e *env) cooldownHook(c *cli.Context) error {
 	}
 	var p budget.Payload
 	if err := json.Unmarshal(data, &p); err != nil {
-		e.warnf("cooldown hook: the payload is not JSON (%s); allowing", shortErr(err))
+		e.warnf("cooldown hook: the payload is not JSON (%s); allowing", view.ErrorLine(err))
 		return nil
 	}
 	if strings.TrimSpace(p.ToolInput.Command) == "" {
@@ -77,7 +77,7 @@ func (e *env) cooldownHook(c *cli.Context) error {
 	}
 	cd, err := e.openCooldown(c)
 	if err != nil {
-		e.warnf("cooldown hook: %v; allowing", oneLine(err))
+		e.warnf("cooldown hook: %v; allowing", view.ErrorLine(err))
 		return nil
 	}
 	matches := cd.Match(p.ToolInput.Command)
@@ -89,7 +89,7 @@ func (e *env) cooldownHook(c *cli.Context) error {
 	if c.Bool("record") {
 		failed, why := p.Failed()
 		if err := cd.RecordAll(matches, now, !failed, why); err != nil {
-			e.warnf("cooldown hook: could not record %s: %v", budget.Describe(matches), oneLine(err))
+			e.warnf("cooldown hook: could not record %s: %v", budget.Describe(matches), view.ErrorLine(err))
 		}
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"guard/atomicfile"
 	"guard/backend"
 	"guard/config"
+	"guard/store"
 	"guard/view"
 )
 
@@ -71,7 +72,7 @@ func (e *env) report(c *cli.Context) error {
 	e.warnAside(v)
 	r := view.BuildReport(sts, v.Stats(), hooks.Where, now)
 	if r.Cooldown, err = e.cooldownReport(cfg, now); err != nil {
-		e.warnf("cooldown budgets left out of the report: %v", oneLine(err))
+		e.warnf("cooldown budgets left out of the report: %v", view.ErrorLine(err))
 		r.Cooldown = map[string]view.ServiceStatus{}
 	}
 
@@ -83,7 +84,7 @@ func (e *env) report(c *cli.Context) error {
 		err = view.WritePrometheus(&buf, r, sts)
 	case "markdown":
 		if err = view.WriteMarkdown(&buf, r, backend.AllEvents(cfg), now); err != nil {
-			e.warnf("%v", oneLine(err))
+			e.warnf("%v", view.ErrorLine(err))
 			err = nil
 		}
 	default:
@@ -109,12 +110,11 @@ func (e *env) cooldownReport(cfg *config.Config, now time.Time) (map[string]view
 		return map[string]view.ServiceStatus{}, nil
 	}
 	cd, err := e.openCooldownAt(cfg, "")
-	if err != nil {
-		return nil, err
+	if err == nil {
+		var v store.BudgetView
+		if v, err = cd.Budgets.Snapshot(); err == nil {
+			return view.ServiceStatuses(v, cd.Actions, v.ServiceNames(), now)
+		}
 	}
-	v, err := cd.Budgets.Snapshot()
-	if err != nil {
-		return nil, err
-	}
-	return view.ServiceStatuses(v, cd.Actions, v.ServiceNames(), now)
+	return nil, err
 }

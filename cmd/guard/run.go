@@ -67,7 +67,7 @@ Examples:
 // be found (after "--", or in -c), it warns and runs it unguarded. It never
 // exits 2, which a Claude hook would read as "block".
 func (e *env) runUsageError(c *cli.Context, err error, _ bool) error {
-	if argv := salvageCommand(e.args); argv != nil {
+	if argv := runproto.Salvage(e.args); argv != nil {
 		e.holdWarnings()
 		e.warnf("%v; running the command unguarded", err)
 		err := e.unguarded(argv, config.Breaker{})
@@ -75,20 +75,6 @@ func (e *env) runUsageError(c *cli.Context, err error, _ bool) error {
 		return err
 	}
 	return &exitError{code: 1, err: fmt.Errorf("%v (usage: guard run [FLAGS] -- CMD [ARG...] or guard run [FLAGS] -c 'STRING')", err)}
-}
-
-// salvageCommand finds the command in a guard run line whose flags did not
-// parse.
-func salvageCommand(args []string) []string {
-	for i, a := range args {
-		switch {
-		case a == "--" && i+1 < len(args):
-			return args[i+1:]
-		case (a == "-c" || a == "--command" || a == "-command") && i+1 < len(args):
-			return []string{"/bin/sh", "-c", args[i+1]}
-		}
-	}
-	return nil
 }
 
 func (e *env) run(c *cli.Context) error { return e.guardRun(lineFromContext(c)) }
@@ -111,7 +97,7 @@ func (e *env) guardRun(l runLine) (err error) {
 	}
 	cfg, err := e.loadConfigFrom(l.config, l.state)
 	if err != nil {
-		e.warnf("%v; running %q unguarded", oneLine(err), key)
+		e.warnf("%v; running %q unguarded", view.ErrorLine(err), key)
 		return e.unguarded(argv, config.Breaker{})
 	}
 	b, err := l.Settings(cfg, ruleKey)
@@ -185,15 +171,12 @@ func (e *env) guardRun(l runLine) (err error) {
 		// Interrupted before the child started: nothing ran.
 		res = supervise.Result{ExitCode: 128 + int(sig.(syscall.Signal)), Interrupted: sig}
 	default:
-		res = e.supervise(argv, b, started)
-		if res.TimedOut {
-			fmt.Fprintf(e.stderr, "guard: %q ran longer than its timeout of %s and was stopped\n", key, config.FormatDuration(b.Timeout))
-		}
+		res = e.supervise(argv, key, b, started)
 	}
 	now = e.now()
 	r := runproto.Classify(&res, b, dec)
 	if err := p.Record(key, s, now, r, circuit.Run{Exit: res.ExitCode, Duration: res.Elapsed}); err != nil {
-		e.warnf("could not record the outcome of %q: %v", key, oneLine(err))
+		e.warnf("could not record the outcome of %q: %v", key, view.ErrorLine(err))
 	}
 	return exit(res.ExitCode)
 }
@@ -238,14 +221,14 @@ func (e *env) rejected(cfg *config.Config, b config.Breaker, p *runproto.Protoco
 	why := fmt.Sprintf("%d %s in flight (max_concurrent: %d) and none ended within %s",
 		b.MaxConcurrent, runs, b.MaxConcurrent, config.FormatDuration(b.QueueTimeout))
 	if err := p.Reject(key, e.now(), why); err != nil {
-		e.warnf("could not record the rejection of %q: %v", key, oneLine(err))
+		e.warnf("could not record the rejection of %q: %v", key, view.ErrorLine(err))
 	}
 	return e.skipped(cfg, b, key, fmt.Sprintf("guard: skipped %q: %s; 'guard status' shows them", key, why))
 }
 
 // supervise runs argv under b's timeout, reporting a command that could not
 // be started the way a shell would. started, if set, gets the child's PID.
-func (e *env) supervise(argv []string, b config.Breaker, started func(int)) supervise.Result {
+func (e *env) supervise(argv []string, key string, b config.Breaker, started func(int)) supervise.Result {
 	res := supervise.Run(supervise.Spec{
 		Argv:      argv,
 		Stdin:     e.stdin,
@@ -259,6 +242,9 @@ func (e *env) supervise(argv []string, b config.Breaker, started func(int)) supe
 	if !res.Ran() {
 		fmt.Fprintf(e.stderr, "guard: %v\n", res.StartErr)
 	}
+	if res.TimedOut {
+		fmt.Fprintf(e.stderr, "guard: %q ran longer than its timeout of %s and was stopped\n", key, config.FormatDuration(b.Timeout))
+	}
 	return res
 }
 
@@ -268,17 +254,13 @@ func (e *env) unguarded(argv []string, b config.Breaker) error {
 	if e.sigsReady != nil {
 		<-e.sigsReady
 	}
-	res := e.supervise(argv, b, nil)
-	if res.TimedOut {
-		fmt.Fprintf(e.stderr, "guard: %q ran longer than its timeout of %s and was stopped\n", runproto.CommandKey(argv), config.FormatDuration(b.Timeout))
-	}
-	return exit(res.ExitCode)
+	return exit(e.supervise(argv, runproto.CommandKey(argv), b, nil).ExitCode)
 }
 
 // guardFailed handles guard's own failure before the child ran: by default
 // it runs the child anyway; with failure_mode: closed it skips it.
 func (e *env) guardFailed(cfg *config.Config, b config.Breaker, argv []string, key string, err error) error {
-	why := oneLine(err)
+	why := view.ErrorLine(err)
 	if errors.Is(err, store.ErrBusy) {
 		why = fmt.Sprintf("state lock not obtained within %s", config.FormatDuration(cfg.LockTimeout))
 	}
@@ -288,9 +270,4 @@ func (e *env) guardFailed(cfg *config.Config, b config.Breaker, argv []string, k
 	}
 	e.warnf("%s; running %q unguarded", why, key)
 	return e.unguarded(argv, b)
-}
-
-// oneLine returns the first line of err's message.
-func oneLine(err error) string {
-	return shortErr(err)
 }
