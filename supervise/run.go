@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"guard/earlysig"
 )
 
 // drainTime is how long Run waits, after the child exits, for the end of
@@ -44,8 +46,9 @@ type Spec struct {
 	Signals <-chan os.Signal
 }
 
-// Signals are the signals guard passes on to its child.
-var Signals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+// Signals are the signals guard passes on to its child (the one list, kept
+// in package earlysig, which must import nothing larger).
+var Signals = earlysig.Signals
 
 // A Result is what became of a child.
 type Result struct {

@@ -12,8 +12,8 @@ import (
 
 	"guard/backend"
 	"guard/circuit"
-	"guard/cmd/guard/internal/earlysig"
 	"guard/config"
+	"guard/earlysig"
 	"guard/runproto"
 	"guard/store"
 	"guard/supervise"

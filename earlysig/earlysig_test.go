@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"guard/cmd/guard/internal/earlysig"
+	"guard/earlysig"
 	"guard/supervise"
 )
 

@@ -1,5 +1,6 @@
 // Package earlysig starts guard run's signal subscription while the rest of
-// the program is still being set up.
+// the program is still being set up, and holds the one list of the signals
+// guard passes on to its child.
 //
 // Subscribing to a signal takes a round trip to the Go runtime's signal
 // thread, a few hundred microseconds for the four signals guard run passes
