@@ -9,53 +9,35 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"guard/cli"
 )
 
-// guardBin is the guard binary built for these tests.
+// guardBin is the guard these tests run: this test binary, which
+// testscript.Main installs on PATH as guard, running cli.Main.
 var guardBin string
 
-// touchSources reads every Go source file of the module, so that go test's
-// cache, which watches the files a test opens, reruns these tests when the
-// code of the binary they build changes.
-func touchSources() {
-	filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && (filepath.Ext(path) == ".go" || d.Name() == "go.mod" || filepath.Base(filepath.Dir(path)) == "completion") {
-			os.ReadFile(path)
-		}
-		return nil
+func TestMain(m *testing.M) {
+	testscript.Main(findGuard{m}, map[string]func(){
+		"guard": func() { os.Exit(cli.Main()) },
 	})
 }
 
-// TestBuildInputs records the binary's sources as inputs of this package's
-// tests (the go test cache only watches files opened while tests run).
-func TestBuildInputs(t *testing.T) { touchSources() }
+// findGuard runs the tests once testscript.Main has put guard on PATH.
+type findGuard struct{ m *testing.M }
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "guard-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+func (f findGuard) Run() int {
+	var err error
+	if guardBin, err = exec.LookPath("guard"); err != nil {
+		fmt.Fprintln(os.Stderr, "guard is not on PATH:", err)
+		return 1
 	}
-	guardBin = filepath.Join(dir, "guard")
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		goTool = "go"
-	}
-	build := exec.Command(goTool, "build", "-o", guardBin, "../cmd/guard")
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "cannot build guard:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	return f.m.Run()
 }
 
 func TestScripts(t *testing.T) {

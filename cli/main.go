@@ -1,0 +1,163 @@
+// Package cli is guard's command line: flag parsing, printing and exit
+// codes, over the packages that do the work (runproto, budget, view,
+// backend). cmd/guard is its main; the end-to-end tests run it the same
+// way.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+)
+
+// Main runs guard with the process's arguments, streams and environment,
+// and returns the status to exit with.
+func Main() int {
+	e := &env{
+		stdin:   os.Stdin,
+		stdout:  os.Stdout,
+		stderr:  os.Stderr,
+		getenv:  os.Getenv,
+		environ: os.Environ,
+		now:     time.Now,
+		exits:   true,
+	}
+	return e.main(os.Args)
+}
+
+// env is what a command may touch of the outside world. Commands write to
+// the writers they are given and read the clock through now, so that tests
+// need not swap globals.
+type env struct {
+	stdin   io.Reader
+	stdout  io.Writer
+	stderr  io.Writer
+	getenv  func(string) string
+	environ func() []string
+	now     func() time.Time
+
+	args      []string       // the whole command line, for guard run's fail-open path
+	sigs      chan os.Signal // guard run's signals, taken from its start
+	sigsReady chan struct{}  // closed once sigs is subscribed
+
+	logWarned bool // a failure to write the event log was reported
+
+	// heldWarnings, when set, keeps guard run's warnings until the
+	// command's status is known: a hook that exits 2 blocks, and Claude
+	// reads its stderr as the reason, to which guard must add nothing.
+	heldWarnings *strings.Builder
+
+	// exits is set when the process ends with the command, so that what
+	// the operating system undoes anyway (signal subscriptions) is left.
+	exits bool
+}
+
+// An exitError carries the status a command wants guard to exit with.
+type exitError struct {
+	code int
+	err  error // printed if not nil
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// exit returns an error that makes guard exit with code and print nothing.
+func exit(code int) error {
+	if code == 0 {
+		return nil
+	}
+	return &exitError{code: code}
+}
+
+// A usageError is a command line guard cannot make sense of.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error {
+	return &usageError{err: fmt.Errorf(format, args...)}
+}
+
+// exitUsage is the status of a command line guard cannot make sense of:
+// EX_USAGE of sysexits.h. Never 2, which a Claude hook reads as "block".
+const exitUsage = 64
+
+// main runs guard with args and returns its exit status. exitStatus is the
+// one place that turns errors into messages and exit statuses: 0 for
+// success, the code of an exitError, 64 for a usage error, and 1 for
+// anything else. guard never exits 2 on its own account.
+func (e *env) main(args []string) int {
+	args = hoistGlobalFlags(args)
+	e.args = args
+	if len(args) > 1 && args[1] == "run" {
+		// guard's hot path skips urfave/cli when it can.
+		if l, ok := parseRunLine(args[2:]); ok {
+			return e.exitStatus(e.guardRun(l))
+		}
+	}
+	app := e.app()
+	return e.exitStatus(app.Run(reorderFlags(app, args)))
+}
+
+// exitStatus turns what a command returned into guard's exit status,
+// printing the error if there is one to print.
+func (e *env) exitStatus(err error) int {
+	if err == nil {
+		return 0
+	}
+	var xe *exitError
+	if errors.As(err, &xe) {
+		if xe.err != nil {
+			e.errorf("%v", xe.err)
+		}
+		return xe.code
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		e.errorf("%v", ue.err)
+		fmt.Fprintf(e.stderr, "Run 'guard --help' or 'guard COMMAND --help' for usage.\n")
+		return exitUsage
+	}
+	e.errorf("%v", err)
+	return 1
+}
+
+// errorf prints an error the one way guard prints errors.
+func (e *env) errorf(format string, args ...any) {
+	fmt.Fprintf(e.stderr, "guard: error: "+format+"\n", args...)
+}
+
+// warnf prints a warning: one line, on stderr.
+func (e *env) warnf(format string, args ...any) {
+	if e.heldWarnings != nil {
+		fmt.Fprintf(e.heldWarnings, "guard: warning: "+format+"\n", args...)
+		return
+	}
+	fmt.Fprintf(e.stderr, "guard: warning: "+format+"\n", args...)
+}
+
+// holdWarnings keeps warnings back until releaseWarnings.
+func (e *env) holdWarnings() { e.heldWarnings = &strings.Builder{} }
+
+// releaseWarnings prints the warnings held back, unless the command exited
+// 2 (err is its status): then they are dropped, since Claude reads that
+// stderr as the hook's reason for blocking.
+func (e *env) releaseWarnings(err error) {
+	held := e.heldWarnings
+	e.heldWarnings = nil
+	var xe *exitError
+	if held == nil || (errors.As(err, &xe) && xe.code == 2 && xe.err == nil) {
+		return
+	}
+	io.WriteString(e.stderr, held.String())
+}
