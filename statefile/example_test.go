@@ -1,0 +1,38 @@
+package statefile_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"guard/statefile"
+)
+
+// Update reads the document under the lock, lets fn change it, and
+// replaces the file atomically; Load reads it without the lock.
+func ExampleUpdate() {
+	dir, _ := os.MkdirTemp("", "statefile")
+	defer os.RemoveAll(dir)
+	f, err := statefile.Open(filepath.Join(dir, "counts.json"), statefile.Options{})
+	if err != nil {
+		panic(err)
+	}
+	type counts struct {
+		Runs int `json:"runs"`
+	}
+	for range 3 {
+		err := statefile.Update(f, func(c *counts) (bool, error) {
+			c.Runs++
+			return true, nil
+		})
+		if err != nil {
+			panic(err)
+		}
+	}
+	var c counts
+	if _, err := statefile.Load(f, &c); err != nil {
+		panic(err)
+	}
+	fmt.Println(c.Runs)
+	// Output: 3
+}
