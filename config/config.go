@@ -197,8 +197,9 @@ func (b *Breaker) Excluded(key string) bool {
 	return false
 }
 
-// Settings returns the breaker package's view of b for key. leaseFor is
-// how long a probe lease lasts.
+// Settings returns the breaker package's view of b for key. A probe lease
+// lasts probe_lease, or the timeout plus kill_grace when there is a
+// timeout.
 func (b *Breaker) Settings(key string) breaker.Settings {
 	lease := b.ProbeLease
 	if b.Timeout > 0 {

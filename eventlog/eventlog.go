@@ -9,9 +9,10 @@
 //
 // Rotation: when an append would take the log past MaxSize bytes, the log
 // becomes "<log>.1", "<log>.1" becomes "<log>.2", and so on; MaxFiles
-// rotated files are kept and the oldest is removed. A writer that opened
-// the log just before a rotation appends to the file that became "<log>.1",
-// so no line is lost; Read merges every file in time order.
+// rotated files are kept and the oldest is removed. A writer that was
+// waiting for the lock while another rotated finds that the file it locked
+// is no longer the log, and appends to the new one, so no line is lost or
+// misplaced; Read merges every file in time order.
 //
 // Appends are not fsynced: the state file is the durable record, and the log
 // explains it. A crash can lose the last lines, never corrupt earlier ones.

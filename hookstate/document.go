@@ -418,59 +418,60 @@ func (w *segmentWriter) segments() [][]byte {
 
 // GlobalStats are the Python guardrails' totals over every key.
 type GlobalStats struct {
-	TotalExecutions int64           `json:"total_executions"`
-	TotalFailures   int64           `json:"total_failures"`
-	HooksDisabled   int             `json:"hooks_disabled"` // keys now open
-	LastUpdated     statefile.Time  `json:"last_updated"`
-	LastSweep       statefile.Time  `json:"last_sweep,omitzero"` // guard's: when idle keys were last pruned
-	Extra           statefile.Extra `json:"-"`
+	TotalExecutions int64
+	TotalFailures   int64
+	HooksDisabled   int // keys now open
+	LastUpdated     statefile.Time
+	LastSweep       statefile.Time // guard's: when idle keys were last pruned
+	Extra           statefile.Extra
 }
 
 // A Hook is one key's entry. The fields up to RetryAfter are the Python
 // guardrails' own, with their names and meanings, so that its CLI can read
 // a file guard wrote; the rest are guard's.
+// They are read and written by hand (codec.go), under the names there.
 type Hook struct {
-	State                string         `json:"state"`
-	FailureCount         int            `json:"failure_count"`
-	ConsecutiveFailures  int            `json:"consecutive_failures"`
-	ConsecutiveSuccesses int            `json:"consecutive_successes"`
-	FirstFailure         statefile.Time `json:"first_failure"`
-	LastFailure          statefile.Time `json:"last_failure"`
-	LastSuccess          statefile.Time `json:"last_success"`
-	LastError            *string        `json:"last_error"`
-	DisabledAt           statefile.Time `json:"disabled_at"`
-	RetryAfter           statefile.Time `json:"retry_after"`
+	State                string
+	FailureCount         int
+	ConsecutiveFailures  int
+	ConsecutiveSuccesses int
+	FirstFailure         statefile.Time
+	LastFailure          statefile.Time
+	LastSuccess          statefile.Time
+	LastError            *string
+	DisabledAt           statefile.Time
+	RetryAfter           statefile.Time
 
-	ReopenCount  int              `json:"reopen_count,omitempty"`  // re-opens in a row: the back-off exponent
-	OpenReason   string           `json:"open_reason,omitempty"`   // why it last opened
-	Forced       bool             `json:"forced,omitempty"`        // tripped by hand
-	FailureTimes []statefile.Time `json:"failure_times,omitempty"` // failures inside failure_window
-	ProbeLeases  []Lease          `json:"probe_leases,omitempty"`  // probes running now
-	LastRun      statefile.Time   `json:"last_run,omitzero"`       // last outcome recorded
-	Totals       Totals           `json:"totals"`
-	Extra        statefile.Extra  `json:"-"`
+	ReopenCount  int              // re-opens in a row: the back-off exponent
+	OpenReason   string           // why it last opened
+	Forced       bool             // tripped by hand
+	FailureTimes []statefile.Time // failures inside failure_window
+	ProbeLeases  []Lease          // probes running now
+	LastRun      statefile.Time   // last outcome recorded
+	Totals       Totals
+	Extra        statefile.Extra
 }
 
 // A Lease is a probe lease as the file stores it.
 type Lease struct {
-	Host       string          `json:"host,omitempty"` // the holder's host; none in state from before hosts were recorded
-	PID        int             `json:"pid"`
-	StartTicks uint64          `json:"start_ticks,omitempty"` // the holder's start time in clock ticks since boot
-	Acquired   statefile.Time  `json:"acquired"`
-	Expires    statefile.Time  `json:"expires"` // null: only a dead holder ends it
-	Extra      statefile.Extra `json:"-"`
+	Host       string // the holder's host; none in state from before hosts were recorded
+	PID        int
+	StartTicks uint64 // the holder's start time in clock ticks since boot
+	Acquired   statefile.Time
+	Expires    statefile.Time // null: only a dead holder ends it
+	Extra      statefile.Extra
 }
 
 // Totals count every outcome a key has seen; they survive reset.
 type Totals struct {
-	Successes int64           `json:"successes"`
-	Failures  int64           `json:"failures"`
-	Ignored   int64           `json:"ignored"`
-	Cancelled int64           `json:"cancelled"`
-	Abandoned int64           `json:"abandoned"`
-	Skips     int64           `json:"skips"`
-	Rejected  int64           `json:"rejected"`
-	Extra     statefile.Extra `json:"-"`
+	Successes int64
+	Failures  int64
+	Ignored   int64
+	Cancelled int64
+	Abandoned int64
+	Skips     int64
+	Rejected  int64
+	Extra     statefile.Extra
 }
 
 // Circuit returns the breaker's view of h.
