@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"unicode/utf8"
+
+	"guard/statefile"
 )
 
 // A node is a JSON value and where it sits in the document. The rewrite
@@ -84,84 +85,30 @@ func parse(doc []byte) (*node, error) {
 		}
 		return nil, &SyntaxError{Line: line, Column: col, Msg: msg}
 	}
-	p := &parser{doc: doc}
-	n := p.value()
-	return n, nil
+	return build(doc, bytes.TrimSpace(doc)), nil
 }
 
-// parser walks a document already known to be valid JSON.
-type parser struct {
-	doc []byte
-	i   int
-}
-
-func (p *parser) space() {
-	for p.i < len(p.doc) {
-		switch p.doc[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
-}
-
-func (p *parser) value() *node {
-	p.space()
-	n := &node{start: p.i}
-	switch c := p.doc[p.i]; c {
+// build makes the node of v, a value inside doc (a subslice of it), with
+// statefile's scanner, the one JSON scanner guard has. doc is valid JSON.
+func build(doc, v []byte) *node {
+	start := cap(doc) - cap(v) // v's offset in doc
+	n := &node{start: start, end: start + len(v), kind: 'v'}
+	switch v[0] {
 	case '{':
 		n.kind = '{'
-		p.i++
-		for {
-			p.space()
-			if p.doc[p.i] == '}' {
-				p.i++
-				break
-			}
-			if p.doc[p.i] == ',' {
-				p.i++
-				p.space()
-			}
-			k := p.value()
-			var key string
-			_ = json.Unmarshal(p.doc[k.start:k.end], &key)
-			p.space()
-			p.i++ // ':'
-			n.members = append(n.members, member{key: key, value: p.value()})
+		ms, _ := statefile.ObjectMembers(v)
+		for _, m := range ms {
+			n.members = append(n.members, member{key: m.Key, value: build(doc, m.Value)})
 		}
 	case '[':
 		n.kind = '['
-		p.i++
-		for {
-			p.space()
-			if p.doc[p.i] == ']' {
-				p.i++
-				break
-			}
-			if p.doc[p.i] == ',' {
-				p.i++
-			}
-			n.elems = append(n.elems, p.value())
+		es, _ := statefile.Elements(v)
+		for _, e := range es {
+			n.elems = append(n.elems, build(doc, e))
 		}
 	case '"':
 		n.kind = '"'
-		p.i++
-		for p.doc[p.i] != '"' {
-			if p.doc[p.i] == '\\' {
-				p.i++
-			}
-			_, size := utf8.DecodeRune(p.doc[p.i:])
-			p.i += size
-		}
-		p.i++
-	default:
-		n.kind = 'v'
-		for p.i < len(p.doc) && !bytes.ContainsAny(p.doc[p.i:p.i+1], " \t\r\n,]}") {
-			p.i++
-		}
 	}
-	n.end = p.i
 	return n
 }
 
@@ -170,9 +117,6 @@ func (n *node) str(doc []byte) (string, bool) {
 	if n == nil || n.kind != '"' {
 		return "", false
 	}
-	var s string
-	if json.Unmarshal(doc[n.start:n.end], &s) != nil {
-		return "", false
-	}
-	return s, true
+	s, err := statefile.ParseString(doc[n.start:n.end])
+	return s, err == nil
 }
