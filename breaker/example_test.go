@@ -40,3 +40,12 @@ func ExampleBudget() {
 	fmt.Println(v.Allowed, v.Used, v.NextAllowed.Format(time.Kitchen))
 	// Output: false 2 4:00PM
 }
+
+// A window slides: an event exactly its length old is out of it.
+func ExampleWindow() {
+	w := breaker.Window{Length: time.Hour}
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	times := []time.Time{now.Add(-2 * time.Hour), now.Add(-time.Hour), now.Add(-59 * time.Minute)}
+	fmt.Println(w.Count(times, now), len(w.Prune(times, now)))
+	// Output: 1 1
+}

@@ -36,3 +36,16 @@ func ExampleUpdate() {
 	fmt.Println(c.Runs)
 	// Output: 3
 }
+
+// Find looks up one value without decoding the rest, for advice read
+// without the lock; Members splits an object, checking it as it goes.
+func ExampleFind() {
+	doc := []byte(`{"version": 1, "hooks": {"lint": {"state": "open"}, "fmt": {"state": "closed"}}}`)
+	v, ok := statefile.Find(doc, "hooks", "lint")
+	fmt.Println(string(v), ok)
+	top, hooks, err := statefile.Members(doc, "hooks")
+	fmt.Println(len(top), hooks[1].Key, err)
+	// Output:
+	// {"state": "open"} true
+	// 2 fmt <nil>
+}
