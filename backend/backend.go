@@ -6,6 +6,8 @@
 package backend
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"sort"
 
@@ -14,6 +16,7 @@ import (
 	"guard/cooldownstate"
 	"guard/eventlog"
 	"guard/hookstate"
+	"guard/pgstore"
 	"guard/statefile"
 	"guard/store"
 	"guard/supervise"
@@ -43,10 +46,26 @@ type Hooks struct {
 	Where      string // where the state is, for people
 }
 
-// OpenHooks opens the hook state cfg names.
+// OpenHooks opens the hook state cfg names: a PostgreSQL database if
+// state_file is a postgres:// URL, else the JSON file.
 func OpenHooks(cfg *config.Config, o Options) (*Hooks, error) {
 	if cfg.StateFile == "" {
 		return nil, config.ErrNoHome
+	}
+	if pgstore.IsURL(cfg.StateFile) {
+		db, err := pgstore.Open(context.Background(), cfg.StateFile, cfg.ConnectTimeout)
+		if err != nil {
+			return nil, err
+		}
+		c := db.Circuits(cfg.CircuitBreaker.Retention)
+		c.OnSetAside = func(a store.Aside, where string) {
+			o.warn("the state of %q was malformed (%s); kept it in %s and started it afresh", a.Key, view.ErrorLine(a.Err), where)
+		}
+		return &Hooks{
+			Circuits: c, Runs: db.Runs(), Events: db.Events(),
+			Checkpoint: db.Checkpoint(false, hookstate.Validate, &hookstate.Document{Version: hookstate.Version}),
+			Where:      db.Where(),
+		}, nil
 	}
 	s, err := hookstate.Open(cfg.StateFile, statefile.Options{
 		LockTimeout: cfg.LockTimeout,
@@ -88,6 +107,17 @@ func OpenCooldown(cfg *config.Config, path string, o Options) (*Cooldown, error)
 		return nil, config.ErrNoHome
 	}
 	actions := actionList(cfg)
+	if pgstore.IsURL(path) {
+		db, err := pgstore.Open(context.Background(), path, cfg.ConnectTimeout)
+		if err != nil {
+			return nil, err
+		}
+		return &Cooldown{
+			Budgets: db.Budgets(cfg.Cooldown.Retention, actions), Actions: actions, Events: db.Events(),
+			Checkpoint: db.Checkpoint(true, func(b []byte) error { return cooldownstate.Validate(b, actions) }, &cooldownstate.Document{}),
+			Where:      db.Where(),
+		}, nil
+	}
 	s, err := cooldownstate.Open(path, statefile.Options{
 		LockTimeout: cfg.LockTimeout,
 		OnQuarantine: func(to string, cause error) {
@@ -106,16 +136,58 @@ func OpenCooldown(cfg *config.Config, path string, o Options) (*Cooldown, error)
 	}, nil
 }
 
-// CooldownExists reports whether there is cooldown state to report on.
+// CooldownExists reports whether there is cooldown state to report on: a
+// database, or a file that exists.
 func CooldownExists(cfg *config.Config) bool {
+	if pgstore.IsURL(cfg.Cooldown.StateFile) {
+		return true
+	}
 	_, err := os.Stat(cfg.Cooldown.StateFile)
 	return cfg.Cooldown.StateFile != "" && err == nil
 }
 
 // AllEvents returns the event logs of the hook state and the cooldown
-// state, read as one.
-func AllEvents(cfg *config.Config) store.Events {
-	return eventlog.Logs{eventLog(cfg, cfg.StateFile), eventLog(cfg, cfg.Cooldown.StateFile)}
+// state, read as one. A state in a database logs to its table; a database
+// that cannot be reached gives the error.
+func AllEvents(cfg *config.Config) (store.Events, error) {
+	var all multiEvents
+	var files eventlog.Logs
+	seen := map[string]bool{}
+	for _, where := range []string{cfg.StateFile, cfg.Cooldown.StateFile} {
+		switch {
+		case where == "":
+		case pgstore.IsURL(where):
+			if seen[where] {
+				continue // one database, one table
+			}
+			seen[where] = true
+			db, err := pgstore.Open(context.Background(), where, cfg.ConnectTimeout)
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, db.Events())
+		default:
+			files = append(files, eventLog(cfg, where))
+		}
+	}
+	return append(all, files), nil
+}
+
+// multiEvents reads several event logs as one, in time order.
+type multiEvents []store.Events
+
+func (m multiEvents) Read(keep func(*eventlog.Event) bool) (eventlog.ReadResult, error) {
+	var res eventlog.ReadResult
+	for _, e := range m {
+		r, err := e.Read(keep)
+		if err != nil {
+			return res, err
+		}
+		res.Events = append(res.Events, r.Events...)
+		res.Malformed += r.Malformed
+	}
+	sort.SliceStable(res.Events, func(i, j int) bool { return res.Events[i].Time.Before(res.Events[j].Time) })
+	return res, nil
 }
 
 // eventLog returns the event log of the state file at statePath.
@@ -146,4 +218,33 @@ func actionList(cfg *config.Config) []store.Action {
 	}
 	sort.Slice(actions, func(i, j int) bool { return actions[i].Name < actions[j].Name })
 	return actions
+}
+
+// Describe says which backend holds the state at where and whether it can
+// be reached: "PostgreSQL at postgres://...: reachable" or "JSON file
+// /path: ...".
+func Describe(cfg *config.Config, where string) string {
+	switch {
+	case where == "":
+		return "none: " + config.ErrNoHome.Error()
+	case pgstore.IsURL(where):
+		db, err := pgstore.Open(context.Background(), where, cfg.ConnectTimeout)
+		if err != nil {
+			return fmt.Sprintf("PostgreSQL at %s: not reachable: %s", pgstore.Redact(where), view.ErrorLine(err))
+		}
+		defer db.Close()
+		return fmt.Sprintf("PostgreSQL at %s: reachable", db.Where())
+	}
+	if _, err := os.Stat(where); err != nil {
+		return fmt.Sprintf("JSON file %s: not there yet (the first run creates it)", where)
+	}
+	return fmt.Sprintf("JSON file %s: present", where)
+}
+
+// Redact hides the password of a database URL, for output.
+func Redact(where string) string {
+	if pgstore.IsURL(where) {
+		return pgstore.Redact(where)
+	}
+	return where
 }

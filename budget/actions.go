@@ -15,6 +15,7 @@ import (
 func (r *Rules) Record(service string, a store.Action, now time.Time, success bool, errMsg string) (breaker.Verdict, error) {
 	var v breaker.Verdict
 	err := r.Budgets.Update(now, func(tx store.BudgetTx) (bool, error) {
+		now := store.TxNow(tx, now)
 		if err := tx.Record(service, a, now, success, errMsg); err != nil {
 			return false, err
 		}
@@ -28,6 +29,7 @@ func (r *Rules) Record(service string, a store.Action, now time.Time, success bo
 // RecordAll records every matched action, all succeeded or all failed.
 func (r *Rules) RecordAll(ms []Match, now time.Time, success bool, errMsg string) error {
 	return r.Budgets.Update(now, func(tx store.BudgetTx) (bool, error) {
+		now := store.TxNow(tx, now)
 		for _, m := range ms {
 			if err := tx.Record(m.Service, m.Action, now, success, errMsg); err != nil {
 				return false, err
@@ -42,6 +44,7 @@ func (r *Rules) RecordAll(ms []Match, now time.Time, success bool, errMsg string
 func (r *Rules) Reserve(service string, a store.Action, now time.Time, pid int) (breaker.Verdict, error) {
 	var v breaker.Verdict
 	err := r.Budgets.Update(now, func(tx store.BudgetTx) (bool, error) {
+		now := store.TxNow(tx, now)
 		var err error
 		v, err = tx.Reserve(service, a, now, pid)
 		return v.Allowed, err
@@ -54,6 +57,7 @@ func (r *Rules) Reserve(service string, a store.Action, now time.Time, pid int) 
 // happen); any other completes it, as a success if it exited 0.
 func (r *Rules) Finish(service string, a store.Action, reservedAt, now time.Time, pid int, res *supervise.Result, timeout time.Duration) error {
 	return r.Budgets.Update(now, func(tx store.BudgetTx) (bool, error) {
+		now := store.TxNow(tx, now)
 		if !res.Ran() {
 			return true, tx.Release(service, a, pid, reservedAt)
 		}
@@ -72,6 +76,7 @@ func (r *Rules) Finish(service string, a store.Action, reservedAt, now time.Time
 // Healthy counts a healthy check of service; see store.BudgetTx.Healthy.
 func (r *Rules) Healthy(service string, now time.Time) (streak int, cleared bool, err error) {
 	err = r.Budgets.Update(now, func(tx store.BudgetTx) (bool, error) {
+		now := store.TxNow(tx, now)
 		var err error
 		streak, cleared, err = tx.Healthy(service, r.ResetAfterHealthy, now)
 		return true, err
@@ -82,6 +87,7 @@ func (r *Rules) Healthy(service string, now time.Time) (streak int, cleared bool
 // Unhealthy ends service's healthy streak.
 func (r *Rules) Unhealthy(service string, now time.Time) error {
 	return r.Budgets.Update(now, func(tx store.BudgetTx) (bool, error) {
+		now := store.TxNow(tx, now)
 		return true, tx.Unhealthy(service, now)
 	})
 }
@@ -89,6 +95,7 @@ func (r *Rules) Unhealthy(service string, now time.Time) error {
 // Mark sets last_NAME to now.
 func (r *Rules) Mark(name string, now time.Time) error {
 	return r.Budgets.Update(now, func(tx store.BudgetTx) (bool, error) {
+		now := store.TxNow(tx, now)
 		return true, tx.Mark(name, now)
 	})
 }

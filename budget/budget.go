@@ -65,6 +65,7 @@ func (r *Rules) Action(name string) (store.Action, error) {
 func (r *Rules) Decide(service string, a store.Action, now time.Time) (breaker.Verdict, error) {
 	var v breaker.Verdict
 	err := r.Budgets.Update(now, func(tx store.BudgetTx) (bool, error) {
+		now := store.TxNow(tx, now)
 		var err error
 		v, err = tx.Decide(service, a, now)
 		return false, err
@@ -106,6 +107,7 @@ func (r *Rules) Due(name string, every time.Duration, now time.Time, mark bool) 
 	}
 	if mark {
 		err = r.Budgets.Update(now, func(tx store.BudgetTx) (bool, error) {
+			now := store.TxNow(tx, now)
 			if err := decide(tx); err != nil || !due {
 				return false, err
 			}

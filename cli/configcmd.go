@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/urfave/cli/v2"
+
+	"guard/backend"
 )
 
 func (e *env) configCommand() *cli.Command {
@@ -60,10 +62,14 @@ func (e *env) configCheck(c *cli.Context) error {
 		fmt.Fprintf(e.stdout, "# settings for %q, from %s (excluded: %v)\n%s", key, cfg.Source, b.Excluded(key), out)
 		return nil
 	}
-	out, err := cfg.YAML()
+	shown := *cfg // with no password in sight
+	shown.StateFile, shown.Cooldown.StateFile = backend.Redact(cfg.StateFile), backend.Redact(cfg.Cooldown.StateFile)
+	out, err := shown.YAML()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "# effective configuration, from %s\n%s", cfg.Source, out)
+	fmt.Fprintf(e.stdout, "# effective configuration, from %s\n", cfg.Source)
+	fmt.Fprintf(e.stdout, "# hook state: %s\n", backend.Describe(cfg, cfg.StateFile))
+	fmt.Fprintf(e.stdout, "# cooldown state: %s\n%s", backend.Describe(cfg, cfg.Cooldown.StateFile), out)
 	return nil
 }

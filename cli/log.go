@@ -61,7 +61,11 @@ func (e *env) log(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := backend.AllEvents(cfg).Read(keep)
+	events, err := backend.AllEvents(cfg)
+	if err != nil {
+		return err
+	}
+	res, err := events.Read(keep)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"guard/atomicfile"
 	"guard/backend"
 	"guard/config"
+	"guard/eventlog"
 	"guard/store"
 	"guard/view"
 )
@@ -83,7 +84,13 @@ func (e *env) report(c *cli.Context) error {
 	case "prometheus":
 		err = view.WritePrometheus(&buf, r, sts)
 	case "markdown":
-		if err = view.WriteMarkdown(&buf, r, backend.AllEvents(cfg), now); err != nil {
+		events, eerr := backend.AllEvents(cfg)
+		if eerr == nil {
+			eerr = view.WriteMarkdown(&buf, r, events, now)
+		} else {
+			view.WriteMarkdown(&buf, r, eventlog.Logs{}, now)
+		}
+		if err = eerr; err != nil {
 			e.warnf("%v", view.ErrorLine(err))
 			err = nil
 		}

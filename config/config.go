@@ -20,8 +20,11 @@ type Config struct {
 
 	StateFile   string        // the hook state file; empty only when HOME is unset and nothing names one
 	LockTimeout time.Duration // how long to wait for a state lock
-	FailureMode string        // "open": run the child when guard fails; "closed": skip it
-	Notice      string        // "auto", "stderr", "system-message" or "none"
+	// ConnectTimeout bounds connecting to a PostgreSQL state (a
+	// postgres:// state_file); a URL's own connect_timeout wins.
+	ConnectTimeout time.Duration
+	FailureMode    string // "open": run the child when guard fails; "closed": skip it
+	Notice         string // "auto", "stderr", "system-message" or "none"
 
 	CircuitBreaker Breaker    // the defaults for every key
 	Hooks          []HookRule // per-key overrides; the first that matches wins
@@ -113,11 +116,12 @@ func (p *Pattern) Regexp() *regexp.Regexp {
 // when there is no config file. home is the user's home directory.
 func Default(home string) *Config {
 	return &Config{
-		Source:      "built-in defaults",
-		StateFile:   home + "/.claude/hook_state.json",
-		LockTimeout: 2 * time.Second,
-		FailureMode: "open",
-		Notice:      "auto",
+		Source:         "built-in defaults",
+		StateFile:      home + "/.claude/hook_state.json",
+		LockTimeout:    2 * time.Second,
+		ConnectTimeout: time.Second,
+		FailureMode:    "open",
+		Notice:         "auto",
 		CircuitBreaker: Breaker{
 			Enabled:          true,
 			FailureThreshold: 3,

@@ -12,6 +12,7 @@ import (
 type fileFields struct {
 	StateFile      *string         `yaml:"state_file,omitempty"`
 	LockTimeout    *Duration       `yaml:"lock_timeout,omitempty"`
+	ConnectTimeout *Duration       `yaml:"connect_timeout,omitempty"`
 	FailureMode    *string         `yaml:"failure_mode,omitempty"`
 	Notice         *string         `yaml:"notice,omitempty"`
 	CircuitBreaker *breakerFields  `yaml:"circuit_breaker,omitempty"`

@@ -138,6 +138,9 @@ var ErrNoHome = errors.New("HOME is not set, so there is no ~/.claude; set HOME,
 // do. An unset variable is left as written. With no home directory, a path
 // under ~ is "", which callers refuse (ErrNoHome).
 func expandPath(p string, opts Options) string {
+	if strings.Contains(p, "://") {
+		return p // a URL (postgres://...): its $ and ~ are its own
+	}
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		if opts.Home == "" {
 			return ""
@@ -218,7 +221,7 @@ func (c *Config) loadYAML(file string, data []byte) error {
 // relativeTo joins a relative path to dir; absolute paths, paths under ~
 // or starting with a $VARIABLE, and "" stay as they are.
 func relativeTo(dir, p string) string {
-	if p == "" || filepath.IsAbs(p) || strings.HasPrefix(p, "~") || strings.HasPrefix(p, "$") {
+	if p == "" || filepath.IsAbs(p) || strings.HasPrefix(p, "~") || strings.HasPrefix(p, "$") || strings.Contains(p, "://") {
 		return p
 	}
 	return filepath.Join(dir, p)
@@ -250,6 +253,12 @@ func joinKey(section, key string) string {
 func (c *Config) apply(f *fileFields, at func(section string) locator) error {
 	if f.StateFile != nil {
 		c.StateFile = *f.StateFile
+	}
+	if f.ConnectTimeout != nil {
+		if *f.ConnectTimeout <= 0 {
+			return invalid("%s: must be longer than 0s", at("")("connect_timeout"))
+		}
+		c.ConnectTimeout = time.Duration(*f.ConnectTimeout)
 	}
 	if f.LockTimeout != nil {
 		if *f.LockTimeout <= 0 {

@@ -52,6 +52,7 @@ func (c *Config) YAML() ([]byte, error) {
 	f := fileFields{
 		StateFile:      &c.StateFile,
 		LockTimeout:    dur(c.LockTimeout),
+		ConnectTimeout: dur(c.ConnectTimeout),
 		FailureMode:    &c.FailureMode,
 		Notice:         &c.Notice,
 		CircuitBreaker: &cb,

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"guard/breaker"
+	"guard/eventlog"
 	"guard/store"
 )
 
@@ -71,3 +72,10 @@ var (
 	_ store.BudgetView = (*Document)(nil)
 	_ store.BudgetTx   = tx{}
 )
+
+// Tx returns d as the budgets inside one transaction of another backend
+// that keeps the document whole, with the configured actions.
+func Tx(d *Document, actions []Action) store.BudgetTx { return tx{d, actions} }
+
+// Pending returns the events noted since the document was read.
+func (d *Document) Pending() []eventlog.Event { return d.pending }

@@ -252,6 +252,12 @@ func (d *Document) Last(name string) (time.Time, error) {
 // progress, and leaving alone arrays it cannot read), and gives a new file
 // the reference's last_run and last_daily_digest members.
 func (d *Document) tidy(now time.Time, retention time.Duration, actions []Action) error {
+	return d.Tidy(now, retention, actions)
+}
+
+// Tidy prunes old records before a write; see tidy. Another backend that
+// keeps the document whole calls it too.
+func (d *Document) Tidy(now time.Time, retention time.Duration, actions []Action) error {
 	for _, name := range []string{"run", "daily_digest"} {
 		if _, ok := d.Extra["last_"+name]; !ok {
 			if d.Extra == nil {

@@ -302,6 +302,15 @@ func Read(logs []*Log, keep func(*Event) bool) (ReadResult, error) {
 	return res, nil
 }
 
+// ReadFrom reads the events of one stream of JSON Lines (another backend's
+// log, say) that keep accepts, in the order they come.
+func ReadFrom(r io.Reader, keep func(*Event) bool) (ReadResult, error) {
+	var res ReadResult
+	n, err := readFile(r, keep, &res.Events)
+	res.Malformed = n
+	return res, err
+}
+
 // readFile appends the events in r to out and returns how many lines were
 // malformed.
 func readFile(r io.Reader, keep func(*Event) bool, out *[]Event) (int, error) {

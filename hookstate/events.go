@@ -8,3 +8,6 @@ import "guard/eventlog"
 func (d *Document) Note(events ...eventlog.Event) {
 	d.pending = append(d.pending, events...)
 }
+
+// Pending returns the events noted since the document was read.
+func (d *Document) Pending() []eventlog.Event { return d.pending }

@@ -78,7 +78,11 @@ const sweepEvery = time.Hour
 // keys that have been closed, failure-free and idle for longer than
 // retention (0 keeps every key) are pruned, and hooks_disabled is
 // recounted (writes in between keep it in step themselves).
-func (d *Document) tidy(now time.Time, retention time.Duration) {
+func (d *Document) tidy(now time.Time, retention time.Duration) { d.Tidy(now, retention) }
+
+// Tidy brings the document's bookkeeping up to date before a write; see
+// tidy. Another backend that keeps the document whole calls it too.
+func (d *Document) Tidy(now time.Time, retention time.Duration) {
 	d.Version = max(d.Version, Version)
 	d.GlobalStats.LastUpdated.Time = now
 	last := d.GlobalStats.LastSweep.Time

@@ -65,6 +65,12 @@ func (s *Store) Peek(key string) (breaker.Circuit, error) {
 	// Nothing of data outlives this call: the update that follows may read
 	// into it.
 	defer s.File().Recycle(data)
+	return PeekData(data, key)
+}
+
+// PeekData returns key's circuit in data, a state document, without
+// decoding the other keys; see Store.Peek.
+func PeekData(data []byte, key string) (breaker.Circuit, error) {
 	var raw []byte
 	if src, _, _ := locate(data); src != nil {
 		e, err := src.search(key)

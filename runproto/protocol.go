@@ -43,7 +43,7 @@ func (p *Protocol) Admit(key string, s breaker.Settings, now time.Time) (breaker
 	var c breaker.Circuit
 	err := p.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
 		var err error
-		dec, c, err = circuit.Admit(tx, key, s, now, holder, p.Live.Lease)
+		dec, c, err = circuit.Admit(tx, key, s, store.TxNow(tx, now), holder, p.Live.Lease)
 		return dec.Changed || !dec.Run, err
 	})
 	return dec, c, err
@@ -102,7 +102,7 @@ func outcome(res *supervise.Result, b config.Breaker) breaker.Outcome {
 // Record applies the result of a run of key, in one transaction.
 func (p *Protocol) Record(key string, s breaker.Settings, now time.Time, r breaker.Result, run circuit.Run) error {
 	return p.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
-		_, err := circuit.Record(tx, key, s, now, r, run)
+		_, err := circuit.Record(tx, key, s, store.TxNow(tx, now), r, run)
 		return true, err
 	})
 }
@@ -110,6 +110,6 @@ func (p *Protocol) Record(key string, s breaker.Settings, now time.Time, r break
 // Reject counts a call of key that found every slot taken.
 func (p *Protocol) Reject(key string, now time.Time, reason string) error {
 	return p.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
-		return true, circuit.Reject(tx, key, now, reason)
+		return true, circuit.Reject(tx, key, store.TxNow(tx, now), reason)
 	})
 }

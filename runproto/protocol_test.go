@@ -1,7 +1,9 @@
 package runproto_test
 
 import (
+	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -12,6 +14,8 @@ import (
 	"guard/config"
 	"guard/eventlog"
 	"guard/hookstate"
+	"guard/pgstore"
+	"guard/pgstore/pgtest"
 	"guard/runproto"
 	"guard/statefile"
 	"guard/store"
@@ -37,6 +41,22 @@ func backends(t *testing.T) map[string]func() backend {
 		"memory": func() backend {
 			c := storetest.NewCircuits()
 			return backend{c, storetest.NewRuns(), c.Events}
+		},
+		"postgres": func() backend {
+			db, err := pgstore.Open(context.Background(), pgtest.Shared(t).NewDB(t), time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(db.Close)
+			db.LocalClock = true // the tests play time forward
+			ev := db.Events()
+			return backend{db.Circuits(0), db.Runs(), func() []eventlog.Event {
+				res, err := ev.Read(nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res.Events
+			}}
 		},
 		"file": func() backend {
 			dir := t.TempDir()
@@ -219,4 +239,10 @@ func TestClassify(t *testing.T) {
 			t.Errorf("%s: Classify = %v %q; want %v %q", tc.name, r.Outcome, r.Error, tc.want, tc.err)
 		}
 	}
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pgtest.StopShared()
+	os.Exit(code)
 }

@@ -93,3 +93,16 @@ func (l Liveness) Alive(h Holder) bool {
 func (l Liveness) Lease(le breaker.Lease) bool {
 	return l.Alive(Holder{Host: le.Host, PID: le.PID, Start: le.Start})
 }
+
+// A Clock is a transaction that keeps its own time: a database shared by
+// many hosts decides on its clock (now()), so that hosts whose clocks
+// disagree still agree on every decision.
+type Clock interface{ Now() time.Time }
+
+// TxNow returns the time of tx if it keeps one (see Clock), else now.
+func TxNow(tx any, now time.Time) time.Time {
+	if c, ok := tx.(Clock); ok {
+		return c.Now()
+	}
+	return now
+}
