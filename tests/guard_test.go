@@ -16,6 +16,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"guard/cli"
+	"guard/pgstore/pgtest"
 )
 
 // guardBin is the guard these tests run: this test binary, which
@@ -37,6 +38,7 @@ func (f findGuard) Run() int {
 		fmt.Fprintln(os.Stderr, "guard is not on PATH:", err)
 		return 1
 	}
+	defer pgtest.StopShared()
 	return f.m.Run()
 }
 

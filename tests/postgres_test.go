@@ -1,0 +1,156 @@
+package tests
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"guard/pgstore/pgtest"
+)
+
+// pgGuard runs guard against the database at url, as host.
+func pgGuard(t *testing.T, url, host string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(guardBin, args...)
+	cmd.Env = append(os.Environ(), "GUARD_STATE="+url, "GUARD_COOLDOWN_STATE="+url, "GUARD_HOST="+host,
+		"HOME="+t.TempDir(), "GUARD_CONFIG=", "CLAUDE_PROJECT_DIR=")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("guard %q: %v", args, err)
+	}
+	return code, stdout.String(), stderr.String()
+}
+
+// exportedTotals reads a key's totals from guard state export.
+func exportedTotals(t *testing.T, url, key string) map[string]int {
+	t.Helper()
+	code, out, stderr := pgGuard(t, url, "reader", "state", "export")
+	if code != 0 {
+		t.Fatalf("state export: exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Hooks map[string]struct {
+			Totals map[string]int `json:"totals"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("export does not parse: %v\n%s", err, out)
+	}
+	return doc.Hooks[key].Totals
+}
+
+// TestHostsShareOneCircuit: 8 hosts × 50 runs of one key, all at once,
+// count exactly 400 in one database.
+func TestHostsShareOneCircuit(t *testing.T) {
+	url := pgtest.Shared(t).NewDB(t)
+	hosts, runs := 8, 50
+	var wg sync.WaitGroup
+	for h := range hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range runs {
+				if code, _, stderr := pgGuard(t, url, fmt.Sprintf("host%d", h), "run", "--name", "shared", "--", "true"); code != 0 || stderr != "" {
+					t.Errorf("host%d: exit %d: %s", h, code, stderr)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if got := exportedTotals(t, url, "shared")["successes"]; got != hosts*runs {
+		t.Errorf("successes = %d; want %d", got, hosts*runs)
+	}
+}
+
+// TestBudgetHoldsAcrossHosts: 10 racers on 5 hosts for a restart whose
+// limit is 2: exactly 2 run.
+func TestBudgetHoldsAcrossHosts(t *testing.T) {
+	url := pgtest.Shared(t).NewDB(t)
+	ran := filepath.Join(t.TempDir(), "ran")
+	var wg sync.WaitGroup
+	codes := make(chan int, 10)
+	for i := range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			code, _, _ := pgGuard(t, url, fmt.Sprintf("host%d", i%5), "cooldown", "run", "web", "restart", "--", "sh", "-c", "echo x >> "+ran)
+			codes <- code
+		}()
+	}
+	wg.Wait()
+	close(codes)
+	refused := 0
+	for c := range codes {
+		if c == 75 {
+			refused++
+		}
+	}
+	data, _ := os.ReadFile(ran)
+	if n := strings.Count(string(data), "x"); n != 2 || refused != 8 {
+		t.Errorf("%d restarts ran and %d were refused; want 2 and 8", n, refused)
+	}
+}
+
+// TestDatabaseOutageFailsOpen: while the server is down, calls run their
+// command unguarded with a warning, promptly; once it is back, calls are
+// counted again, and nothing acknowledged before the outage is lost.
+func TestDatabaseOutageFailsOpen(t *testing.T) {
+	srv := pgtest.Shared(t)
+	url := srv.NewDB(t)
+	for range 3 {
+		if code, _, stderr := pgGuard(t, url, "h1", "run", "--name", "k", "--", "true"); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+	}
+	if err := srv.Down(); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	code, stdout, stderr := pgGuard(t, url, "h1", "run", "--name", "k", "--", "echo", "ran")
+	if code != 0 || stdout != "ran\n" || !strings.Contains(stderr, "cannot reach the database") || !strings.Contains(stderr, "unguarded") {
+		t.Errorf("during the outage: exit %d, stdout %q, stderr %q; want the command run unguarded with a warning", code, stdout, stderr)
+	}
+	if took := time.Since(start); took > 30*time.Second {
+		t.Errorf("a call during the outage took %s", took)
+	}
+	if err := srv.Up(); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := pgGuard(t, url, "h1", "run", "--name", "k", "--", "true"); code != 0 || stderr != "" {
+		t.Fatalf("after the outage: exit %d: %s", code, stderr)
+	}
+	if got := exportedTotals(t, url, "k")["successes"]; got != 4 {
+		t.Errorf("successes = %d; want the 3 before the outage and 1 after", got)
+	}
+}
+
+// TestBadDatabaseURLsFailOpen: a server that is not there, an unknown
+// user or database, a URL guard cannot parse: the command runs, with one
+// warning, and no password is shown.
+func TestBadDatabaseURLsFailOpen(t *testing.T) {
+	srv := pgtest.Shared(t)
+	for _, url := range []string{
+		"postgres://postgres@127.0.0.1:1/x?sslmode=disable",
+		fmt.Sprintf("postgres://nobody:secret@127.0.0.1:%d/postgres?sslmode=disable", srv.Port),
+		fmt.Sprintf("postgres://postgres@127.0.0.1:%d/nosuchdb?sslmode=disable", srv.Port),
+		"postgres://postgres@127.0.0.1:notaport/x",
+	} {
+		code, stdout, stderr := pgGuard(t, url, "h1", "run", "--", "echo", "ran")
+		if code != 0 || stdout != "ran\n" || strings.Count(stderr, "guard: warning:") != 1 || strings.Contains(stderr, "secret") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want the command run with one warning", url, code, stdout, stderr)
+		}
+	}
+}
