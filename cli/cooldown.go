@@ -50,7 +50,7 @@ Examples:
    guard cooldown healthy nginx
    guard cooldown status --json
    guard cooldown due daily_digest --every 24h --mark && send-digest`,
-		Subcommands: []*cli.Command{
+		Subcommands: append([]*cli.Command{
 			{
 				Name:      "check",
 				Usage:     "exit 0 if the action is allowed now; exit 1 with the reason and the next allowed time",
@@ -173,7 +173,7 @@ Example:
 				Action: e.cooldownDue,
 			},
 			e.cooldownHookCommand(),
-		},
+		}, e.cooldownCheckpointCommands()...),
 	}
 }
 

@@ -62,12 +62,12 @@ type checkpointTarget struct {
 	where string
 }
 
-func (e *env) checkpointTarget(c *cli.Context) (*checkpointTarget, error) {
+func (e *env) checkpointTarget(c *cli.Context, cooldown bool) (*checkpointTarget, error) {
 	cfg, err := e.loadConfig(c)
 	if err != nil {
 		return nil, err
 	}
-	if c.Bool("cooldown") {
+	if cooldown {
 		cd, err := e.openCooldownAt(cfg, c.String("state"))
 		if err != nil {
 			return nil, err
@@ -81,11 +81,13 @@ func (e *env) checkpointTarget(c *cli.Context) (*checkpointTarget, error) {
 	return &checkpointTarget{hooks.Checkpoint, hooks.Where}, nil
 }
 
-func (e *env) stateExport(c *cli.Context) error {
+func (e *env) stateExport(c *cli.Context) error { return e.export(c, c.Bool("cooldown")) }
+
+func (e *env) export(c *cli.Context, cooldown bool) error {
 	if c.NArg() > 1 {
 		return usagef("export takes at most one FILE")
 	}
-	t, err := e.checkpointTarget(c)
+	t, err := e.checkpointTarget(c, cooldown)
 	if err != nil {
 		return err
 	}
@@ -105,7 +107,9 @@ func (e *env) stateExport(c *cli.Context) error {
 	return nil
 }
 
-func (e *env) stateImport(c *cli.Context) error {
+func (e *env) stateImport(c *cli.Context) error { return e.importState(c, c.Bool("cooldown")) }
+
+func (e *env) importState(c *cli.Context, cooldown bool) error {
 	if c.NArg() != 1 {
 		return usagef("import takes one FILE")
 	}
@@ -114,7 +118,7 @@ func (e *env) stateImport(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("cannot read checkpoint: %w", err)
 	}
-	t, err := e.checkpointTarget(c)
+	t, err := e.checkpointTarget(c, cooldown)
 	if err != nil {
 		return err
 	}
@@ -131,4 +135,35 @@ func (e *env) stateImport(c *cli.Context) error {
 		fmt.Fprintf(e.stdout, "imported %s into %s\n", in, t.where)
 	}
 	return nil
+}
+
+// cooldownCheckpointCommands are guard cooldown export and import: guard
+// state export and import of the cooldown state.
+func (e *env) cooldownCheckpointCommands() []*cli.Command {
+	return []*cli.Command{
+		{
+			Name:      "export",
+			Usage:     "write a consistent snapshot of the cooldown state (as guard state export --cooldown)",
+			ArgsUsage: "[FILE]",
+			Description: `Writes the cooldown state, in cooldown.json's format, to FILE or stdout:
+from a file or from PostgreSQL alike.
+
+Example:
+   guard cooldown export > cooldown-backup.json`,
+			Flags:  cooldownFlags(),
+			Action: func(c *cli.Context) error { return e.export(c, true) },
+		},
+		{
+			Name:      "import",
+			Usage:     "replace the cooldown state with a checkpoint (as guard state import --cooldown)",
+			ArgsUsage: "FILE",
+			Description: `Loads FILE, a cooldown.json, into the cooldown state (a file, or PostgreSQL),
+keeping a backup of the state it replaces.
+
+Example:
+   GUARD_COOLDOWN_STATE=postgres://guard@db/guard guard cooldown import ~/.claude/cooldown.json`,
+			Flags:  cooldownFlags(),
+			Action: func(c *cli.Context) error { return e.importState(c, true) },
+		},
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"guard/hookstate"
+	"guard/pgstore/pgtest"
 )
 
 // TestSIGKILLDuringWritesLosesNothing runs writers that each run guard again
@@ -22,6 +23,39 @@ import (
 // file must parse, and each writer's count must hold every run whose guard
 // finished (and no more runs than were started).
 func TestSIGKILLDuringWritesLosesNothing(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state.json")
+	env := append(os.Environ(), "GUARD_STATE="+state, "HOME="+t.TempDir(), "GUARD_CONFIG=")
+	killLoop(t, env, func() ([]byte, error) { return os.ReadFile(state) })
+
+	// A last run tidies up after the dead: no temp file stays behind.
+	cmd := exec.Command(guardBin, "run", "--name", "last", "--", "true")
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("run after the crashes: %v\n%s", err, out)
+	}
+	if tmps, _ := filepath.Glob(filepath.Join(dir, ".state.json.tmp*")); len(tmps) != 0 {
+		t.Errorf("temp files left behind: %v", tmps)
+	}
+}
+
+// TestSIGKILLOnPostgresLosesNothing is the same loop on a PostgreSQL
+// state: a guard killed in the middle of its transaction leaves neither a
+// half-written state nor a lock behind.
+func TestSIGKILLOnPostgresLosesNothing(t *testing.T) {
+	url := pgtest.Shared(t).NewDB(t)
+	env := append(os.Environ(), "GUARD_STATE="+url, "HOME="+t.TempDir(), "GUARD_CONFIG=", "GUARD_HOST=storm")
+	killLoop(t, env, func() ([]byte, error) {
+		cmd := exec.Command(guardBin, "state", "export")
+		cmd.Env = env
+		return cmd.Output()
+	})
+}
+
+// killLoop runs the SIGKILL loop of guard processes with env, and checks
+// the state read reads after each round.
+func killLoop(t *testing.T, env []string, read func() ([]byte, error)) {
+	t.Helper()
 	rounds, writers, round := 4, 8, 300*time.Millisecond
 	if stress {
 		rounds, round = 100, time.Second
@@ -31,9 +65,6 @@ func TestSIGKILLDuringWritesLosesNothing(t *testing.T) {
 	var mu sync.Mutex // guards r
 	r := rand.New(rand.NewPCG(seed, 1))
 
-	dir := t.TempDir()
-	state := filepath.Join(dir, "state.json")
-	env := append(os.Environ(), "GUARD_STATE="+state, "HOME="+t.TempDir(), "GUARD_CONFIG=")
 	started := make([]int, writers)
 	finished := make([]int, writers)
 	killed := 0
@@ -80,7 +111,7 @@ func TestSIGKILLDuringWritesLosesNothing(t *testing.T) {
 		}
 		wg.Wait()
 
-		data, err := os.ReadFile(state)
+		data, err := read()
 		if err != nil {
 			t.Fatalf("round %d: %v", n, err)
 		}
@@ -105,16 +136,6 @@ func TestSIGKILLDuringWritesLosesNothing(t *testing.T) {
 	t.Logf("%d rounds: %d guard runs, %d killed", rounds, sum(started), killed)
 	if killed == 0 {
 		t.Error("no guard process was killed: the test tested nothing")
-	}
-
-	// A last run tidies up after the dead: no temp file stays behind.
-	cmd := exec.Command(guardBin, "run", "--name", "last", "--", "true")
-	cmd.Env = env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("run after the crashes: %v\n%s", err, out)
-	}
-	if tmps, _ := filepath.Glob(filepath.Join(dir, ".state.json.tmp*")); len(tmps) != 0 {
-		t.Errorf("temp files left behind: %v", tmps)
 	}
 }
 

@@ -154,3 +154,35 @@ func TestBadDatabaseURLsFailOpen(t *testing.T) {
 		}
 	}
 }
+
+// TestStateMovesIntoPostgresAndBack: a file's hook state and cooldown
+// state imported into PostgreSQL export as the very same bytes.
+func TestStateMovesIntoPostgresAndBack(t *testing.T) {
+	url := pgtest.Shared(t).NewDB(t)
+	dir := t.TempDir()
+	hooksFile, coolFile := filepath.Join(dir, "hook_state.json"), filepath.Join(dir, "cooldown.json")
+	os.WriteFile(hooksFile, []byte(`{"hooks": {"python3 lint.py": {"state": "open", "failure_count": 3, "consecutive_failures": 3, "consecutive_successes": 0, "first_failure": "2026-02-10T23:32:15.123456", "last_failure": null, "last_success": null, "last_error": "exit 1", "disabled_at": null, "retry_after": "2999-01-01T00:00:00+00:00", "custom": {"kept": true}}}, "global_stats": {"total_executions": 3, "total_failures": 3, "hooks_disabled": 1, "last_updated": null}}`), 0o600)
+	os.WriteFile(coolFile, []byte(`{"services": {"web": {"restarts": [{"timestamp": "2026-02-10T10:00:00Z", "success": true}], "redeployments": [], "consecutive_healthy": 0}}, "last_run": null}`), 0o600)
+	for _, step := range [][]string{
+		{"state", "import", hooksFile},
+		{"cooldown", "import", coolFile},
+	} {
+		if code, _, stderr := pgGuard(t, url, "h1", step...); code != 0 {
+			t.Fatalf("%q: exit %d: %s", step, code, stderr)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		file string
+	}{{[]string{"state", "export"}, hooksFile}, {[]string{"cooldown", "export"}, coolFile}} {
+		_, out, _ := pgGuard(t, url, "h1", c.args...)
+		want, _ := os.ReadFile(c.file)
+		if out != string(want) {
+			t.Errorf("%q:\n%s\nwant the imported bytes\n%s", c.args, out, want)
+		}
+	}
+	// And the imported circuit is in force on every host.
+	if code, _, stderr := pgGuard(t, url, "h2", "run", "--", "python3", "lint.py"); code != 0 || !strings.Contains(stderr, "skipped") {
+		t.Errorf("the imported open circuit did not skip: exit %d, %s", code, stderr)
+	}
+}
