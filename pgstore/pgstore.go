@@ -163,15 +163,26 @@ func (db *DB) update(name string, local time.Time, fn func(doc []byte, now time.
 	ctx, cancel := context.WithTimeout(context.Background(), db.timeout)
 	defer cancel()
 	return pgx.BeginFunc(ctx, db.conn, func(tx pgx.Tx) error {
+		// One round trip: the lock, then the document and the database's
+		// clock, pipelined. They must be two statements: a statement reads
+		// from the snapshot taken when it starts, and the read must start
+		// after the lock is had, or it would miss the update before it.
 		var doc []byte
 		var now time.Time
-		err := tx.QueryRow(ctx, `SELECT pg_advisory_xact_lock(hashtext('guard:' || $1::text))::text, now()`, name).Scan(new(string), &now)
-		if err != nil {
+		var batch pgx.Batch
+		batch.Queue(`SELECT pg_advisory_xact_lock(hashtext('guard:' || $1::text))`, name)
+		batch.Queue(`SELECT (SELECT doc FROM guard_state WHERE name = $1), now()`, name)
+		br := tx.SendBatch(ctx, &batch)
+		if _, err := br.Exec(); err != nil {
+			br.Close()
 			return busy(err)
 		}
-		err = tx.QueryRow(ctx, `SELECT doc FROM guard_state WHERE name = $1`, name).Scan(&doc)
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			return err
+		err := br.QueryRow().Scan(&doc, &now)
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return busy(err)
 		}
 		if db.LocalClock {
 			now = local
@@ -180,7 +191,7 @@ func (db *DB) update(name string, local time.Time, fn func(doc []byte, now time.
 		if err != nil {
 			return err
 		}
-		var batch pgx.Batch
+		batch = pgx.Batch{}
 		for _, a := range aside {
 			batch.Queue(`INSERT INTO guard_quarantine VALUES ($1, $2, $3, $4, $5)`, now, name, a.Key, a.Err.Error(), string(a.Raw))
 		}

@@ -73,21 +73,16 @@ func (r Runs) try(run store.Run, slot int) (store.Slot, bool, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), r.db.timeout)
 	defer cancel()
-	var got bool
-	err := r.db.conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtext('guard-slot:' || $1::text), $2)`, run.Key, slot).Scan(&got)
-	if err != nil || !got {
-		return nil, false, err
-	}
 	var deadline *time.Time
 	if !run.Deadline.IsZero() {
 		deadline = &run.Deadline
 	}
-	_, err = r.db.conn.Exec(ctx, `INSERT INTO guard_slots (key, slot, host, pid, start, child, started, deadline)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+	// One round trip: the row is written only if the lock was had.
+	tag, err := r.db.conn.Exec(ctx, `INSERT INTO guard_slots (key, slot, host, pid, start, child, started, deadline)
+		SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE pg_try_advisory_lock(hashtext('guard-slot:' || $1::text), $2)
 		ON CONFLICT (key, slot) DO UPDATE SET host = $3, pid = $4, start = $5, child = $6, started = $7, deadline = $8`,
 		run.Key, slot, run.Holder.Host, run.Holder.PID, int64(run.Holder.Start), run.ChildPID, run.Started, deadline)
-	if err != nil {
-		_, _ = r.db.conn.Exec(ctx, `SELECT pg_advisory_unlock(hashtext('guard-slot:' || $1::text), $2)`, run.Key, slot)
+	if err != nil || tag.RowsAffected() == 0 {
 		return nil, false, err
 	}
 	r.db.held[id] = true
