@@ -6,17 +6,17 @@
 package backend
 
 import (
-	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"sort"
+	"strings"
 
 	"guard/bulkhead"
 	"guard/config"
 	"guard/cooldownstate"
 	"guard/eventlog"
 	"guard/hookstate"
-	"guard/pgstore"
 	"guard/statefile"
 	"guard/store"
 	"guard/supervise"
@@ -52,20 +52,11 @@ func OpenHooks(cfg *config.Config, o Options) (*Hooks, error) {
 	if cfg.StateFile == "" {
 		return nil, config.ErrNoHome
 	}
-	if pgstore.IsURL(cfg.StateFile) {
-		db, err := pgstore.Open(context.Background(), cfg.StateFile, cfg.ConnectTimeout)
-		if err != nil {
-			return nil, err
+	if IsURL(cfg.StateFile) {
+		if driver == nil {
+			return nil, &NeedsDriverError{cfg.StateFile}
 		}
-		c := db.Circuits(cfg.CircuitBreaker.Retention)
-		c.OnSetAside = func(a store.Aside, where string) {
-			o.warn("the state of %q was malformed (%s); kept it in %s and started it afresh", a.Key, view.ErrorLine(a.Err), where)
-		}
-		return &Hooks{
-			Circuits: c, Runs: db.Runs(), Events: db.Events(),
-			Checkpoint: db.Checkpoint(false, hookstate.Validate, &hookstate.Document{Version: hookstate.Version}),
-			Where:      db.Where(),
-		}, nil
+		return driver.OpenHooks(cfg, cfg.StateFile, o)
 	}
 	s, err := hookstate.Open(cfg.StateFile, statefile.Options{
 		LockTimeout: cfg.LockTimeout,
@@ -107,16 +98,11 @@ func OpenCooldown(cfg *config.Config, path string, o Options) (*Cooldown, error)
 		return nil, config.ErrNoHome
 	}
 	actions := actionList(cfg)
-	if pgstore.IsURL(path) {
-		db, err := pgstore.Open(context.Background(), path, cfg.ConnectTimeout)
-		if err != nil {
-			return nil, err
+	if IsURL(path) {
+		if driver == nil {
+			return nil, &NeedsDriverError{path}
 		}
-		return &Cooldown{
-			Budgets: db.Budgets(cfg.Cooldown.Retention, actions), Actions: actions, Events: db.Events(),
-			Checkpoint: db.Checkpoint(true, func(b []byte) error { return cooldownstate.Validate(b, actions) }, &cooldownstate.Document{}),
-			Where:      db.Where(),
-		}, nil
+		return driver.OpenCooldown(cfg, path, actions, o)
 	}
 	s, err := cooldownstate.Open(path, statefile.Options{
 		LockTimeout: cfg.LockTimeout,
@@ -139,7 +125,7 @@ func OpenCooldown(cfg *config.Config, path string, o Options) (*Cooldown, error)
 // CooldownExists reports whether there is cooldown state to report on: a
 // database, or a file that exists.
 func CooldownExists(cfg *config.Config) bool {
-	if pgstore.IsURL(cfg.Cooldown.StateFile) {
+	if IsURL(cfg.Cooldown.StateFile) {
 		return true
 	}
 	_, err := os.Stat(cfg.Cooldown.StateFile)
@@ -156,16 +142,19 @@ func AllEvents(cfg *config.Config) (store.Events, error) {
 	for _, where := range []string{cfg.StateFile, cfg.Cooldown.StateFile} {
 		switch {
 		case where == "":
-		case pgstore.IsURL(where):
+		case IsURL(where):
 			if seen[where] {
 				continue // one database, one table
 			}
 			seen[where] = true
-			db, err := pgstore.Open(context.Background(), where, cfg.ConnectTimeout)
+			if driver == nil {
+				return nil, &NeedsDriverError{where}
+			}
+			events, err := driver.Events(cfg, where)
 			if err != nil {
 				return nil, err
 			}
-			all = append(all, db.Events())
+			all = append(all, events)
 		default:
 			files = append(files, eventLog(cfg, where))
 		}
@@ -227,13 +216,13 @@ func Describe(cfg *config.Config, where string) string {
 	switch {
 	case where == "":
 		return "none: " + config.ErrNoHome.Error()
-	case pgstore.IsURL(where):
-		db, err := pgstore.Open(context.Background(), where, cfg.ConnectTimeout)
-		if err != nil {
-			return fmt.Sprintf("PostgreSQL at %s: not reachable: %s", pgstore.Redact(where), view.ErrorLine(err))
+	case IsURL(where) && driver == nil:
+		return fmt.Sprintf("PostgreSQL at %s: this guard has no PostgreSQL driver; guard-pg, installed beside it, runs such states", Redact(where))
+	case IsURL(where):
+		if err := driver.Ping(cfg, where); err != nil {
+			return fmt.Sprintf("PostgreSQL at %s: not reachable: %s", Redact(where), view.ErrorLine(err))
 		}
-		defer db.Close()
-		return fmt.Sprintf("PostgreSQL at %s: reachable", db.Where())
+		return fmt.Sprintf("PostgreSQL at %s: reachable", Redact(where))
 	}
 	if _, err := os.Stat(where); err != nil {
 		return fmt.Sprintf("JSON file %s: not there yet (the first run creates it)", where)
@@ -241,10 +230,48 @@ func Describe(cfg *config.Config, where string) string {
 	return fmt.Sprintf("JSON file %s: present", where)
 }
 
+// IsURL reports whether a state location names a PostgreSQL database: a
+// postgres:// or postgresql:// URL.
+func IsURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
 // Redact hides the password of a database URL, for output.
 func Redact(where string) string {
-	if pgstore.IsURL(where) {
-		return pgstore.Redact(where)
+	u, err := url.Parse(where)
+	if !IsURL(where) || err != nil || u.User == nil {
+		return where
 	}
-	return where
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+// A Driver opens states kept in a database, by URL. The PostgreSQL driver
+// (package pgstore) registers itself when it is linked in: into guard-pg,
+// and not into guard, whose every call it would slow down (its packages
+// double the binary and its start-up); guard hands a database state over
+// to guard-pg (see NeedsDriverError).
+type Driver struct {
+	OpenHooks    func(cfg *config.Config, url string, o Options) (*Hooks, error)
+	OpenCooldown func(cfg *config.Config, url string, actions []store.Action, o Options) (*Cooldown, error)
+	Events       func(cfg *config.Config, url string) (store.Events, error)
+	Ping         func(cfg *config.Config, url string) error
+}
+
+var driver *Driver
+
+// Register makes d the database driver.
+func Register(d *Driver) { driver = d }
+
+// HasDriver reports whether a database driver is linked in.
+func HasDriver() bool { return driver != nil }
+
+// A NeedsDriverError is a state in a database, met by a guard built
+// without the driver for it.
+type NeedsDriverError struct{ URL string }
+
+func (e *NeedsDriverError) Error() string {
+	return fmt.Sprintf("the state %s is in PostgreSQL, which this guard was built without; guard-pg, installed beside it (go install ./cmd/...), runs such states", Redact(e.URL))
 }

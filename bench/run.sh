@@ -20,11 +20,27 @@ trap 'rm -rf "$bin"' EXIT
 # The release build: urfave_cli_no_docs leaves out urfave/cli's man-page
 # generator, whose package set-up costs every run half a millisecond.
 go build -tags urfave_cli_no_docs -o "$bin/guard" ./cmd/guard
+go build -tags urfave_cli_no_docs -o "$bin/guard-pg" ./cmd/guard-pg
 go build -o "$bin/floor" ./bench/floor
 go build -o "$bin/rss" ./bench/rss
 echo "go test -bench (breaker, statefile, hookstate)..." >&2
 go test -run '^$' -bench . -benchmem ./breaker ./statefile ./hookstate | awk '/^Benchmark/ || (/^(goos|goarch|cpu):/ && !seen[$0]++)' >"$bin/gobench.txt"
 go run ./bench/driver -guard "$bin/guard" -floor "$bin/floor" -rss "$bin/rss" -gobench "$bin/gobench.txt" ${args[@]+"${args[@]}"}
+# PostgreSQL against the file, side by side (a throwaway cluster on
+# 127.0.0.1; skipped with a note if there are no server programs).
+if [ -f BENCHMARKS.md ] && [[ " ${args[*]-} " != *" -out "* ]]; then
+	echo "PostgreSQL vs file..." >&2
+	{
+		echo
+		echo "## PostgreSQL"
+		echo
+		echo 'A closed `guard run -- /bin/true` with its state in PostgreSQL (`bench/pgcost`: a throwaway cluster on 127.0.0.1, over TCP, trust authentication) against the JSON file, interleaved, 200 runs each:'
+		echo
+		go run ./bench/pgcost -guard "$bin/guard" -runs 200 || echo "(not measured: no PostgreSQL server programs here)"
+		echo
+		cat bench/pgcost/ROUNDTRIPS.md
+	} >>BENCHMARKS.md
+fi
 if $stress; then
 	echo "== long fault injection: SIGKILL loop (100 rounds), failpoints, fuzzing (1m each)" >&2
 	go test -count=1 -tags stress -run 'SIGKILL' ./tests

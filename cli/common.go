@@ -3,6 +3,10 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -53,7 +57,41 @@ func (e *env) backendOptions() backend.Options {
 // openHooks opens the hook state that cfg names. A state that does not
 // parse is set aside by the first update, with a warning.
 func (e *env) openHooks(cfg *config.Config) (*backend.Hooks, error) {
-	return backend.OpenHooks(cfg, e.backendOptions())
+	h, err := backend.OpenHooks(cfg, e.backendOptions())
+	return h, e.handoff(err)
+}
+
+// handoff runs this very command line again as guard-pg, when err says the
+// state is in a database and this guard was built without its driver:
+// guard-pg is found beside this guard, else on PATH. It replaces the
+// process (same pid, streams and environment), so it returns only if it
+// cannot, with an error that says why; any other err it returns as it is.
+func (e *env) handoff(err error) error {
+	var nd *backend.NeedsDriverError
+	if !errors.As(err, &nd) || !e.exits {
+		return err
+	}
+	path := ""
+	if exe, xerr := os.Executable(); xerr == nil {
+		if p := filepath.Join(filepath.Dir(exe), "guard-pg"); isExecutable(p) {
+			path = p
+		}
+	}
+	if path == "" {
+		if p, lerr := exec.LookPath("guard-pg"); lerr == nil {
+			path = p
+		}
+	}
+	if path == "" {
+		return err
+	}
+	xerr := syscall.Exec(path, append([]string{path}, e.args[1:]...), os.Environ())
+	return fmt.Errorf("%v (and it could not be started: %v)", err, xerr)
+}
+
+func isExecutable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
 }
 
 // openHooksOf opens the hook state a command's flags name.

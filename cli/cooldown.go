@@ -198,7 +198,7 @@ func (e *env) openCooldown(c *cli.Context) (*cooldown, error) {
 func (e *env) openCooldownAt(cfg *config.Config, path string) (*cooldown, error) {
 	st, err := backend.OpenCooldown(cfg, path, e.backendOptions())
 	if err != nil {
-		return nil, err
+		return nil, e.handoff(err)
 	}
 	return &cooldown{cfg: cfg, state: st, Rules: &budget.Rules{
 		Budgets: st.Budgets, Actions: st.Actions, ResetAfterHealthy: cfg.Cooldown.ResetAfterHealthy,

@@ -61,6 +61,13 @@ Example settings.json:
 }
 
 func (e *env) cooldownHook(c *cli.Context) error {
+	// The state first: a state in PostgreSQL hands the call over to
+	// guard-pg, which must find the payload still unread on stdin.
+	cd, err := e.openCooldown(c)
+	if err != nil {
+		e.warnf("cooldown hook: %v; allowing", view.ErrorLine(err))
+		return nil
+	}
 	data, err := io.ReadAll(e.stdin)
 	if err != nil {
 		e.warnf("cooldown hook: cannot read the payload: %v; allowing", err)
@@ -73,11 +80,6 @@ func (e *env) cooldownHook(c *cli.Context) error {
 	}
 	if strings.TrimSpace(p.ToolInput.Command) == "" {
 		e.warnf("cooldown hook: the payload has no tool_input.command; allowing")
-		return nil
-	}
-	cd, err := e.openCooldown(c)
-	if err != nil {
-		e.warnf("cooldown hook: %v; allowing", view.ErrorLine(err))
 		return nil
 	}
 	matches := cd.Match(p.ToolInput.Command)

@@ -62,6 +62,7 @@ func (e *env) log(c *cli.Context) error {
 		return err
 	}
 	events, err := backend.AllEvents(cfg)
+	err = e.handoff(err)
 	if err != nil {
 		return err
 	}

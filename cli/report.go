@@ -85,6 +85,7 @@ func (e *env) report(c *cli.Context) error {
 		err = view.WritePrometheus(&buf, r, sts)
 	case "markdown":
 		events, eerr := backend.AllEvents(cfg)
+		eerr = e.handoff(eerr)
 		if eerr == nil {
 			eerr = view.WriteMarkdown(&buf, r, events, now)
 		} else {

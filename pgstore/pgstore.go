@@ -4,34 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"guard/backend"
 	"guard/eventlog"
 	"guard/store"
 )
 
-// IsURL reports whether a state location names a PostgreSQL database: a
-// postgres:// or postgresql:// URL.
-func IsURL(s string) bool {
-	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
-}
+// IsURL reports whether a state location names a PostgreSQL database.
+func IsURL(s string) bool { return backend.IsURL(s) }
 
-// Redact returns url with its password hidden, for messages.
-func Redact(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		return s
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	return u.String()
-}
+// Redact returns a URL with its password hidden, for messages.
+func Redact(s string) string { return backend.Redact(s) }
 
 // schemaVersion is the version of the schema this guard writes.
 const schemaVersion = 1

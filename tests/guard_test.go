@@ -16,6 +16,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"guard/cli"
+	_ "guard/pgstore" // the guard these tests run has the PostgreSQL driver, as guard-pg does
 	"guard/pgstore/pgtest"
 )
 
