@@ -53,6 +53,13 @@ func (e *env) configCheck(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	for _, where := range []string{cfg.StateFile, cfg.Cooldown.StateFile} {
+		if backend.IsURL(where) && !backend.HasDriver() {
+			// guard-pg can say whether the database can be reached.
+			e.handoff(&backend.NeedsDriverError{URL: where})
+			break
+		}
+	}
 	if key := c.String("key"); key != "" {
 		b := cfg.For(key)
 		out, err := b.YAML()
