@@ -11,6 +11,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"guard/backend"
 )
 
 // Main runs guard with the process's arguments, streams and environment,
@@ -24,6 +26,18 @@ func Main() int {
 		environ: os.Environ,
 		now:     time.Now,
 		exits:   true,
+	}
+	if !backend.HasDriver() {
+		// A state in PostgreSQL named in the environment goes to guard-pg
+		// at once, before this guard spends time on its config. (One named
+		// only in the config is handed over once the config is read.)
+		for _, v := range []string{"GUARD_STATE", "GUARD_COOLDOWN_STATE"} {
+			if url := os.Getenv(v); backend.IsURL(url) {
+				e.args = os.Args
+				e.handoff(&backend.NeedsDriverError{URL: url})
+				break
+			}
+		}
 	}
 	return e.main(os.Args)
 }
