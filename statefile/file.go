@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"guard/atomicfile"
 )
 
 // DefaultLockTimeout is how long Lock waits when Options.LockTimeout is 0.
@@ -368,5 +370,5 @@ func (f *File) quarantine() (string, error) {
 	if err := rename(f.path, to); err != nil {
 		return "", err
 	}
-	return to, syncDir(filepath.Dir(f.path))
+	return to, atomicfile.SyncDir(filepath.Dir(f.path))
 }

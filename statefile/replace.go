@@ -74,23 +74,10 @@ func (f *File) replace(data ...[]byte) (err error) {
 	if err := failpoint("after-rename"); err != nil {
 		return err
 	}
-	if err := syncDir(dir); err != nil {
+	if err := atomicfile.SyncDir(dir); err != nil {
 		return fmt.Errorf("cannot sync state directory: %w", err)
 	}
 	return failpoint("after-dirsync")
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := OpenFile(dir, os.O_RDONLY, 0)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // writeSegments writes segs to f one after the other, with as few writev
