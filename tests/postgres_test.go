@@ -186,3 +186,61 @@ func TestStateMovesIntoPostgresAndBack(t *testing.T) {
 		t.Errorf("the imported open circuit did not skip: exit %d, %s", code, stderr)
 	}
 }
+
+// TestRestartInTheMiddleOfCalls: the server restarts while four workers
+// call guard in a loop. Every call runs its command and exits 0; every
+// call guard acknowledged (no warning) is counted, and none is counted
+// twice.
+func TestRestartInTheMiddleOfCalls(t *testing.T) {
+	srv := pgtest.Shared(t)
+	url := srv.NewDB(t)
+	if code, _, stderr := pgGuard(t, url, "h0", "run", "--name", "k", "--", "true"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var mu sync.Mutex
+	calls, acked := 1, 1
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				code, stdout, stderr := pgGuard(t, url, fmt.Sprintf("h%d", w), "run", "--name", "k", "--", "echo", "ran")
+				if code != 0 || stdout != "ran\n" {
+					t.Errorf("a call during the restart: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+				}
+				mu.Lock()
+				calls++
+				if stderr == "" {
+					acked++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	time.Sleep(300 * time.Millisecond) // calls under way
+	if err := srv.Down(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // calls during the outage
+	if err := srv.Up(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // calls after it
+	close(stop)
+	wg.Wait()
+	got := exportedTotals(t, url, "k")["successes"]
+	t.Logf("%d calls, %d acknowledged, %d counted", calls, acked, got)
+	if got < acked || got > calls {
+		t.Errorf("%d counted; want at least the %d acknowledged and at most the %d calls", got, acked, calls)
+	}
+	if acked == calls {
+		t.Log("no call met the outage")
+	}
+}
