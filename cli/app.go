@@ -79,7 +79,8 @@ settings in ~/.claude/guardrails.yaml (GUARD_CONFIG or --config).`,
 func stateFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "config", Usage: "the config `FILE` (default: $GUARD_CONFIG, then ~/.claude/guardrails.yaml)"},
-		&cli.StringFlag{Name: "state", Usage: "the hook state `FILE` (default: $GUARD_STATE, then state_file from the config)"},
+		&cli.StringFlag{Name: "state", Usage: "the hook state `FILE` or postgres:// URL (default: $GUARD_STATE, then state_file from the config)"},
+		&cli.StringFlag{Name: "cooldown-state", Usage: "the cooldown state `FILE` or postgres:// URL (default: $GUARD_COOLDOWN_STATE, then cooldown.state_file)"},
 	}
 }
 
@@ -153,7 +154,7 @@ func findCommand(cmds []*cli.Command, name string) *cli.Command {
 
 // globalFlags may also be given before the command, as in
 // 'guard --state X run -- cmd'.
-var globalFlags = []string{"config", "state"}
+var globalFlags = []string{"config", "state", "cooldown-state"}
 
 // hoistGlobalFlags moves global flags given before the command to just
 // after the command's name (and its subcommand's, for the commands that

@@ -19,7 +19,11 @@ import (
 // loadConfig loads the configuration for a command, honouring its --config
 // and --state flags.
 func (e *env) loadConfig(c *cli.Context) (*config.Config, error) {
-	return e.loadConfigFrom(c.String("config"), c.String("state"))
+	cfg, err := e.loadConfigFrom(c.String("config"), c.String("state"))
+	if err == nil && c.String("cooldown-state") != "" {
+		cfg.Cooldown.StateFile = c.String("cooldown-state")
+	}
+	return cfg, err
 }
 
 // loadConfigFrom loads the config at path (empty: the default), with the

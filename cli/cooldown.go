@@ -27,7 +27,7 @@ const exitRefused = 75
 func cooldownFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "config", Usage: "the config `FILE` (default: $GUARD_CONFIG, then ~/.claude/guardrails.yaml)"},
-		&cli.StringFlag{Name: "state", Usage: "the cooldown state `FILE` (default: $GUARD_COOLDOWN_STATE, $CLAUDEOPS_STATE_DIR/cooldown.json, ~/.claude/cooldown.json)"},
+		&cli.StringFlag{Name: "state", Aliases: []string{"cooldown-state"}, Usage: "the cooldown state `FILE` or postgres:// URL (default: $GUARD_COOLDOWN_STATE, $CLAUDEOPS_STATE_DIR/cooldown.json, ~/.claude/cooldown.json)"},
 	}
 }
 
