@@ -27,7 +27,7 @@ func Main() int {
 		now:     time.Now,
 		exits:   true,
 	}
-	if !backend.HasDriver() {
+	if !backend.HasDriver() && len(os.Args) > 1 && readsState[os.Args[1]] {
 		// A state in PostgreSQL named in the environment goes to guard-pg
 		// at once, before this guard spends time on its config. (One named
 		// only in the config is handed over once the config is read.)
@@ -41,6 +41,12 @@ func Main() int {
 	}
 	return e.main(os.Args)
 }
+
+// readsState are the commands that read a state, which a guard without the
+// database driver hands over to guard-pg when the state is a database.
+// (install must not be: it writes the path of the guard that runs it.)
+var readsState = map[string]bool{"run": true, "status": true, "report": true, "reset": true, "trip": true,
+	"probe": true, "log": true, "state": true, "cooldown": true, "config": true}
 
 // env is what a command may touch of the outside world. Commands write to
 // the writers they are given and read the clock through now, so that tests

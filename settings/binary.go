@@ -46,6 +46,11 @@ func Binary(flag string) (bin string, warnings []string, err error) {
 	if real, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = real
 	}
+	if filepath.Base(exe) == "guard-pg" {
+		// guard-pg is guard with its database driver; hooks call guard,
+		// which hands database states over to it.
+		exe = filepath.Join(filepath.Dir(exe), "guard")
+	}
 	if temporaryBuild(exe) {
 		return "", nil, errors.New("this guard is a temporary build (go run) at " + exe + ", which goes away when it exits; install guard (go install ./cmd/guard) and run that, or pass --binary with where guard is installed (or --binary guard to find it through PATH); nothing changed")
 	}
