@@ -66,6 +66,7 @@ func (e *env) cooldownHook(c *cli.Context) error {
 	cd, err := e.openCooldown(c)
 	if err != nil {
 		e.warnf("cooldown hook: %v; allowing", view.ErrorLine(err))
+		_, _ = io.Copy(io.Discard, e.stdin) // the caller may still be writing it
 		return nil
 	}
 	data, err := io.ReadAll(e.stdin)
