@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 )
 
 // WriteFile atomically replaces the file at path with data, for files that
@@ -109,4 +110,16 @@ func FreePath(path string) string {
 		}
 		p = fmt.Sprintf("%s-%d", path, i)
 	}
+}
+
+// Backup keeps data, the bytes of the file at path before a change, as
+// PATH.bak-<UTC time> (a name no file has yet: see FreePath), mode 0600
+// and owned as the file is, and returns where.
+func Backup(path string, data []byte, now time.Time) (string, error) {
+	backup := FreePath(fmt.Sprintf("%s.bak-%s", path, now.UTC().Format("20060102T150405Z")))
+	owner, _ := os.Stat(path)
+	if err := WriteFile(backup, data, 0o600, owner); err != nil {
+		return "", err
+	}
+	return backup, nil
 }

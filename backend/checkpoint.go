@@ -2,7 +2,6 @@ package backend
 
 import (
 	"fmt"
-	"os"
 	"time"
 
 	"guard/atomicfile"
@@ -35,10 +34,8 @@ func (c checkpoint) Import(data []byte, now time.Time, from string) (string, err
 		if old == nil {
 			return "", nil
 		}
-		path := c.s.Path()
-		kept = atomicfile.FreePath(fmt.Sprintf("%s.bak-%s", path, now.UTC().Format("20060102T150405Z")))
-		fi, _ := os.Stat(path)
-		if err := atomicfile.WriteFile(kept, old, 0o600, fi); err != nil {
+		var err error
+		if kept, err = atomicfile.Backup(c.s.Path(), old, now); err != nil {
 			return "", fmt.Errorf("cannot keep a backup: %w", err)
 		}
 		return kept, nil

@@ -28,8 +28,10 @@ Examples:
    guard status                             what is open, and why
    guard reset "python3 lint.py"            let a key run again now
 
-State lives in ~/.claude/hook_state.json (GUARD_STATE or --state to move it);
-settings in ~/.claude/guardrails.yaml (GUARD_CONFIG or --config).`,
+State lives in ~/.claude/hook_state.json (GUARD_STATE or --state to move it,
+or a postgres:// URL to share it across hosts); settings in
+~/.claude/guardrails.yaml (GUARD_CONFIG or --config). A usage error exits 64:
+guard never exits 2, a Claude hook's "block", on its own account.`,
 		Version:              version,
 		HideHelpCommand:      true,
 		Reader:               e.stdin,

@@ -75,6 +75,11 @@ func (e *env) handoff(err error) error {
 	if !errors.As(err, &nd) || !e.exits {
 		return err
 	}
+	if os.Getenv(handedOver) != "" {
+		// This is what guard handed over to, and it has no driver either
+		// (a guard copied as guard-pg, say): never hand over in a loop.
+		return fmt.Errorf("guard-pg has no PostgreSQL driver either (a copy of guard?): %v", err)
+	}
 	path := ""
 	if exe, xerr := os.Executable(); xerr == nil {
 		if p := filepath.Join(filepath.Dir(exe), "guard-pg"); isExecutable(p) {
@@ -89,9 +94,12 @@ func (e *env) handoff(err error) error {
 	if path == "" {
 		return err
 	}
-	xerr := syscall.Exec(path, append([]string{path}, e.args[1:]...), os.Environ())
+	xerr := syscall.Exec(path, append([]string{path}, e.args[1:]...), append(os.Environ(), handedOver+"=1"))
 	return fmt.Errorf("%v (and it could not be started: %v)", err, xerr)
 }
+
+// handedOver marks the environment of a guard another guard handed over to.
+const handedOver = "GUARD_HANDED_OVER"
 
 func isExecutable(path string) bool {
 	fi, err := os.Stat(path)

@@ -12,7 +12,6 @@ import (
 	"guard/backend"
 	"guard/budget"
 	"guard/config"
-	"guard/eventlog"
 	"guard/runproto"
 	"guard/store"
 	"guard/supervise"
@@ -417,13 +416,21 @@ func (e *env) cooldownStatus(c *cli.Context) error {
 	return nil
 }
 
-func (e *env) cooldownMark(c *cli.Context) error {
+// oneStamp reads the NAME argument of mark and due.
+func oneStamp(c *cli.Context) (string, error) {
 	if c.NArg() != 1 {
-		return usagef("want one NAME")
+		return "", usagef("want one NAME")
 	}
-	name := c.Args().First()
-	if err := store.CheckStamp(name); err != nil {
-		return &usageError{err: err}
+	if err := store.CheckStamp(c.Args().First()); err != nil {
+		return "", &usageError{err: err}
+	}
+	return c.Args().First(), nil
+}
+
+func (e *env) cooldownMark(c *cli.Context) error {
+	name, err := oneStamp(c)
+	if err != nil {
+		return err
 	}
 	cd, err := e.openCooldown(c)
 	if err != nil {
@@ -433,17 +440,14 @@ func (e *env) cooldownMark(c *cli.Context) error {
 	if err := cd.Mark(name, now); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "last_%s = %s\n", name, eventlog.Stamp(now))
+	fmt.Fprintf(e.stdout, "last_%s = %s\n", name, now.UTC().Truncate(time.Second).Format(time.RFC3339))
 	return nil
 }
 
 func (e *env) cooldownDue(c *cli.Context) error {
-	if c.NArg() != 1 {
-		return usagef("want one NAME")
-	}
-	name := c.Args().First()
-	if err := store.CheckStamp(name); err != nil {
-		return &usageError{err: err}
+	name, err := oneStamp(c)
+	if err != nil {
+		return err
 	}
 	every := c.Duration("every")
 	if every <= 0 {

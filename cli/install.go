@@ -29,22 +29,28 @@ func (e *env) installCommand() *cli.Command {
 		Description: `Rewrites each command hook X in the settings file to run behind guard:
 "guard run -c 'X'" (quoted so that sh -c, as Claude runs hooks, hands guard
 exactly X), and an exec-form hook {"args": [A, ...]} to
-["guard", "run", "--", A, ...]. Hooks already behind guard, and hooks that
-match --exclude (a substring, or a glob over the whole command), are left
-alone, so a second install changes nothing.
+["guard", "run", "--", A, ...]. Hooks that already call guard (behind
+VAR=value or env too), hooks with two "command" members, and hooks that match
+--exclude (a substring, or a glob over the whole command) are left alone, and
+listed with the reason, so a second install changes nothing. Programs that
+only start with "guard" (guardctl, guard-secrets.sh) are wrapped like any.
 
 Only the hook commands change: key order, indentation and the final newline
 are kept. The file is backed up to <file>.bak-<UTC time> first and replaced
 atomically. --dry-run prints a unified diff and writes nothing. 'guard
 uninstall' gives back the very same bytes.
 
-The hooks call guard by the absolute path of the guard running install,
-unless --binary names another.
+The hooks call guard by the absolute path of the guard running install
+(refused for a temporary go run build, which goes away), unless --binary
+names another: an absolute path to a file called guard, or the bare name
+guard, found through PATH when the hook runs (what a committed
+.claude/settings.json wants). Hooks wrapped with another guard are
+re-pointed at it. The file keeps its mode, owner and group.
 
 Examples:
    guard install --dry-run
    guard install
-   guard install --project --exclude 'security-check'
+   guard install --project --binary guard --exclude 'security-check'
    guard install --binary /usr/local/bin/guard --settings ./settings.json`,
 		Flags: append(settingsFlags(),
 			&cli.StringSliceFlag{Name: "exclude", Usage: "leave hooks matching `PATTERN` alone (repeatable)"},

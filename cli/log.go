@@ -13,8 +13,9 @@ func (e *env) logCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "log",
 		Usage: "show the event log: every run, skip, transition, reset, trip and cooldown decision",
-		Description: `Reads the event log (logging.file, or hook_state.events.jsonl beside the hook
-state file and cooldown.events.jsonl beside the cooldown file), across its
+		Description: `Reads the event log (logging.event_log, or hook_state.events.jsonl beside the
+hook state file and cooldown.events.jsonl beside the cooldown file; the
+guard_events table of a state in PostgreSQL), across its
 rotated files, in time order, and prints the events that pass the filters.
 --limit keeps the most recent N of them, after --offset has skipped the most
 recent M (so --limit 20 --offset 20 is the page before the last 20).

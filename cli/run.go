@@ -41,7 +41,8 @@ else is a failure. If guard itself fails (unreadable state, lock timeout,
 bad config), it warns and runs the command anyway.
 
 The key is --name if given, else the -c string, else the arguments joined by
-spaces with shell quoting where needed.
+spaces with shell quoting where needed. A command that refers to
+$CLAUDE_PROJECT_DIR has one circuit per project: "COMMAND @ PROJECT".
 
 Examples:
    guard run -- python3 lint.py

@@ -15,12 +15,6 @@ import (
 	"guard/store"
 )
 
-// IsURL reports whether a state location names a PostgreSQL database.
-func IsURL(s string) bool { return backend.IsURL(s) }
-
-// Redact returns a URL with its password hidden, for messages.
-func Redact(s string) string { return backend.Redact(s) }
-
 // schemaVersion is the version of the schema this guard writes.
 const schemaVersion = 1
 
@@ -76,12 +70,12 @@ type DB struct {
 func Open(ctx context.Context, rawURL string, connectTimeout time.Duration) (*DB, error) {
 	cfg, err := pgx.ParseConfig(rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("%s is not a PostgreSQL URL guard can use: %v", Redact(rawURL), err)
+		return nil, fmt.Errorf("%s is not a PostgreSQL URL guard can use: %v", backend.Redact(rawURL), err)
 	}
 	if !strings.Contains(rawURL, "connect_timeout") && connectTimeout > 0 {
 		cfg.ConnectTimeout = connectTimeout
 	}
-	db := &DB{where: Redact(rawURL), timeout: max(cfg.ConnectTimeout, time.Second) * 5, held: map[string]bool{}}
+	db := &DB{where: backend.Redact(rawURL), timeout: max(cfg.ConnectTimeout, time.Second) * 5, held: map[string]bool{}}
 	if db.conn, err = pgx.ConnectConfig(ctx, cfg); err != nil {
 		return nil, fmt.Errorf("cannot reach the database at %s: %w", db.where, unwrapConnect(err))
 	}

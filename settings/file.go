@@ -51,8 +51,8 @@ func RewriteFile(path, verb string, now time.Time, dryRun bool, rewrite func([]b
 	if len(f.Changes) == 0 || dryRun {
 		return f, nil
 	}
-	backup := atomicfile.FreePath(fmt.Sprintf("%s.bak-%s", path, now.UTC().Format("20060102T150405Z")))
-	if err := atomicfile.WriteFile(backup, f.Old, 0o600, info); err != nil {
+	backup, err := atomicfile.Backup(path, f.Old, now)
+	if err != nil {
 		return f, fmt.Errorf("cannot back up %s, so nothing changed: %w", path, err)
 	}
 	if err := atomicfile.WriteFile(path, f.Doc, info.Mode().Perm(), nil); err != nil {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -39,7 +40,7 @@ func TestGuardHandsDatabaseStatesToGuardPG(t *testing.T) {
 	if out, stderr, err := run("", "run", "--name", "k", "--", "echo", "ran"); err != nil || out != "ran\n" || stderr != "" {
 		t.Fatalf("guard run on a database state: %v, %q, %q", err, out, stderr)
 	}
-	if out, _, _ := run("", "status"); !strings.Contains(out, "closed") || !strings.Contains(out, "k") {
+	if out, _, _ := run("", "status"); !regexp.MustCompile(`(?m)^closed +0 +- +k +-$`).MatchString(out) {
 		t.Errorf("status through guard-pg:\n%s", out)
 	}
 	// The cooldown hook's payload reaches guard-pg unread.
@@ -55,5 +56,14 @@ func TestGuardHandsDatabaseStatesToGuardPG(t *testing.T) {
 	out, stderr, err := run("", "run", "--", "echo", "ran")
 	if err != nil || out != "ran\n" || !strings.Contains(stderr, "guard-pg") || !strings.Contains(stderr, "unguarded") {
 		t.Errorf("without guard-pg: %v, %q, %q; want the command run with a warning naming guard-pg", err, out, stderr)
+	}
+
+	// A guard-pg without the driver (guard copied under its name) is not
+	// handed over to in a loop.
+	data, _ := os.ReadFile(guard)
+	os.WriteFile(filepath.Join(dir, "guard-pg"), data, 0o755)
+	out, stderr, err = run("", "run", "--", "echo", "ran")
+	if err != nil || out != "ran\n" || !strings.Contains(stderr, "guard-pg has no PostgreSQL driver either") {
+		t.Errorf("with a guard-pg that has no driver: %v, %q, %q; want one hand-over, then the command run with a warning", err, out, stderr)
 	}
 }
