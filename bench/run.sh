@@ -17,10 +17,10 @@ for a in "$@"; do
 done
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
-# The release build: urfave_cli_no_docs leaves out urfave/cli's man-page
-# generator, whose package set-up costs every run half a millisecond.
-go build -tags urfave_cli_no_docs -o "$bin/guard" ./cmd/guard
-go build -tags urfave_cli_no_docs -o "$bin/guard-pg" ./cmd/guard-pg
+# The build make install makes (see Makefile): static, without urfave/cli's
+# man-page generator.
+make --no-print-directory build >/dev/null
+mv guard guard-pg "$bin/"
 go build -o "$bin/floor" ./bench/floor
 go build -o "$bin/rss" ./bench/rss
 echo "go test -bench (breaker, statefile, hookstate)..." >&2
@@ -34,7 +34,7 @@ if [ -f BENCHMARKS.md ] && [[ " ${args[*]-} " != *" -out "* ]]; then
 		echo
 		echo "## PostgreSQL"
 		echo
-		echo 'A closed `guard run -- /bin/true` with its state in PostgreSQL (`bench/pgcost`: a throwaway cluster on 127.0.0.1, over TCP, trust authentication) against the JSON file, interleaved, 200 runs each:'
+		echo 'A closed `guard run -- /bin/true` with its state in PostgreSQL (`bench/pgcost`: a throwaway cluster on 127.0.0.1, over TCP, trust authentication) against the JSON file, interleaved, 200 runs each; `guard` hands the call over to `guard-pg` (one more exec), and `guard-pg` called directly (a hook that names it) skips that:'
 		echo
 		go run ./bench/pgcost -guard "$bin/guard" -runs 200 || echo "(not measured: no PostgreSQL server programs here)"
 		echo

@@ -7,10 +7,8 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
 func (e *env) app() *cli.App {
+	cli.VersionPrinter = printVersion
 	app := &cli.App{
 		Name:      "guard",
 		Usage:     "keep runaway automation in check",
@@ -32,7 +30,7 @@ State lives in ~/.claude/hook_state.json (GUARD_STATE or --state to move it,
 or a postgres:// URL to share it across hosts); settings in
 ~/.claude/guardrails.yaml (GUARD_CONFIG or --config). A usage error exits 64:
 guard never exits 2, a Claude hook's "block", on its own account.`,
-		Version:              version,
+		Version:              "-", // printed by printVersion
 		HideHelpCommand:      true,
 		Reader:               e.stdin,
 		Writer:               e.stdout,

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -99,4 +100,26 @@ func TestEveryCommandHasAnExample(t *testing.T) {
 		t.Error("guard --help has no examples")
 	}
 	walk("guard", app.Commands)
+}
+
+func TestVersionFromBuildInfo(t *testing.T) {
+	info := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+		{Key: "vcs.revision", Value: "65d6d82c1a2b3c4d5e6f"}, {Key: "vcs.time", Value: "2026-11-23T05:00:00Z"}, {Key: "vcs.modified", Value: "true"},
+	}}
+	for _, c := range []struct {
+		stamped string
+		info    *debug.BuildInfo
+		want    string
+	}{
+		{"", info, "(devel), revision 65d6d82c1a2b+dirty (2026-11-23T05:00:00Z), go1.26.8"},
+		{"", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v1.4.0"}}, "v1.4.0, go1.26.8"},
+		{"", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v0.0.0-20261123050000-65d6d82c1a2b"}, Settings: info.Settings[:1]}, "v0.0.0-20261123050000-65d6d82c1a2b, go1.26.8"},
+		{"v2.0.0", info, "v2.0.0"},
+	} {
+		version = c.stamped
+		if got := versionString(c.info, true); got != c.want {
+			t.Errorf("stamped %q: %q; want %q", c.stamped, got, c.want)
+		}
+	}
+	version = ""
 }

@@ -22,6 +22,9 @@ func (db *DB) Events() Events { return Events{db} }
 func (e Events) Read(keep func(*eventlog.Event) bool) (eventlog.ReadResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), e.db.timeout)
 	defer cancel()
+	if err := e.db.ready(ctx); err != nil {
+		return eventlog.ReadResult{}, err
+	}
 	rows, err := e.db.conn.Query(ctx, `SELECT line FROM guard_events ORDER BY ts, id`)
 	if err != nil {
 		return eventlog.ReadResult{}, err

@@ -6,8 +6,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"guard/store"
 )
 
@@ -78,7 +76,7 @@ func (r Runs) try(run store.Run, slot int) (store.Slot, bool, error) {
 		deadline = &run.Deadline
 	}
 	// One round trip: the row is written only if the lock was had.
-	tag, err := r.db.conn.Exec(ctx, `INSERT INTO guard_slots (key, slot, host, pid, start, child, started, deadline)
+	tag, err := r.db.exec(ctx, `INSERT INTO guard_slots (key, slot, host, pid, start, child, started, deadline)
 		SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE pg_try_advisory_lock(hashtext('guard-slot:' || $1::text), $2)
 		ON CONFLICT (key, slot) DO UPDATE SET host = $3, pid = $4, start = $5, child = $6, started = $7, deadline = $8`,
 		run.Key, slot, run.Holder.Host, run.Holder.PID, int64(run.Holder.Start), run.ChildPID, run.Started, deadline)
@@ -94,6 +92,9 @@ func (r Runs) try(run store.Run, slot int) (store.Slot, bool, error) {
 func (r Runs) List(alive func(store.Holder) bool) ([]store.Run, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), r.db.timeout)
 	defer cancel()
+	if err := r.db.ready(ctx); err != nil {
+		return nil, err
+	}
 	rows, err := r.db.conn.Query(ctx, `SELECT s.key, s.host, s.pid, s.start, s.child, s.started, s.deadline
 		FROM guard_slots s JOIN pg_locks l ON l.locktype = 'advisory' AND l.granted
 			AND l.classid = hashtext('guard-slot:' || s.key)::oid AND l.objid = s.slot::oid AND l.objsubid = 2
@@ -129,15 +130,15 @@ type slotLock struct {
 func (s *slotLock) Started(childPID int) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.db.timeout)
 	defer cancel()
-	_, _ = s.db.conn.Exec(ctx, `UPDATE guard_slots SET child = $3 WHERE key = $1 AND slot = $2`, s.key, s.slot, childPID)
+	_, _ = s.db.exec(ctx, `UPDATE guard_slots SET child = $3 WHERE key = $1 AND slot = $2`, s.key, s.slot, childPID)
 }
 
+// Release frees the slot on the connection's next round trip, or when it
+// closes, whichever comes first: a guard's last round trip need not wait
+// for it.
 func (s *slotLock) Release() {
-	ctx, cancel := context.WithTimeout(context.Background(), s.db.timeout)
-	defer cancel()
-	var batch pgx.Batch
-	batch.Queue(`DELETE FROM guard_slots WHERE key = $1 AND slot = $2`, s.key, s.slot)
-	batch.Queue(`SELECT pg_advisory_unlock(hashtext('guard-slot:' || $1::text), $2)`, s.key, s.slot)
-	_ = s.db.conn.SendBatch(ctx, &batch).Close()
+	s.db.pending = append(s.db.pending,
+		statement{`DELETE FROM guard_slots WHERE key = $1 AND slot = $2`, []any{s.key, s.slot}},
+		statement{`SELECT pg_advisory_unlock(hashtext('guard-slot:' || $1::text), $2)`, []any{s.key, s.slot}})
 	delete(s.db.held, s.id)
 }

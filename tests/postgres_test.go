@@ -244,3 +244,48 @@ func TestRestartInTheMiddleOfCalls(t *testing.T) {
 		t.Log("no call met the outage")
 	}
 }
+
+// TestURLFormsAndPasswords: a Unix socket named by host=, and a password
+// from PGPASSWORD or ~/.pgpass for a role that must give one; a wrong
+// password fails open without showing it.
+func TestURLFormsAndPasswords(t *testing.T) {
+	srv := pgtest.Shared(t)
+	url := srv.NewDB(t)
+	db := url[strings.LastIndex(url, "/")+1 : strings.Index(url, "?")]
+	socket := fmt.Sprintf("postgresql://postgres@/%s?host=%s&port=%d", db, srv.SocketDir(), srv.Port)
+	if code, _, stderr := pgGuard(t, socket, "h1", "run", "--name", "k", "--", "true"); code != 0 || stderr != "" {
+		t.Fatalf("over the socket: exit %d: %s", code, stderr)
+	}
+	noPassword := fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", pgtest.PasswordRole, srv.Port, db)
+	run := func(env ...string) (int, string) {
+		t.Helper()
+		home := t.TempDir()
+		if len(env) > 0 && strings.HasPrefix(env[0], "pgpass=") {
+			os.WriteFile(filepath.Join(home, ".pgpass"), []byte(strings.TrimPrefix(env[0], "pgpass=")+"\n"), 0o600)
+			env = env[1:]
+		}
+		cmd := exec.Command(guardBin, "run", "--name", "k", "--", "true")
+		cmd.Env = append(os.Environ(), append([]string{"GUARD_STATE=" + noPassword, "HOME=" + home, "GUARD_CONFIG=", "PGPASSWORD="}, env...)...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		return code, stderr.String()
+	}
+	if code, stderr := run("PGPASSWORD=" + pgtest.PasswordOf); code != 0 || stderr != "" {
+		t.Errorf("PGPASSWORD: exit %d: %s", code, stderr)
+	}
+	if code, stderr := run(fmt.Sprintf("pgpass=127.0.0.1:%d:*:%s:%s", srv.Port, pgtest.PasswordRole, pgtest.PasswordOf)); code != 0 || stderr != "" {
+		t.Errorf("~/.pgpass: exit %d: %s", code, stderr)
+	}
+	code, stderr := run("PGPASSWORD=wrong-pw")
+	if code != 0 || !strings.Contains(stderr, "guard: warning:") || strings.Contains(stderr, "wrong-pw") {
+		t.Errorf("a wrong password: exit %d, stderr %q; want the command run with a warning", code, stderr)
+	}
+	if got := exportedTotals(t, url, "k")["successes"]; got != 3 {
+		t.Errorf("successes = %d; want 3 (socket, PGPASSWORD, ~/.pgpass)", got)
+	}
+}

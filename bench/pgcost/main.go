@@ -31,14 +31,15 @@ func main() {
 	dir, _ := os.MkdirTemp("", "pgcost")
 	defer os.RemoveAll(dir)
 	scenarios := []struct {
-		name, state string
-		times       []time.Duration
+		name, bin, state string
+		times            []time.Duration
 	}{
-		{name: "JSON file", state: filepath.Join(dir, "state.json")},
-		{name: "PostgreSQL on 127.0.0.1", state: srv.URL("postgres")},
+		{name: "JSON file", bin: *guard, state: filepath.Join(dir, "state.json")},
+		{name: "PostgreSQL on 127.0.0.1, guard (hands over to guard-pg)", bin: *guard, state: srv.URL("postgres")},
+		{name: "PostgreSQL on 127.0.0.1, guard-pg called directly", bin: *guard + "-pg", state: srv.URL("postgres")},
 	}
-	run := func(state string) time.Duration {
-		cmd := exec.Command(*guard, "run", "--name", "k", "--", "/bin/true")
+	run := func(bin, state string) time.Duration {
+		cmd := exec.Command(bin, "run", "--name", "k", "--", "/bin/true")
 		cmd.Env = append(os.Environ(), "GUARD_STATE="+state, "HOME="+dir, "GUARD_CONFIG=")
 		start := time.Now()
 		if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
@@ -49,7 +50,7 @@ func main() {
 	}
 	for i := range *runs + 10 {
 		for j := range scenarios {
-			d := run(scenarios[j].state)
+			d := run(scenarios[j].bin, scenarios[j].state)
 			if i >= 10 { // the first runs warm caches up
 				scenarios[j].times = append(scenarios[j].times, d)
 			}

@@ -101,7 +101,29 @@ func Start() (*Server, error) {
 	if out, err := s.run("initdb", "-D", s.data(), "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"); err != nil {
 		return nil, fmt.Errorf("initdb: %v\n%s", err, out)
 	}
+	// Every role is trusted but PasswordRole's, which must give its
+	// password (SCRAM) over TCP.
+	hba := filepath.Join(s.data(), "pg_hba.conf")
+	old, err := os.ReadFile(hba)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(hba, append([]byte("host all "+PasswordRole+" 127.0.0.1/32 scram-sha-256\n"), old...), 0o600); err != nil {
+		return nil, err
+	}
 	if err := s.start(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, s.URL("postgres"))
+	if err != nil {
+		s.Stop()
+		return nil, err
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, fmt.Sprintf("SET password_encryption = 'scram-sha-256'; CREATE ROLE %s LOGIN SUPERUSER PASSWORD '%s'", PasswordRole, PasswordOf)); err != nil {
+		s.Stop()
 		return nil, err
 	}
 	return s, nil
@@ -156,6 +178,16 @@ func (s *Server) Down() error {
 
 // Up starts the server again after Down, on the same port.
 func (s *Server) Up() error { return s.start() }
+
+// PasswordRole is a superuser that must log in with its password,
+// PasswordOf, over TCP.
+const (
+	PasswordRole = "guard_pw"
+	PasswordOf   = "s3cret-pw"
+)
+
+// SocketDir is the directory of the server's Unix socket.
+func (s *Server) SocketDir() string { return s.dir }
 
 // URL returns the URL of database db.
 func (s *Server) URL(db string) string {

@@ -1,0 +1,32 @@
+# The build guard is measured with (BENCHMARKS.md): static (no cgo, so no
+# dynamic loader at each start: about 1.5 ms a call for guard-pg, whose
+# driver brings in the net package), without urfave/cli's man-page
+# generator (its set-up costs every start), and with the VCS revision in
+# the build info, which guard --version shows.
+GOBIN ?= $(HOME)/.local/bin
+GOFLAGS_GUARD = -trimpath -buildvcs=auto -tags urfave_cli_no_docs
+export CGO_ENABLED = 0
+
+.PHONY: install install-pg build test bench
+
+install:
+	GOBIN=$(GOBIN) go install $(GOFLAGS_GUARD) ./cmd/guard ./cmd/guard-pg
+	@echo "installed guard and guard-pg in $(GOBIN)"
+
+# For hosts whose state is in PostgreSQL: guard-pg installed as guard, one
+# binary with the driver, so that no call is handed over (about 3 ms less a
+# call; about 0.7 ms more for a call on a file).
+install-pg:
+	mkdir -p $(GOBIN)
+	go build $(GOFLAGS_GUARD) -o $(GOBIN)/guard ./cmd/guard-pg
+	@echo "installed guard, with the PostgreSQL driver, in $(GOBIN)"
+
+build:
+	go build $(GOFLAGS_GUARD) -o guard ./cmd/guard
+	go build $(GOFLAGS_GUARD) -o guard-pg ./cmd/guard-pg
+
+test:
+	go test ./...
+
+bench:
+	bench/run.sh
