@@ -187,6 +187,14 @@ func (db *DB) ready(ctx context.Context) error {
 	return br.Close()
 }
 
+// Ping makes sure the schema is the one this guard writes, creating or
+// migrating it if need be.
+func (db *DB) Ping() error {
+	ctx, cancel := context.WithTimeout(context.Background(), db.timeout)
+	defer cancel()
+	return db.ready(ctx)
+}
+
 // schemaOutdated says whether err is schemaCheck's failure.
 func schemaOutdated(err error) bool {
 	var pe *pgconn.PgError

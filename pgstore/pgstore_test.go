@@ -43,6 +43,9 @@ func TestSchemaIsCheckedOnTheFirstStatement(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "newer than this guard knows") {
 		t.Errorf("a newer schema: %v; want it refused", err)
 	}
+	if err := open(t, url).Ping(); err == nil || !strings.Contains(err.Error(), "newer than this guard knows") {
+		t.Errorf("Ping of a newer schema: %v; want it refused", err)
+	}
 }
 
 // A released slot is freed on the connection's next round trip, or when

@@ -52,10 +52,11 @@ func init() {
 		},
 		Ping: func(cfg *config.Config, url string) error {
 			db, err := Open(context.Background(), url, cfg.ConnectTimeout)
-			if err == nil {
-				db.Close()
+			if err != nil {
+				return err
 			}
-			return err
+			defer db.Close()
+			return db.Ping()
 		},
 	})
 }
