@@ -26,16 +26,16 @@ func writeHook(b *bytes.Buffer, h *Hook, indent string, compact bool) {
 	w.Int("failure_count", int64(h.FailureCount))
 	w.Int("consecutive_failures", int64(h.ConsecutiveFailures))
 	w.Int("consecutive_successes", int64(h.ConsecutiveSuccesses))
-	w.Time("first_failure", h.FirstFailure.Time)
-	w.Time("last_failure", h.LastFailure.Time)
-	w.Time("last_success", h.LastSuccess.Time)
+	w.OffsetTime("first_failure", h.FirstFailure.Time)
+	w.OffsetTime("last_failure", h.LastFailure.Time)
+	w.OffsetTime("last_success", h.LastSuccess.Time)
 	if h.LastError == nil {
 		w.Raw("last_error", []byte("null"))
 	} else {
 		w.String("last_error", *h.LastError)
 	}
-	w.Time("disabled_at", h.DisabledAt.Time)
-	w.Time("retry_after", h.RetryAfter.Time)
+	w.OffsetTime("disabled_at", h.DisabledAt.Time)
+	w.OffsetTime("retry_after", h.RetryAfter.Time)
 	if h.ReopenCount != 0 {
 		w.Int("reopen_count", int64(h.ReopenCount))
 	}
@@ -47,7 +47,7 @@ func writeHook(b *bytes.Buffer, h *Hook, indent string, compact bool) {
 	}
 	if len(h.FailureTimes) > 0 {
 		w.Array("failure_times", len(h.FailureTimes), func(i int, _ string) {
-			statefile.AppendTime(b, h.FailureTimes[i].Time)
+			statefile.AppendOffsetTime(b, h.FailureTimes[i].Time)
 		})
 	}
 	if len(h.ProbeLeases) > 0 {
@@ -56,7 +56,7 @@ func writeHook(b *bytes.Buffer, h *Hook, indent string, compact bool) {
 		})
 	}
 	if !h.LastRun.IsZero() {
-		w.Time("last_run", h.LastRun.Time)
+		w.OffsetTime("last_run", h.LastRun.Time)
 	}
 	t := w.Object("totals")
 	t.Int("successes", h.Totals.Successes)
@@ -81,8 +81,8 @@ func writeLease(b *bytes.Buffer, l *Lease, indent string, compact bool) {
 	if l.StartTicks != 0 {
 		w.Int("start_ticks", int64(l.StartTicks))
 	}
-	w.Time("acquired", l.Acquired.Time)
-	w.Time("expires", l.Expires.Time)
+	w.OffsetTime("acquired", l.Acquired.Time)
+	w.OffsetTime("expires", l.Expires.Time)
 	w.Extra(l.Extra)
 	w.Close()
 }
@@ -92,9 +92,9 @@ func writeGlobalStats(b *bytes.Buffer, g *GlobalStats, indent string, compact bo
 	w.Int("total_executions", g.TotalExecutions)
 	w.Int("total_failures", g.TotalFailures)
 	w.Int("hooks_disabled", int64(g.HooksDisabled))
-	w.Time("last_updated", g.LastUpdated.Time)
+	w.OffsetTime("last_updated", g.LastUpdated.Time)
 	if !g.LastSweep.IsZero() {
-		w.Time("last_sweep", g.LastSweep.Time)
+		w.OffsetTime("last_sweep", g.LastSweep.Time)
 	}
 	w.Extra(g.Extra)
 	w.Close()

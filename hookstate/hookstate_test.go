@@ -99,14 +99,14 @@ func TestWritesPythonFieldNames(t *testing.T) {
 			t.Errorf("entry lacks Python field %s", k)
 		}
 	}
-	if h["state"] != "closed" || h["last_success"] != nil || h["last_error"] != "exit 1: boom" || h["last_failure"] != "2026-02-10T23:35:42Z" {
+	if h["state"] != "closed" || h["last_success"] != nil || h["last_error"] != "exit 1: boom" || h["last_failure"] != "2026-02-10T23:35:42+00:00" {
 		t.Errorf("entry = %v", h)
 	}
 	if raw.GlobalStats["total_executions"] != 101.0 || raw.GlobalStats["total_failures"] != 6.0 || raw.GlobalStats["hooks_disabled"] != 1.0 {
 		t.Errorf("global_stats = %v", raw.GlobalStats)
 	}
-	if !strings.Contains(string(out), `"last_updated": "2026-02-10T23:35:42Z"`) {
-		t.Error("timestamps are not RFC 3339 UTC seconds with Z")
+	if !strings.Contains(string(out), `"last_updated": "2026-02-10T23:35:42+00:00"`) {
+		t.Error("timestamps are not UTC seconds with +00:00, as Python 3.10 reads them")
 	}
 }
 

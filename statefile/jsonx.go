@@ -158,6 +158,29 @@ func (w *ObjectWriter) Close() {
 	w.b.WriteByte('}')
 }
 
+// OffsetTime writes a member whose value is t as AppendOffsetTime writes it.
+func (w *ObjectWriter) OffsetTime(k string, t time.Time) {
+	w.key(k)
+	AppendOffsetTime(w.b, t)
+}
+
+// AppendOffsetTime writes t in UTC seconds with a numeric offset,
+// "2026-02-10T23:32:15+00:00", or null: the form Python's isoformat gives
+// an aware UTC time, and the only RFC 3339 form that Python 3.10's
+// datetime.fromisoformat reads (it rejects "Z"). jq reads it with
+// strptime("%Y-%m-%dT%H:%M:%S%z"). hook_state.json is written this way,
+// for the Python guardrails that read it.
+func AppendOffsetTime(b *bytes.Buffer, t time.Time) {
+	if t.IsZero() {
+		b.WriteString("null")
+		return
+	}
+	var buf [len(OffsetTimeLayout) + 2]byte
+	out := append(buf[:0], '"')
+	out = t.UTC().Truncate(time.Second).AppendFormat(out, OffsetTimeLayout)
+	b.Write(append(out, '"'))
+}
+
 // AppendTime writes t as a Time does: RFC 3339 UTC seconds, or null.
 func AppendTime(b *bytes.Buffer, t time.Time) {
 	if t.IsZero() {

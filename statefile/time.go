@@ -22,6 +22,10 @@ func TimeOf(t time.Time) Time { return Time{t} }
 // TimeLayout is how a Time is written.
 const TimeLayout = "2006-01-02T15:04:05Z"
 
+// OffsetTimeLayout is how AppendOffsetTime writes a time (always UTC: the
+// offset is literal text, not a layout element).
+const OffsetTimeLayout = "2006-01-02T15:04:05+00:00"
+
 // MarshalJSON implements json.Marshaler.
 func (t Time) MarshalJSON() ([]byte, error) {
 	if t.IsZero() {
