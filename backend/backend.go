@@ -203,7 +203,7 @@ func Liveness(host string) store.Liveness {
 func actionList(cfg *config.Config) []store.Action {
 	var actions []store.Action
 	for name, a := range cfg.Cooldown.Actions {
-		actions = append(actions, store.Action{Name: name, Field: a.Field, Limit: a.Limit, Window: a.Window})
+		actions = append(actions, store.Action{Name: name, Field: a.Field, Limit: a.Limit, Window: a.Window, Timestamps: a.Timestamps})
 	}
 	sort.Slice(actions, func(i, j int) bool { return actions[i].Name < actions[j].Name })
 	return actions

@@ -55,6 +55,13 @@ func (r *Rules) Action(name string) (store.Action, error) {
 		}
 		names = append(names, a.Name)
 	}
+	if other := config.ActionAlias(name); other != "" {
+		for _, a := range r.Actions {
+			if a.Name == other {
+				return a, nil // Claude Ops' redeployment is guard's redeploy
+			}
+		}
+	}
 	return store.Action{}, &UnknownActionError{Name: name, Known: names}
 }
 

@@ -18,7 +18,8 @@ import (
 
 var (
 	t0      = time.Date(2026, 6, 15, 12, 0, 0, 0, time.UTC)
-	restart = store.Action{Name: "restart", Field: "restarts", Limit: 2, Window: 4 * time.Hour}
+	restart  = store.Action{Name: "restart", Field: "restarts", Limit: 2, Window: 4 * time.Hour}
+	redeploy = store.Action{Name: "redeploy", Field: "redeployments", Limit: 1, Window: 24 * time.Hour}
 )
 
 func rules(t *testing.T) *budget.Rules {
@@ -27,7 +28,7 @@ func rules(t *testing.T) *budget.Rules {
 		t.Fatal(err)
 	}
 	cfg := config.Default("/h")
-	return &budget.Rules{Budgets: s.Budgets(), Actions: []store.Action{restart}, ResetAfterHealthy: 2, Patterns: cfg.Cooldown.Patterns[:1]}
+	return &budget.Rules{Budgets: s.Budgets(), Actions: []store.Action{restart, redeploy}, ResetAfterHealthy: 2, Patterns: cfg.Cooldown.Patterns}
 }
 
 func TestMatch(t *testing.T) {
@@ -38,6 +39,19 @@ func TestMatch(t *testing.T) {
 		{"docker-compose -f x.yml restart api", "api restart"},
 		{"echo docker restart web", ""},
 		{"docker restart $SVC", ""},
+		// Claude Ops' commands, every service of each.
+		{"docker stop nginx", "nginx restart"},
+		{"docker start a b", "a restart, b restart"},
+		{"docker compose restart web api", "web restart, api restart"},
+		{"docker compose up -d web", "web restart"},
+		{"docker compose -f x.yml up -d web db", "web restart, db restart"},
+		{"docker compose up -d", ""},
+		{"ansible-playbook -i inventory playbooks/redeploy-jellyfin.yml", "jellyfin redeploy"},
+		{"ansible-playbook redeploy-web.yaml --check", "web redeploy"},
+		{"ansible-playbook site.yml", ""},
+		{"helm upgrade myrelease ./chart --install", "myrelease redeploy"},
+		// guard's own: a forced re-create is a redeploy, and only that.
+		{"docker compose up -d --force-recreate web", "web redeploy"},
 	}
 	for _, tc := range tests {
 		if got := budget.Describe(r.Match(tc.cmd)); got != tc.want {

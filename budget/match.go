@@ -3,6 +3,7 @@ package budget
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"guard/shellcmd"
@@ -20,8 +21,11 @@ type Match struct {
 // shell reads it (package shellcmd): each simple command it runs, through
 // pipelines, lists, subshells, sudo and env, is put in its normal form,
 // and a pattern must match that from its first word, so that words that
-// are only arguments (echo docker restart web) are no action. A command
-// that does not parse is matched whole, as one simple command.
+// are only arguments (echo docker restart web) are no action. The first
+// pattern that matches a simple command decides its action, on each
+// service its "services" group lists (docker restart web db: two) or the
+// one its "service" group names. A command that does not parse is matched
+// whole, as one simple command.
 func (r *Rules) Match(command string) []Match {
 	var forms []string
 	if cs, err := shellcmd.Parse(command); err == nil {
@@ -38,25 +42,41 @@ func (r *Rules) Match(command string) []Match {
 	for _, form := range forms {
 		for i := range r.Patterns {
 			p := &r.Patterns[i]
-			re := p.Regexp()
-			m := re.FindStringSubmatchIndex(form)
-			si := re.SubexpIndex("service")
-			if m == nil || m[0] != 0 || si < 0 || m[2*si] < 0 {
+			services := matchServices(p.Regexp(), form)
+			if services == nil {
 				continue
 			}
-			service := form[m[2*si]:m[2*si+1]]
 			a, err := r.Action(p.Action)
-			if err != nil || CheckService(service) != nil {
+			if err != nil {
 				continue
 			}
-			hm := Match{Service: service, Action: a}
-			if !seen[hm] {
-				seen[hm] = true
-				out = append(out, hm)
+			for _, service := range services {
+				hm := Match{Service: service, Action: a}
+				if CheckService(service) == nil && !seen[hm] {
+					seen[hm] = true
+					out = append(out, hm)
+				}
 			}
+			break
 		}
 	}
 	return out
+}
+
+// matchServices returns the services re finds at the start of form, nil
+// if it does not match there.
+func matchServices(re *regexp.Regexp, form string) []string {
+	m := re.FindStringSubmatchIndex(form)
+	if m == nil || m[0] != 0 {
+		return nil
+	}
+	if si := re.SubexpIndex("services"); si >= 0 && m[2*si] >= 0 {
+		return strings.Fields(form[m[2*si]:m[2*si+1]])
+	}
+	if si := re.SubexpIndex("service"); si >= 0 && m[2*si] >= 0 {
+		return []string{form[m[2*si]:m[2*si+1]]}
+	}
+	return nil
 }
 
 // Describe lists matches for a message: "web restart, db redeploy".

@@ -95,6 +95,10 @@ type Action struct {
 	Field  string
 	Limit  int
 	Window time.Duration
+	// Timestamps names an array of bare timestamps that every record is
+	// written to as well (Claude Ops' hooks read restart_timestamps); ""
+	// writes one only where the file already keeps such arrays.
+	Timestamps string
 }
 
 // A Pattern recognises an action on a service in a shell command.
@@ -156,12 +160,61 @@ func Default(home string) *Config {
 // defaultPatterns are compiled when first used (see Pattern.Regexp): most
 // guard commands never need them. They match the normal form of each
 // simple command (see shellcmd.Command.Normal): positional words first,
-// then options.
+// then options. The first pattern that matches a simple command decides
+// its action. They are Claude Ops' patterns, plus
+// "docker compose up ... --force-recreate", which is a redeploy.
 func defaultPatterns() []Pattern {
+	return append([]Pattern{
+		{Regex: `^docker compose up ` + servicesGroup + `\b.* --force-recreate\b`, Action: "redeploy"},
+	}, claudeOpsPatterns("redeploy")...)
+}
+
+// servicesGroup matches one or more service names, the positional words
+// of a normal form, up to its first option.
+const servicesGroup = `(?P<services>[\w.][\w.-]*(?: [\w.][\w.-]*)*)`
+
+// claudeOpsPatterns are the commands Claude Ops' cooldown hook budgets:
+// docker restart|stop|start X, docker compose restart X and docker compose
+// up ... X are restarts; ansible-playbook ... redeploy-X.yml and helm
+// upgrade X are redeployments, recorded as the action redeploy names.
+func claudeOpsPatterns(redeploy string) []Pattern {
 	return []Pattern{
-		{Regex: `^docker (?:compose )?restart (?P<service>[\w.-]+)`, Action: "restart"},
-		{Regex: `^docker compose up (?P<service>[\w.-]+)\b.* --force-recreate\b`, Action: "redeploy"},
+		{Regex: `^docker (?:restart|stop|start) ` + servicesGroup, Action: "restart"},
+		{Regex: `^docker compose restart ` + servicesGroup, Action: "restart"},
+		{Regex: `^docker compose up ` + servicesGroup, Action: "restart"},
+		{Regex: `^ansible-playbook (?:[^ ]+ )*?(?:[^ ]*/)?redeploy-(?P<service>[\w-]+)\.ya?ml\b`, Action: redeploy},
+		{Regex: `^helm upgrade (?P<service>[\w.][\w.-]*)`, Action: redeploy},
 	}
+}
+
+// ActionAlias returns the other name of an action that has two: Claude
+// Ops calls guard's redeploy redeployment.
+func ActionAlias(name string) string {
+	switch name {
+	case "redeploy":
+		return "redeployment"
+	case "redeployment":
+		return "redeploy"
+	}
+	return ""
+}
+
+// Presets are whole cooldown configurations by name (cooldown: {preset:
+// NAME}); settings beside the preset change it.
+var Presets = map[string]func() Cooldown{
+	// claude-ops: exactly Claude Ops' budgets, names and patterns, writing
+	// the restart_timestamps and redeployment_timestamps its hooks read.
+	"claude-ops": func() Cooldown {
+		return Cooldown{
+			ResetAfterHealthy: 2,
+			Retention:         48 * time.Hour,
+			Actions: map[string]Action{
+				"restart":      {Field: "restarts", Limit: 2, Window: 4 * time.Hour, Timestamps: "restart_timestamps"},
+				"redeployment": {Field: "redeployments", Limit: 1, Window: 24 * time.Hour, Timestamps: "redeployment_timestamps"},
+			},
+			Patterns: claudeOpsPatterns("redeployment"),
+		}
+	},
 }
 
 // EventLog returns the event log for the state file at statePath:

@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 	"slices"
+	"sort"
+	"strings"
 	"time"
 )
 
@@ -59,6 +61,7 @@ type loggingFields struct {
 }
 
 type cooldownFields struct {
+	Preset            *string                 `yaml:"preset,omitempty"`
 	StateFile         *string                 `yaml:"state_file,omitempty"`
 	ResetAfterHealthy *int                    `yaml:"reset_after_healthy,omitempty"`
 	Retention         *Duration               `yaml:"retention,omitempty"`
@@ -67,9 +70,10 @@ type cooldownFields struct {
 }
 
 type actionFields struct {
-	Field  *string   `yaml:"field,omitempty"`
-	Limit  *int      `yaml:"limit,omitempty"`
-	Window *Duration `yaml:"window,omitempty"`
+	Field      *string   `yaml:"field,omitempty"`
+	Limit      *int      `yaml:"limit,omitempty"`
+	Window     *Duration `yaml:"window,omitempty"`
+	Timestamps *string   `yaml:"timestamps,omitempty"`
 }
 
 type patternFields struct {
@@ -212,6 +216,20 @@ func (l *Logging) apply(f *loggingFields, where locator) error {
 }
 
 func (c *Cooldown) apply(f *cooldownFields, where locator) error {
+	if f.Preset != nil && *f.Preset != "" {
+		preset, ok := Presets[*f.Preset]
+		if !ok {
+			names := make([]string, 0, len(Presets))
+			for n := range Presets {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			return fmt.Errorf("%s: unknown preset %q; the presets are %s", where("preset"), *f.Preset, strings.Join(names, ", "))
+		}
+		p := preset()
+		p.StateFile = c.StateFile
+		*c = p
+	}
 	if f.StateFile != nil {
 		c.StateFile = *f.StateFile
 	}
@@ -230,6 +248,13 @@ func (c *Cooldown) apply(f *cooldownFields, where locator) error {
 			actions[name] = a
 		}
 		for name, af := range f.Actions {
+			if _, ok := actions[name]; !ok {
+				if other := ActionAlias(name); other != "" {
+					if _, ok := actions[other]; ok {
+						name = other // Claude Ops' name for guard's action, or the other way round
+					}
+				}
+			}
 			a := actions[name] // an existing action is changed, a new one starts empty
 			key := "actions." + name
 			if af.Field != nil {
@@ -243,6 +268,9 @@ func (c *Cooldown) apply(f *cooldownFields, where locator) error {
 			}
 			if af.Window != nil {
 				a.Window = time.Duration(*af.Window)
+			}
+			if af.Timestamps != nil {
+				a.Timestamps = *af.Timestamps
 			}
 			if a.Field == "" {
 				return fmt.Errorf("%s: needs a field, the array it records into (e.g. restarts)", where(key))

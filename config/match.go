@@ -99,8 +99,8 @@ func compilePattern(regex, action string) (Pattern, error) {
 	if err != nil {
 		return Pattern{}, fmt.Errorf("regex %q: %v", regex, err)
 	}
-	if re.SubexpIndex("service") < 0 {
-		return Pattern{}, fmt.Errorf("regex %q has no (?P<service>...) group", regex)
+	if re.SubexpIndex("service") < 0 && re.SubexpIndex("services") < 0 {
+		return Pattern{}, fmt.Errorf("regex %q has no (?P<service>...) group (or (?P<services>...), for a list of services separated by spaces)", regex)
 	}
 	return Pattern{Regex: regex, Action: action, re: re}, nil
 }

@@ -82,6 +82,9 @@ func (c *Config) YAML() ([]byte, error) {
 	}
 	for name, a := range c.Cooldown.Actions {
 		f.Cooldown.Actions[name] = actionFields{Field: &a.Field, Limit: &a.Limit, Window: dur(a.Window)}
+		if a.Timestamps != "" {
+			f.Cooldown.Actions[name] = actionFields{Field: &a.Field, Limit: &a.Limit, Window: dur(a.Window), Timestamps: &a.Timestamps}
+		}
 	}
 	patterns := make([]patternFields, len(c.Cooldown.Patterns))
 	for i := range c.Cooldown.Patterns {

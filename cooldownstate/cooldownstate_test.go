@@ -304,3 +304,74 @@ func FuzzDocument(f *testing.F) {
 		}
 	})
 }
+
+// The same actions held in both of Claude Ops' formats count once: the
+// interop finding "4 of 2 restarts". A bare time with no record beside it
+// still counts.
+func TestBothFormatsCountOnce(t *testing.T) {
+	d := parse(t, `{"services":{"nginx":{
+	  "restarts": [{"timestamp": "2025-06-15T10:00:00Z", "success": true}, {"timestamp": "2025-06-15T11:00:00Z", "success": true}],
+	  "restart_timestamps": ["2025-06-15T10:00:00Z", "2025-06-15T11:00:00.250Z"]
+	}, "web": {
+	  "restarts": [{"timestamp": "2025-06-15T10:00:00Z", "success": true}],
+	  "restart_timestamps": ["2025-06-15T10:00:00Z", "2025-06-15T10:30:00Z"]
+	}}}`)
+	if v, _ := d.Check("nginx", restart, t0); v.Used != 2 || v.Allowed {
+		t.Errorf("nginx: used %d; want 2, each action once", v.Used)
+	}
+	if v, _ := d.Check("web", restart, t0); v.Used != 2 {
+		t.Errorf("web: used %d; want 2 (one in both forms, one bare)", v.Used)
+	}
+}
+
+// Where the file keeps bare arrays, every record, reservation and release
+// goes there too, and a healthy streak clears them.
+func TestMirrorsIntoBareArrays(t *testing.T) {
+	d := parse(t, `{"services":{"old":{"restart_timestamps": ["2025-06-15T11:00:00Z"]}}}`)
+	if err := d.Record("new", redeploy, actions, t0, true, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Reserve("old", restart, actions, t0.Add(time.Second), 42); err != nil {
+		t.Fatal(err)
+	}
+	out := marshal(t, d)
+	for _, want := range []string{`"redeployment_timestamps": [
+        "2025-06-15T12:00:00Z"
+      ]`, `"restart_timestamps": [
+        "2025-06-15T11:00:00Z",
+        "2025-06-15T12:00:01Z"
+      ]`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %s in\n%s", want, out)
+		}
+	}
+	if v, _ := d.Check("old", restart, t0.Add(time.Second)); v.Used != 2 {
+		t.Errorf("old: used %d; want 2 (the bare one, the reservation once)", v.Used)
+	}
+	if err := d.Release("old", restart, 42, t0.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := d.Check("old", restart, t0.Add(time.Second)); v.Used != 1 {
+		t.Errorf("old after the release: used %d; want 1", v.Used)
+	}
+	for range 2 {
+		d.Healthy("old", 2, actions, t0)
+	}
+	if v, _ := d.Check("old", restart, t0); v.Used != 0 {
+		t.Errorf("old after two healthy checks: used %d; want 0", v.Used)
+	}
+	// Tidy prunes bare arrays as it prunes records.
+	d.Record("old", restart, actions, t0, true, "")
+	d.tidy(t0.Add(72*time.Hour), 48*time.Hour, actions)
+	if out := marshal(t, d); strings.Contains(out, "2025-06-15T12:00:00Z") {
+		t.Errorf("old times survived retention:\n%s", out)
+	}
+	// An action configured with timestamps writes them into a file with none.
+	named := restart
+	named.Timestamps = "restart_timestamps"
+	d = parse(t, `{"services":{}}`)
+	d.Record("x", named, []Action{named}, t0, true, "")
+	if out := marshal(t, d); !strings.Contains(out, `"restart_timestamps": [`) {
+		t.Errorf("no restart_timestamps:\n%s", out)
+	}
+}

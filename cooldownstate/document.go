@@ -22,15 +22,20 @@
 //
 // guard also reads the variants some deployments write: an action array of
 // plain timestamp strings, which it keeps plain when it appends to it, and
-// a separate array of plain timestamps named "<action>_timestamps" or
-// "<singular field>_timestamps" (restart_timestamps), which it counts but
-// leaves as it is. Members guard does not know are kept at every level.
+// a separate array of plain timestamps named "<singular field>_timestamps"
+// (restart_timestamps, redeployment_timestamps: what Claude Ops' hooks
+// read) or "<action>_timestamps". Where the file keeps such arrays (or the
+// action names one in its timestamps setting), guard writes every record
+// there too, as "2025-06-15T08:15:00Z", so that those hooks see guard's
+// records; the same action held in both (the same second) counts once.
+// Members guard does not know are kept at every level.
 package cooldownstate
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -131,10 +136,52 @@ type Action = store.Action
 // aliases are the plain-timestamp arrays some deployments keep for a.
 func aliases(a Action) []string {
 	names := []string{a.Name + "_timestamps"}
-	if s := strings.TrimSuffix(a.Field, "s") + "_timestamps"; s != names[0] {
+	if s := timestampsName(a); s != names[0] {
 		names = append(names, s)
 	}
+	if a.Timestamps != "" && a.Timestamps != a.Field && !slices.Contains(names, a.Timestamps) {
+		names = append(names, a.Timestamps)
+	}
 	return names
+}
+
+// timestampsName is the plain-timestamp array Claude Ops keeps for a:
+// restart_timestamps for restarts.
+func timestampsName(a Action) string { return strings.TrimSuffix(a.Field, "s") + "_timestamps" }
+
+// keepsTimestamps reports whether any service in d keeps a plain-timestamp
+// array.
+func (d *Document) keepsTimestamps() bool {
+	for _, s := range d.Services {
+		if s == nil {
+			continue
+		}
+		for k := range s.Extra {
+			if strings.HasSuffix(k, "_timestamps") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mirror returns the plain-timestamp array guard writes a's records on s
+// to as well, "" for none: the one the action's configuration names, else
+// one s already keeps, else, if the file keeps such arrays elsewhere,
+// Claude Ops' name for it.
+func (d *Document) mirror(s *Service, a Action) string {
+	if a.Timestamps != "" && a.Timestamps != a.Field {
+		return a.Timestamps
+	}
+	for _, name := range aliases(a) {
+		if _, ok := s.Extra[name]; ok {
+			return name
+		}
+	}
+	if d.keepsTimestamps() {
+		return timestampsName(a)
+	}
+	return ""
 }
 
 // records decodes the array field of s. A missing or null field is empty.
@@ -173,21 +220,30 @@ func (s *Service) setRecords(field string, rs []Record) error {
 }
 
 // times returns the times of every action of kind a on s, from its array
-// and from any plain-timestamp alias arrays. A record guard cannot read
+// and from any plain-timestamp alias arrays. A time in an alias array that
+// a record of the array has too (to the second: Claude Ops' jq drops the
+// fraction) is the same action, counted once. A record guard cannot read
 // counts as at now.
 func (s *Service) times(a Action, now time.Time) ([]time.Time, error) {
 	var ts []time.Time
-	for _, field := range append([]string{a.Field}, aliases(a)...) {
+	inArray := map[int64]int{}
+	for i, field := range append([]string{a.Field}, aliases(a)...) {
 		rs, err := s.records(field)
 		if err != nil {
 			return nil, err
 		}
 		for _, r := range rs {
-			if r.Unreadable() {
+			switch {
+			case r.Unreadable():
 				ts = append(ts, now)
-				continue
+			case i == 0:
+				ts = append(ts, r.Timestamp.Time)
+				inArray[r.Timestamp.Unix()]++
+			case inArray[r.Timestamp.Unix()] > 0:
+				inArray[r.Timestamp.Unix()]-- // the same action, held in both forms
+			default:
+				ts = append(ts, r.Timestamp.Time)
 			}
-			ts = append(ts, r.Timestamp.Time)
 		}
 	}
 	return ts, nil

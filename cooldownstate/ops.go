@@ -19,6 +19,14 @@ func (d *Document) service(name string, actions []Action) (*Service, error) {
 	s := d.Services[name]
 	if s == nil {
 		s = &Service{}
+		// A new service gets the plain-timestamp arrays the others keep.
+		for _, a := range actions {
+			if m := d.mirror(s, a); m != "" {
+				if err := s.setRecords(m, nil); err != nil {
+					return nil, err
+				}
+			}
+		}
 		d.Services[name] = s
 	}
 	for _, a := range actions {
@@ -29,6 +37,20 @@ func (d *Document) service(name string, actions []Action) (*Service, error) {
 		}
 	}
 	return s, nil
+}
+
+// appendMirror adds t to the plain-timestamp array guard writes a's records
+// on s to as well, if there is one (see mirror).
+func (d *Document) appendMirror(s *Service, a Action, t time.Time) error {
+	m := d.mirror(s, a)
+	if m == "" {
+		return nil
+	}
+	rs, err := s.records(m)
+	if err != nil {
+		return err
+	}
+	return s.setRecords(m, append(rs, Record{Timestamp: statefile.TimeOf(t), plain: true}))
 }
 
 // Check returns the verdict of a's budget for service at now. An unknown
@@ -109,6 +131,9 @@ func (d *Document) Record(service string, a Action, actions []Action, now time.T
 	if err := s.appendRecord(a, r); err != nil {
 		return err
 	}
+	if err := d.appendMirror(s, a, now); err != nil {
+		return err
+	}
 	d.noteRecord(service, a, now, success, errMsg)
 	return nil
 }
@@ -126,7 +151,10 @@ func (d *Document) Reserve(service string, a Action, actions []Action, now time.
 	if err != nil {
 		return v, err
 	}
-	return v, s.appendRecord(a, Record{Timestamp: statefile.TimeOf(now), InProgress: true, PID: pid})
+	if err := s.appendRecord(a, Record{Timestamp: statefile.TimeOf(now), InProgress: true, PID: pid}); err != nil {
+		return v, err
+	}
+	return v, d.appendMirror(s, a, now)
 }
 
 // Finish completes the reservation that pid made for a on service. If the
@@ -178,8 +206,29 @@ func (d *Document) Release(service string, a Action, pid int, reservedAt time.Ti
 	}
 	for i := len(rs) - 1; i >= 0; i-- {
 		r := &rs[i]
-		if (r.InProgress && r.PID == pid) || (r.plain && r.Timestamp.Time.Equal(statefile.TimeOf(reservedAt).Time)) {
-			return s.setRecords(a.Field, append(rs[:i:i], rs[i+1:]...))
+		if (r.InProgress && r.PID == pid) || (r.plain && r.Timestamp.Unix() == reservedAt.Unix()) {
+			if err := s.setRecords(a.Field, append(rs[:i:i], rs[i+1:]...)); err != nil {
+				return err
+			}
+			return s.dropPlain(d.mirror(s, a), reservedAt)
+		}
+	}
+	return nil
+}
+
+// dropPlain removes the last plain timestamp at t's second from the array
+// field, if it is there.
+func (s *Service) dropPlain(field string, t time.Time) error {
+	if field == "" {
+		return nil
+	}
+	rs, err := s.records(field)
+	if err != nil {
+		return err
+	}
+	for i := len(rs) - 1; i >= 0; i-- {
+		if rs[i].plain && rs[i].Timestamp.Unix() == t.Unix() {
+			return s.setRecords(field, append(rs[:i:i], rs[i+1:]...))
 		}
 	}
 	return nil
@@ -200,6 +249,13 @@ func (d *Document) Healthy(service string, resetAfter int, actions []Action, now
 		for _, a := range actions {
 			if err := s.setRecords(a.Field, nil); err != nil {
 				return 0, false, err
+			}
+			for _, name := range aliases(a) { // every array it counts
+				if _, ok := s.Extra[name]; ok {
+					if err := s.setRecords(name, nil); err != nil {
+						return 0, false, err
+					}
+				}
 			}
 		}
 		e.Outcome, e.Reason = "cleared", fmt.Sprintf("%d healthy checks in a row cleared the budgets", max(resetAfter, 1))
@@ -274,19 +330,24 @@ func (d *Document) Tidy(now time.Time, retention time.Duration, actions []Action
 			continue
 		}
 		for _, a := range actions {
-			rs, err := s.records(a.Field)
-			if err != nil {
-				continue // not guard's to fix; commands on this service say what is wrong
-			}
-			kept := rs[:0]
-			for _, r := range rs {
-				if r.InProgress || r.Unreadable() || keep.In(r.Timestamp.Time, now) {
-					kept = append(kept, r)
+			for _, field := range append([]string{a.Field}, aliases(a)...) {
+				if _, ok := s.Extra[field]; !ok && field != a.Field {
+					continue
 				}
-			}
-			if len(kept) != len(rs) {
-				if err := s.setRecords(a.Field, kept); err != nil {
-					return err
+				rs, err := s.records(field)
+				if err != nil {
+					continue // not guard's to fix; commands on this service say what is wrong
+				}
+				kept := rs[:0]
+				for _, r := range rs {
+					if r.InProgress || r.Unreadable() || keep.In(r.Timestamp.Time, now) {
+						kept = append(kept, r)
+					}
+				}
+				if len(kept) != len(rs) {
+					if err := s.setRecords(field, kept); err != nil {
+						return err
+					}
 				}
 			}
 		}

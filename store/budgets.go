@@ -14,6 +14,10 @@ type Action struct {
 	Field  string // the array it records into: restarts
 	Limit  int
 	Window time.Duration
+	// Timestamps names an array of bare timestamps every record is written
+	// to as well (restart_timestamps, which Claude Ops' hooks read); ""
+	// writes one only where the state already keeps such arrays.
+	Timestamps string
 }
 
 // Budgets are the action budgets of services, and the last_NAME stamps
