@@ -17,7 +17,7 @@ import (
 )
 
 var (
-	t0      = time.Date(2026, 6, 15, 12, 0, 0, 0, time.UTC)
+	t0       = time.Date(2026, 6, 15, 12, 0, 0, 0, time.UTC)
 	restart  = store.Action{Name: "restart", Field: "restarts", Limit: 2, Window: 4 * time.Hour}
 	redeploy = store.Action{Name: "redeploy", Field: "redeployments", Limit: 1, Window: 24 * time.Hour}
 )
