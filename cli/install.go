@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"guard/config"
+	"guard/runproto"
 	"guard/settings"
+	"guard/store"
 	"guard/view"
 )
 
@@ -136,9 +139,84 @@ func (e *env) install(c *cli.Context) error {
 		}
 		return false
 	}
-	return e.rewriteSettings(c, path, "install", func(doc []byte) (settings.Result, error) {
+	f, err := e.rewriteSettings(c, path, "install", func(doc []byte) (settings.Result, error) {
 		return settings.Install(doc, settings.Options{Binary: bin, Skip: skip})
 	})
+	if err != nil || f.Backup == "" {
+		return err
+	}
+	return e.moveStateFromPython(c, f.Changes)
+}
+
+// moveStateFromPython gives the hooks install moved off the Python wrapper
+// the state the wrapper kept for them, under guard's keys: the wrapper
+// keyed a command by its script's name (lint for uv run lint.py), guard
+// keys it by the command. A Python key that two moved hooks share cannot
+// be told apart and stays where it is, as does one whose command refers to
+// $CLAUDE_PROJECT_DIR (guard keys it by project, unknown here).
+func (e *env) moveStateFromPython(c *cli.Context, changes []settings.Change) error {
+	var moved []*settings.Moved
+	shared := map[string]int{}
+	for _, ch := range changes {
+		if ch.Moved != nil {
+			moved = append(moved, ch.Moved)
+			shared[ch.Moved.PythonKey]++
+		}
+	}
+	if len(moved) == 0 {
+		return nil
+	}
+	h, err := e.openHooksOf(c)
+	if err != nil {
+		e.warnf("the Python wrapper's state was not moved: %v", view.ErrorLine(err))
+		return nil
+	}
+	var lines []string
+	err = h.Circuits.Update(e.now(), func(tx store.CircuitTx) (bool, error) {
+		lines = lines[:0]
+		changed := false
+		for _, m := range moved {
+			switch {
+			case strings.Contains(m.Command, runproto.ProjectVar):
+				if tx.Has(m.PythonKey) {
+					lines = append(lines, fmt.Sprintf("%q stays: guard keeps %s one circuit per project", m.PythonKey, view.Printable(m.Command)))
+				}
+				continue
+			case shared[m.PythonKey] > 1:
+				if tx.Has(m.PythonKey) {
+					lines = append(lines, fmt.Sprintf("%q stays: %d moved hooks share it in the wrapper's keys", m.PythonKey, shared[m.PythonKey]))
+				}
+				continue
+			}
+			for _, from := range []string{m.PythonKey, m.PythonJoin} {
+				ok, err := tx.Rename(from, m.Command)
+				if err != nil {
+					return false, err
+				}
+				if ok {
+					changed = true
+					lines = append(lines, fmt.Sprintf("%q -> %s", from, view.Printable(m.Command)))
+					break
+				}
+				if tx.Has(from) && tx.Has(m.Command) {
+					lines = append(lines, fmt.Sprintf("%q stays: %s has state of its own", from, view.Printable(m.Command)))
+					break
+				}
+			}
+		}
+		return changed, nil
+	})
+	if err != nil {
+		e.warnf("the Python wrapper's state was not moved: %v", view.ErrorLine(err))
+		return nil
+	}
+	if len(lines) > 0 {
+		fmt.Fprintf(e.stdout, "state of the Python wrapper's hooks, in %s:\n", h.Where)
+		for _, l := range lines {
+			fmt.Fprintf(e.stdout, "  %s\n", l)
+		}
+	}
+	return nil
 }
 
 func (e *env) uninstall(c *cli.Context) error {
@@ -149,23 +227,24 @@ func (e *env) uninstall(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	return e.rewriteSettings(c, path, "uninstall", settings.Uninstall)
+	_, err = e.rewriteSettings(c, path, "uninstall", settings.Uninstall)
+	return err
 }
 
 // rewriteSettings applies rewrite to the settings file at path and says
 // what it did: the diff with --dry-run, else what changed, where the backup
 // is, and which hooks were left alone and why.
-func (e *env) rewriteSettings(c *cli.Context, path, verb string, rewrite func([]byte) (settings.Result, error)) error {
+func (e *env) rewriteSettings(c *cli.Context, path, verb string, rewrite func([]byte) (settings.Result, error)) (settings.File, error) {
 	f, err := settings.RewriteFile(path, verb, e.now(), c.Bool("dry-run"), rewrite)
 	if err != nil {
-		return err
+		return f, err
 	}
 	switch {
 	case len(f.Changes) == 0:
 		fmt.Fprintf(e.stdout, "%s: nothing to %s\n", f.Path, verb)
 	case f.Backup == "":
 		settings.Diff(e.stdout, f.Path, f.Path+" ("+verb+")", f.Old, f.Edits)
-		return nil
+		return f, nil
 	default:
 		done := map[string]string{"install": "wrapped", "uninstall": "unwrapped"}[verb]
 		fmt.Fprintf(e.stdout, "%s %d hooks in %s (backup: %s)\n", done, len(f.Changes), f.Path, f.Backup)
@@ -174,10 +253,17 @@ func (e *env) rewriteSettings(c *cli.Context, path, verb string, rewrite func([]
 			if verb == "uninstall" {
 				cmd = ch.After
 			}
-			if ch.Why != "" {
-				cmd = ch.After + " (" + ch.Why + ")"
+			switch {
+			case ch.Moved != nil:
+				cmd = ch.Moved.Command
+			case ch.Why != "":
+				cmd = ch.After
 			}
-			fmt.Fprintf(e.stdout, "  %s: %s\n", hookPlace(ch), hookText(cmd))
+			why := ""
+			if ch.Why != "" {
+				why = " (" + ch.Why + ")"
+			}
+			fmt.Fprintf(e.stdout, "  %s: %s%s\n", hookPlace(ch), hookText(cmd), why)
 		}
 	}
 	if len(f.Left) > 0 {
@@ -186,7 +272,7 @@ func (e *env) rewriteSettings(c *cli.Context, path, verb string, rewrite func([]
 			fmt.Fprintf(e.stdout, "  %s: %s (%s)\n", hookPlace(ch), hookText(ch.Before), ch.Why)
 		}
 	}
-	return nil
+	return f, nil
 }
 
 // hookPlace says where a hook is: its event and matcher.

@@ -57,6 +57,10 @@ Examples:
 			&cli.IntFlag{Name: "success-threshold", Usage: "close it after `N` successful probes", DefaultText: fromConfig},
 			&cli.DurationFlag{Name: "cooldown", Usage: "keep it open for `DURATION` before probing", DefaultText: fromConfig},
 			&cli.IntFlag{Name: "cooldown-seconds", Usage: "the same, in `SECONDS`, as the Python wrapper spells it", DefaultText: fromConfig},
+			// Written by guard install into hooks it moved off the Python
+			// wrapper, for guard uninstall to give them back; guard run
+			// ignores it.
+			&cli.StringFlag{Name: "from-python", Hidden: true},
 		}, stateFlags()...),
 		Action:       e.run,
 		OnUsageError: e.runUsageError,

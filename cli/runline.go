@@ -104,6 +104,8 @@ func parseRunLine(args []string) (runLine, bool) {
 			l.config = value
 		case "state":
 			l.state = value
+		case "from-python":
+			// what the hook was under the Python wrapper, for guard uninstall
 		case "timeout", "cooldown":
 			d, err := time.ParseDuration(value)
 			if err != nil {

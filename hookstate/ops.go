@@ -48,6 +48,22 @@ func (d *Document) Probe(key string, now time.Time) (breaker.Event, bool, error)
 	return circuit.Probe(d, key, now)
 }
 
+// Rename moves from's entry, whole (members guard does not know
+// included), to the key to, if from has one and to has none
+// (store.CircuitTx).
+func (d *Document) Rename(from, to string) (bool, error) {
+	if from == to || !d.Has(from) || d.Has(to) {
+		return false, nil
+	}
+	h, err := d.Hook(from)
+	if err != nil || h == nil {
+		return false, err
+	}
+	d.setHook(to, h)
+	d.remove(from)
+	return true, nil
+}
+
 // Put stores c as key's circuit (store.CircuitTx).
 func (d *Document) Put(key string, c breaker.Circuit) { d.put(key, c) }
 

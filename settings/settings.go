@@ -19,6 +19,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -45,6 +46,25 @@ type Change struct {
 	Before  string // the command, or the args joined by spaces
 	After   string
 	Why     string // for a hook left alone
+	// Moved is set for a hook moved off the Python wrapper.
+	Moved *Moved
+}
+
+// Moved is a hook Install moved off the Python wrapper: the key the
+// wrapper kept its state under, and the command guard runs, whose key the
+// state moves to.
+type Moved struct {
+	PythonKey  string // normalised, as the wrapper keys it
+	PythonJoin string // the wrapped words joined by spaces, as older wrappers keyed it
+	Command    string // what guard runs with -c
+}
+
+// A BothWrappedError is a hook that runs behind guard and behind the
+// Python wrapper at once.
+type BothWrappedError struct{ Event, Command string }
+
+func (e *BothWrappedError) Error() string {
+	return fmt.Sprintf("the %s hook %q runs behind both guard and the Python wrapper (%s): two circuit breakers would each count its failures and skip it on their own; keep one by hand (for guard, make the hook the wrapped command alone and run guard install again)", e.Event, e.Command, PythonWrapper)
 }
 
 // A Result is what Install or Uninstall did.
@@ -133,6 +153,7 @@ const (
 	WhyExcluded = "excluded by --exclude"
 	WhyTwice    = `the hook has two "command" members (Claude Code runs the last); fix it by hand`
 	WhyEdited   = "a guard call that install did not write (edited by hand?); unwrap it by hand"
+	WhyPyArgs   = "runs behind the Python wrapper in exec form (args); move it to guard by hand"
 )
 
 // Install wraps every command hook in doc that is not wrapped or excluded
@@ -157,7 +178,46 @@ func Install(doc []byte, opts Options) (Result, error) {
 				r.leave(h, cmd, WhyTwice)
 				continue
 			}
+			if bin, binLen, _, ok := fromPython(raw); ok {
+				if bin == opts.Binary {
+					r.leave(h, cmd, WhyWrapped)
+					continue
+				}
+				text := jsonInner(quoteBinary(opts.Binary))
+				r.Edits = append(r.Edits, Edit{h.command.start + 1, h.command.start + 1 + binLen, text})
+				r.Changes = append(r.Changes, Change{Event: h.event, Matcher: h.matcher, Before: cmd,
+					After: quoteBinary(opts.Binary) + cmd[len(quoteBinary(bin)):], Why: "re-pointed from " + bin})
+				continue
+			}
+			if pw, ok := pythonWrapped(raw); ok {
+				if isGuard(programOf(pw.argv)) {
+					return Result{}, &BothWrappedError{Event: h.event, Command: cmd}
+				}
+				if opts.skip(cmd) {
+					r.leave(h, cmd, WhyExcluded)
+					continue
+				}
+				text := []byte{'"'}
+				text = append(text, jsonInner(quoteBinary(opts.Binary)+" run "+FromPythonFlag+" '")...)
+				text = append(text, quoteUnits(pw.prefix)...)
+				text = append(text, '\'')
+				for _, f := range pw.flags {
+					text = append(append(text, ' '), f...)
+				}
+				text = append(text, " -c '"...)
+				text = append(text, quoteUnits(pw.inner)...)
+				text = append(text, '\'', '"')
+				r.Edits = append(r.Edits, Edit{h.command.start, h.command.end, text})
+				after, _ := (&node{kind: '"', start: 0, end: len(text)}).str(text)
+				inner, _ := (&node{kind: '"', start: 0, end: len(pw.inner) + 2}).str(append(append([]byte{'"'}, pw.inner...), '"'))
+				r.Changes = append(r.Changes, Change{Event: h.event, Matcher: h.matcher, Before: cmd, After: after,
+					Why: "moved from the Python wrapper", Moved: &Moved{PythonKey: PythonKey(pw.argv), PythonJoin: strings.Join(pw.argv, " "), Command: inner}})
+				continue
+			}
 			if w, ok := installed(raw); ok {
+				if _, ok := pythonWrapped(w.inner); ok {
+					return Result{}, &BothWrappedError{Event: h.event, Command: cmd}
+				}
 				if w.binary == opts.Binary {
 					r.leave(h, cmd, WhyWrapped)
 					continue
@@ -201,6 +261,9 @@ func Install(doc []byte, opts Options) (Result, error) {
 				continue
 			case wrappedArgs(args):
 				r.leave(h, joined, WhyWrapped)
+				continue
+			case pythonArgs(args):
+				r.leave(h, joined, WhyPyArgs)
 				continue
 			case isGuard(args[0]):
 				r.leave(h, joined, WhyGuard)
@@ -252,6 +315,13 @@ func Uninstall(doc []byte) (Result, error) {
 		case h.command != nil:
 			cmd, _ := h.command.str(doc)
 			raw := doc[h.command.start+1 : h.command.end-1]
+			if _, _, original, ok := fromPython(raw); ok && !h.twice {
+				text := append(append([]byte{'"'}, original...), '"')
+				r.Edits = append(r.Edits, Edit{h.command.start, h.command.end, text})
+				before, _ := (&node{kind: '"', start: 0, end: len(text)}).str(text)
+				r.Changes = append(r.Changes, Change{Event: h.event, Matcher: h.matcher, Before: cmd, After: before, Why: "given back to the Python wrapper"})
+				continue
+			}
 			w, ok := installed(raw)
 			if !ok {
 				if runsGuard(cmd) {

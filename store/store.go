@@ -26,6 +26,9 @@ type CircuitTx interface {
 	CircuitView
 	// Put stores c as key's circuit, adding the key if it is new.
 	Put(key string, c breaker.Circuit)
+	// Rename moves from's state, whole, to the key to, if from has state
+	// and to has none; it reports whether it did.
+	Rename(from, to string) (bool, error)
 	// Count adds to the lifetime totals of every key: runs recorded, and
 	// how many of them failed.
 	Count(executions, failures int)

@@ -98,6 +98,16 @@ func (t *tx) Count(executions, failures int) {
 	t.stats.TotalExecutions += int64(executions)
 	t.stats.TotalFailures += int64(failures)
 }
+func (t *tx) Rename(from, to string) (bool, error) {
+	c, ok := t.circuits[from]
+	if _, taken := t.circuits[to]; !ok || taken || from == to {
+		return false, nil
+	}
+	t.circuits[to] = c
+	delete(t.circuits, from)
+	return true, nil
+}
+
 func (t *tx) Put(key string, c breaker.Circuit) {
 	wasOpen := t.circuits[key].State == breaker.Open
 	t.circuits[key] = clone(c)
