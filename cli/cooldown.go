@@ -40,7 +40,11 @@ func (e *env) cooldownCommand() *cli.Command {
 agent's cooldown.json format, locked and replaced atomically so that
 parallel callers lose nothing. Actions and their budgets come from the
 cooldown section of guardrails.yaml (defaults: restart, 2 per 4h, recorded
-in "restarts"; redeploy, 1 per 24h, in "redeployments").
+in "restarts"; redeploy, 1 per 24h, in "redeployments"; "redeployment", Claude
+Ops' name, is accepted for it). Where the file keeps Claude Ops' bare
+restart_timestamps/redeployment_timestamps arrays, records go there too, and
+an action in both counts once; cooldown: {preset: claude-ops} gives Claude
+Ops' budgets and patterns exactly.
 
 Examples:
    guard cooldown check nginx restart && docker restart nginx

@@ -17,10 +17,14 @@ func (e *env) cooldownHookCommand() *cli.Command {
 		Name:  "hook",
 		Usage: "enforce action budgets as a Claude Code PreToolUse (and record them as a PostToolUse) hook",
 		Description: `Reads a Claude Code hook payload on stdin and matches tool_input.command
-against the configured patterns (cooldown.patterns: by default docker restart
-X, docker compose restart X, and docker compose up -d --force-recreate X as a
-redeploy). Each pattern is a regular expression with a (?P<service>...) group,
-and names its action.
+against the configured patterns (cooldown.patterns). By default they are
+Claude Ops' commands, for every service named: docker restart|stop|start X,
+docker compose restart X and docker compose up ... X are restarts;
+ansible-playbook ... redeploy-X.yml and helm upgrade X are redeploys; and
+docker compose up ... X --force-recreate is a redeploy only. Each pattern is a
+regular expression with a (?P<service>...) group (or (?P<services>...), a
+list separated by spaces) and names its action; the first that matches a
+simple command decides.
 
 The command is read as a shell reads it: each simple command it runs
 (through ;, &&, pipelines, subshells, $(...), sudo, env, nice, timeout) is
