@@ -133,12 +133,22 @@ func (s *slotLock) Started(childPID int) {
 	_, _ = s.db.exec(ctx, `UPDATE guard_slots SET child = $3 WHERE key = $1 AND slot = $2`, s.key, s.slot, childPID)
 }
 
-// Release frees the slot on the connection's next round trip, or when it
+// Release frees the slot. A slot of an unlimited key (which only lists
+// the run) is freed on the connection's next round trip, or when it
 // closes, whichever comes first: a guard's last round trip need not wait
-// for it.
+// for it. A max_concurrent slot is freed at once: the server ends a closed
+// connection's session a moment later, and a call that came just after
+// must not find the slot still taken.
 func (s *slotLock) Release() {
-	s.db.pending = append(s.db.pending,
-		statement{`DELETE FROM guard_slots WHERE key = $1 AND slot = $2`, []any{s.key, s.slot}},
-		statement{`SELECT pg_advisory_unlock(hashtext('guard-slot:' || $1::text), $2)`, []any{s.key, s.slot}})
+	release := []statement{
+		{`DELETE FROM guard_slots WHERE key = $1 AND slot = $2`, []any{s.key, s.slot}},
+		{`SELECT pg_advisory_unlock(hashtext('guard-slot:' || $1::text), $2)`, []any{s.key, s.slot}},
+	}
 	delete(s.db.held, s.id)
+	s.db.pending = append(s.db.pending, release...)
+	if s.slot < unlimitedBase {
+		ctx, cancel := context.WithTimeout(context.Background(), s.db.timeout)
+		defer cancel()
+		_ = s.db.ready(ctx)
+	}
 }
