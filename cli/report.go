@@ -33,6 +33,13 @@ consecutive_healthy and each action's budget). disabled_hooks counts open circui
 each detail has command, state, failure_count, consecutive_failures,
 last_error, disabled_at, retry_after, open_reason and forced.
 
+Run times come from the event log guard already writes (each "run" event's
+duration_ms), over the runs it holds: per key, how many, p50, p95 and max.
+The text report lists the 5 slowest hooks, markdown a table of every key,
+json "duration_ms": {KEY: {count, p50, p95, max}} (milliseconds), prometheus
+the histogram guard_run_duration_seconds{key,le} (buckets from 1ms to 10m).
+--slowest N lists only the N slowest hooks (text or json).
+
 --format markdown gives a section for each open or half-open key, with its
 decision trail from the event log. --format prometheus writes the metrics
 for node_exporter's textfile collector: guard_circuit_state{key},
@@ -44,11 +51,13 @@ place), as the textfile collector needs.
 Examples:
    guard report
    guard report --format json | jq .disabled_hook_details
+   guard report --slowest 5
    guard report --format markdown > guard-report.md
    guard report --format prometheus --output /var/lib/node_exporter/textfile_collector/guard.prom`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, json, markdown or prometheus"},
 			&cli.StringFlag{Name: "output", Usage: "write to `FILE` atomically instead of stdout"},
+			&cli.IntFlag{Name: "slowest", Usage: "list only the `N` slowest hooks (by p95 run time), as text or json"},
 		}, stateFlags()...),
 		Action: e.report,
 	}
@@ -71,6 +80,26 @@ func (e *env) report(c *cli.Context) error {
 		return fmt.Errorf("%w; the next guard run will move it aside", err)
 	}
 	e.warnAside(v)
+	e.addTimings(cfg, sts)
+	if n := c.Int("slowest"); c.IsSet("slowest") {
+		if n <= 0 {
+			return usagef("--slowest takes a number of hooks above 0, got %d", n)
+		}
+		t := view.Timings{}
+		for _, st := range sts {
+			if st.DurationMS != nil {
+				t[st.Key] = st.DurationMS
+			}
+		}
+		switch format {
+		case "json":
+			return view.WriteJSON(e.stdout, view.SlowHooks(t, n))
+		case "text":
+			view.WriteSlowest(e.stdout, t, n, view.KeyWidth)
+			return nil
+		}
+		return usagef("--slowest prints text or json, not %s", format)
+	}
 	r := view.BuildReport(sts, v.Stats(), hooks.Where, now)
 	if r.Cooldown, err = e.cooldownReport(cfg, now); err != nil {
 		e.warnf("cooldown budgets left out of the report: %v", view.ErrorLine(err))

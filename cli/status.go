@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"guard/backend"
+	"guard/config"
 	"guard/store"
 	"guard/supervise"
 	"guard/view"
@@ -22,6 +23,10 @@ without taking the lock. Keys longer than 48 characters are shortened in the
 middle unless --wide is given; states are coloured on a terminal unless
 NO_COLOR is set.
 
+The P50/P95 column is how long the key's runs took (median and 95th
+percentile), over the runs the event log holds; "guard report --slowest 5"
+lists the slowest hooks.
+
 A hook that refers to $CLAUDE_PROJECT_DIR has one circuit per project: its
 key is "COMMAND @ PROJECT", and the table shows the project in a column.
 
@@ -32,8 +37,9 @@ consecutive_successes, last_error, first_failure, last_failure, last_success,
 disabled_at, retry_after (RFC 3339 or null), forced, open_reason,
 reopen_count, probe_leases ([{pid, acquired, expires, alive}]), running (the
 runs in flight: [{pid, child_pid, started, elapsed_ms, deadline,
-remaining_ms}]), last_run and totals ({successes, failures, ignored,
-cancelled, abandoned, skips, rejected}).
+remaining_ms}]), last_run, totals ({successes, failures, ignored,
+cancelled, abandoned, skips, rejected}) and duration_ms ({count, p50, p95,
+max} of its runs in the event log, or null).
 
 Examples:
    guard status
@@ -64,7 +70,7 @@ func (e *env) inFlight(hooks *backend.Hooks) ([]store.Run, func(store.Holder) bo
 }
 
 func (e *env) status(c *cli.Context) error {
-	_, hooks, v, err := e.snapshot(c)
+	cfg, hooks, v, err := e.snapshot(c)
 	if err != nil {
 		return err
 	}
@@ -75,6 +81,7 @@ func (e *env) status(c *cli.Context) error {
 		return fmt.Errorf("%w; the next guard run will move it aside", err)
 	}
 	e.warnAside(v)
+	e.addTimings(cfg, sts)
 	if c.Bool("json") {
 		return view.WriteJSON(e.stdout, sts)
 	}
@@ -88,6 +95,28 @@ func (e *env) status(c *cli.Context) error {
 	}
 	view.StatusTable(e.stdout, sts, now, width, e.color())
 	return nil
+}
+
+// timings reads the run times of every key from the event log; nil, with a
+// warning, if it cannot be read.
+func (e *env) timings(cfg *config.Config) view.Timings {
+	events, err := backend.AllEvents(cfg)
+	if err = e.handoff(err); err == nil {
+		var t view.Timings
+		if t, err = view.RunTimings(events); err == nil {
+			return t
+		}
+	}
+	e.warnf("run times left out: %v", view.ErrorLine(err))
+	return nil
+}
+
+// addTimings gives each status its key's run times.
+func (e *env) addTimings(cfg *config.Config, sts []view.KeyStatus) {
+	t := e.timings(cfg)
+	for i := range sts {
+		sts[i].DurationMS = t[sts[i].Key]
+	}
 }
 
 // color reports whether output may be coloured: stdout is a terminal and

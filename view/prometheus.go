@@ -17,6 +17,7 @@ type promFamily struct {
 }
 
 type promSample struct {
+	suffix string      // of the family's name: _bucket, _sum, _count for a histogram
 	labels [][2]string // name, value
 	value  float64
 }
@@ -44,6 +45,7 @@ func writeProm(w io.Writer, families []*promFamily) error {
 		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s %s\n", f.name, promHelpEscaper.Replace(f.help), f.name, f.typ)
 		for _, s := range f.samples {
 			b.WriteString(f.name)
+			b.WriteString(s.suffix)
 			if len(s.labels) > 0 {
 				b.WriteByte('{')
 				for i, l := range s.labels {
@@ -92,11 +94,28 @@ func promReport(r Report, sts []KeyStatus, cool map[string]ServiceStatus) []*pro
 		rejected.add(float64(t.Rejected), "key", st.Key)
 	}
 	circuits.add(float64(r.ActiveHooks), "state", "closed")
+	durations := &promFamily{name: "guard_run_duration_seconds", typ: "histogram", help: "How long each key's runs took, over the runs in the event log."}
+	for _, st := range sts {
+		d := st.DurationMS
+		if d == nil || d.Count == 0 {
+			continue
+		}
+		for i, n := range d.bucketCounts() {
+			durations.add(float64(n), "key", st.Key, "le", strconv.FormatFloat(HistogramBuckets[i], 'f', -1, 64))
+			durations.samples[len(durations.samples)-1].suffix = "_bucket"
+		}
+		durations.add(float64(d.Count), "key", st.Key, "le", "+Inf")
+		durations.samples[len(durations.samples)-1].suffix = "_bucket"
+		durations.add(float64(d.sum)/1000, "key", st.Key)
+		durations.samples[len(durations.samples)-1].suffix = "_sum"
+		durations.add(float64(d.Count), "key", st.Key)
+		durations.samples[len(durations.samples)-1].suffix = "_count"
+	}
 	circuits.add(float64(r.HalfOpenHooks), "state", "half_open")
 	circuits.add(float64(r.DisabledHooks), "state", "open")
 	execs.add(float64(r.TotalExecutions))
 	fails.add(float64(r.TotalFailures))
-	families := []*promFamily{state, consec, retry, runs, skips, rejected, circuits, execs, fails}
+	families := []*promFamily{state, consec, retry, runs, skips, rejected, durations, circuits, execs, fails}
 
 	used := &promFamily{name: "guard_cooldown_used", typ: "gauge", help: "Actions of each service inside the current budget window."}
 	limit := &promFamily{name: "guard_cooldown_limit", typ: "gauge", help: "Actions allowed per budget window."}

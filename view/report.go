@@ -28,6 +28,8 @@ type Report struct {
 	Cooldown            map[string]ServiceStatus `json:"cooldown"`
 	StateFile           string                   `json:"state_file"`
 	GeneratedAt         statefile.Time           `json:"generated_at"`
+	// DurationMS sums up each key's run times in the event log.
+	DurationMS map[string]*Durations `json:"duration_ms"`
 }
 
 type HookDetail struct {
@@ -64,8 +66,12 @@ func BuildReport(sts []KeyStatus, stats store.Stats, where string, now time.Time
 		Cooldown:    map[string]ServiceStatus{},
 		StateFile:   where,
 		GeneratedAt: statefile.TimeOf(now),
+		DurationMS:  map[string]*Durations{},
 	}
 	for _, st := range sts {
+		if st.DurationMS != nil {
+			r.DurationMS[st.Key] = st.DurationMS
+		}
 		r.TotalHooks++
 		d := HookDetail{
 			Command: st.Key, State: st.State, FailureCount: st.FailureCount,
@@ -100,12 +106,26 @@ func spentBudgets(cool map[string]ServiceStatus) []string {
 	return out
 }
 
+// SlowestInReport is how many of the slowest hooks the text report lists.
+const SlowestInReport = 5
+
 func WriteText(w io.Writer, r Report, now time.Time) {
 	fmt.Fprintf(w, "guard health report for %s\n\n", r.StateFile)
 	fmt.Fprintf(w, "  keys:       %d (%d active, %d open, %d half-open)\n", r.TotalHooks, r.ActiveHooks, r.DisabledHooks, r.HalfOpenHooks)
 	fmt.Fprintf(w, "  executions: %d, of which %d failed\n", r.TotalExecutions, r.TotalFailures)
 	if spent := spentBudgets(r.Cooldown); len(spent) > 0 {
 		fmt.Fprintf(w, "  cooldowns:  %s\n", strings.Join(spent, "; "))
+	}
+	if slow := Timings(r.DurationMS).Slowest(SlowestInReport); len(slow) > 0 {
+		fmt.Fprintf(w, "  slowest:    ")
+		for i, k := range slow {
+			if i > 0 {
+				fmt.Fprintf(w, "\n              ")
+			}
+			d := r.DurationMS[k]
+			fmt.Fprintf(w, "%s p95 %s (p50 %s, max %s, %d runs)", ellipsize(Printable(k), KeyWidth), ms(d.P95), ms(d.P50), ms(d.Max), d.Count)
+		}
+		fmt.Fprintln(w)
 	}
 	if r.DisabledHooks+r.HalfOpenHooks == 0 {
 		fmt.Fprintf(w, "\nAll circuits are closed.\n")
@@ -168,6 +188,13 @@ func WriteMarkdown(w io.Writer, r Report, events store.Events, now time.Time) er
 	fmt.Fprintf(w, "| %d | %d | %d | %d | %d | %d |\n", r.TotalHooks, r.ActiveHooks, r.DisabledHooks, r.HalfOpenHooks, r.TotalExecutions, r.TotalFailures)
 	if spent := spentBudgets(r.Cooldown); len(spent) > 0 {
 		fmt.Fprintf(w, "\nAction budgets spent: %s.\n", mdText(strings.Join(spent, "; ")))
+	}
+	if slow := Timings(r.DurationMS).Slowest(0); len(slow) > 0 {
+		fmt.Fprintf(w, "\n## Run times\n\n| key | runs | p50 | p95 | max |\n|---|---:|---:|---:|---:|\n")
+		for _, k := range slow {
+			d := r.DurationMS[k]
+			fmt.Fprintf(w, "| %s | %d | %s | %s | %s |\n", mdCode(k), d.Count, ms(d.P50), ms(d.P95), ms(d.Max))
+		}
 	}
 	details := append(append([]HookDetail{}, r.DisabledHookDetails...), r.HalfOpenHookDetails...)
 	if len(details) == 0 {

@@ -35,6 +35,9 @@ type KeyStatus struct {
 	Running              []RunStatus    `json:"running"`
 	LastRun              statefile.Time `json:"last_run"`
 	Totals               Totals         `json:"totals"`
+	// DurationMS sums up the key's run times in the event log; nil when
+	// the log has none (or was not read).
+	DurationMS *Durations `json:"duration_ms"`
 
 	known bool // the key has an entry in the state file
 }
@@ -188,14 +191,14 @@ const KeyWidth = 48
 // Keys longer than KeyWidth are shortened in the middle (0: never). With
 // color, states are coloured.
 func StatusTable(w io.Writer, sts []KeyStatus, now time.Time, keyWidth int, color bool) {
-	t := &table{header: []string{"STATE", "FAILURES", "NEXT", "KEY", "LAST ERROR"}}
+	t := &table{header: []string{"STATE", "FAILURES", "NEXT", "P50/P95", "KEY", "LAST ERROR"}}
 	projects := false
 	for _, st := range sts {
 		projects = projects || st.Project != ""
 	}
 	if projects {
 		// A key kept per project shows its command and, apart, its project.
-		t.header = []string{"STATE", "FAILURES", "NEXT", "KEY", "PROJECT", "LAST ERROR"}
+		t.header = []string{"STATE", "FAILURES", "NEXT", "P50/P95", "KEY", "PROJECT", "LAST ERROR"}
 	}
 	running := 0
 	for _, st := range sts {
@@ -209,13 +212,13 @@ func StatusTable(w io.Writer, sts []KeyStatus, now time.Time, keyWidth int, colo
 		if st.LastError != nil {
 			last = Printable(LastError(*st.LastError, 60))
 		}
-		row := []string{state, fmt.Sprint(st.FailureCount), nextTry(st, now), ellipsize(Printable(st.Key), keyWidth), last}
+		row := []string{state, fmt.Sprint(st.FailureCount), nextTry(st, now), st.DurationMS.Brief(), ellipsize(Printable(st.Key), keyWidth), last}
 		if projects {
 			key, project := st.Key, "-"
 			if st.Project != "" {
 				key, project = strings.TrimSuffix(key, runproto.ProjectSep+st.Project), st.Project
 			}
-			row = []string{row[0], row[1], row[2], ellipsize(Printable(key), keyWidth), Printable(project), last}
+			row = []string{row[0], row[1], row[2], row[3], ellipsize(Printable(key), keyWidth), Printable(project), last}
 		}
 		t.rows = append(t.rows, row)
 		running += len(st.Running)
