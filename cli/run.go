@@ -183,7 +183,25 @@ func (e *env) guardRun(l runLine) (err error) {
 	if err := p.Record(key, s, now, r, circuit.Run{Exit: res.ExitCode, Duration: res.Elapsed}); err != nil {
 		e.warnf("could not record the outcome of %q: %v", key, view.ErrorLine(err))
 	}
-	return exit(res.ExitCode)
+	return exit(e.launchFailureExit(key, b, &res))
+}
+
+// launchFailureExit is the status guard run exits with: the command's,
+// except that a command that exited 2 only because it could not start
+// exits launch_failure_exit (1), with a notice: Claude Code takes a hook's
+// 2 for a deliberate block, and a hook whose script is missing would block
+// every tool call.
+func (e *env) launchFailureExit(key string, b config.Breaker, res *supervise.Result) int {
+	if res.ExitCode != 2 || b.LaunchFailureExit == 2 {
+		return res.ExitCode
+	}
+	line := res.LaunchFailure()
+	if line == "" {
+		return res.ExitCode
+	}
+	fmt.Fprintf(e.stderr, "guard: %s did not start (%s): recorded as a failure; exit %d instead of 2, so that Claude Code does not take it for a block (launch_failure_exit)\n",
+		view.Truncate(view.Printable(key), 80), view.Truncate(view.Printable(line), 160), b.LaunchFailureExit)
+	return b.LaunchFailureExit
 }
 
 // subscribeSignals takes the signals guard passes on to its child, from

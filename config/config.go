@@ -50,9 +50,13 @@ type Breaker struct {
 	QueueTimeout     time.Duration // wait for a concurrency slot
 	SuccessExitCodes []int
 	IgnoreExitCodes  []int
-	OpenExitCode     int      // guard's exit status when it skips a call
-	Exclude          []string // keys (substrings or globs) that never trip
-	Retention        time.Duration
+	OpenExitCode     int // guard's exit status when it skips a call
+	// LaunchFailureExit is guard's exit status, in place of 2, when the
+	// command exited 2 only because it could not start (see
+	// supervise.Result.LaunchFailure); 2 passes it on as it is.
+	LaunchFailureExit int
+	Exclude           []string // keys (substrings or globs) that never trip
+	Retention         time.Duration
 }
 
 // A HookRule overrides Breaker settings for the keys it matches.
@@ -127,18 +131,19 @@ func Default(home string) *Config {
 		FailureMode:    "open",
 		Notice:         "auto",
 		CircuitBreaker: Breaker{
-			Enabled:          true,
-			FailureThreshold: 3,
-			SuccessThreshold: 2,
-			Cooldown:         5 * time.Minute,
-			MaxCooldown:      time.Hour,
-			HalfOpenMaxCalls: 1,
-			ProbeLease:       10 * time.Minute,
-			KillGrace:        5 * time.Second,
-			SuccessExitCodes: []int{0},
-			IgnoreExitCodes:  []int{2},
-			Exclude:          []string{},
-			Retention:        30 * 24 * time.Hour,
+			Enabled:           true,
+			FailureThreshold:  3,
+			SuccessThreshold:  2,
+			Cooldown:          5 * time.Minute,
+			MaxCooldown:       time.Hour,
+			HalfOpenMaxCalls:  1,
+			ProbeLease:        10 * time.Minute,
+			KillGrace:         5 * time.Second,
+			SuccessExitCodes:  []int{0},
+			IgnoreExitCodes:   []int{2},
+			LaunchFailureExit: 1,
+			Exclude:           []string{},
+			Retention:         30 * 24 * time.Hour,
 		},
 		Logging: Logging{
 			MaxSize:  10 << 20,

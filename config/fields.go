@@ -24,25 +24,26 @@ type fileFields struct {
 }
 
 type breakerFields struct {
-	Enabled          *bool     `yaml:"enabled,omitempty"`
-	FailureThreshold *int      `yaml:"failure_threshold,omitempty"`
-	FailureWindow    *Duration `yaml:"failure_window,omitempty"`
-	SuccessThreshold *int      `yaml:"success_threshold,omitempty"`
-	CooldownSeconds  *int      `yaml:"cooldown_seconds,omitempty"`
-	Cooldown         *Duration `yaml:"cooldown,omitempty"`
-	MaxCooldown      *Duration `yaml:"max_cooldown,omitempty"`
-	HalfOpenMaxCalls *int      `yaml:"half_open_max_calls,omitempty"`
-	ProbeLease       *Duration `yaml:"probe_lease,omitempty"`
-	Timeout          *Duration `yaml:"timeout,omitempty"`
-	KillGrace        *Duration `yaml:"kill_grace,omitempty"`
-	SlowCall         *Duration `yaml:"slow_call,omitempty"`
-	MaxConcurrent    *int      `yaml:"max_concurrent,omitempty"`
-	QueueTimeout     *Duration `yaml:"queue_timeout,omitempty"`
-	SuccessExitCodes *[]int    `yaml:"success_exit_codes,omitempty"`
-	IgnoreExitCodes  *[]int    `yaml:"ignore_exit_codes,omitempty"`
-	OpenExitCode     *int      `yaml:"open_exit_code,omitempty"`
-	Exclude          *[]string `yaml:"exclude,omitempty"`
-	Retention        *Duration `yaml:"retention,omitempty"`
+	Enabled           *bool     `yaml:"enabled,omitempty"`
+	FailureThreshold  *int      `yaml:"failure_threshold,omitempty"`
+	FailureWindow     *Duration `yaml:"failure_window,omitempty"`
+	SuccessThreshold  *int      `yaml:"success_threshold,omitempty"`
+	CooldownSeconds   *int      `yaml:"cooldown_seconds,omitempty"`
+	Cooldown          *Duration `yaml:"cooldown,omitempty"`
+	MaxCooldown       *Duration `yaml:"max_cooldown,omitempty"`
+	HalfOpenMaxCalls  *int      `yaml:"half_open_max_calls,omitempty"`
+	ProbeLease        *Duration `yaml:"probe_lease,omitempty"`
+	Timeout           *Duration `yaml:"timeout,omitempty"`
+	KillGrace         *Duration `yaml:"kill_grace,omitempty"`
+	SlowCall          *Duration `yaml:"slow_call,omitempty"`
+	MaxConcurrent     *int      `yaml:"max_concurrent,omitempty"`
+	QueueTimeout      *Duration `yaml:"queue_timeout,omitempty"`
+	SuccessExitCodes  *[]int    `yaml:"success_exit_codes,omitempty"`
+	IgnoreExitCodes   *[]int    `yaml:"ignore_exit_codes,omitempty"`
+	OpenExitCode      *int      `yaml:"open_exit_code,omitempty"`
+	LaunchFailureExit *int      `yaml:"launch_failure_exit,omitempty"`
+	Exclude           *[]string `yaml:"exclude,omitempty"`
+	Retention         *Duration `yaml:"retention,omitempty"`
 }
 
 type hookFields struct {
@@ -124,6 +125,7 @@ func (b *Breaker) apply(f *breakerFields, where locator) error {
 		{f.HalfOpenMaxCalls, &b.HalfOpenMaxCalls, "half_open_max_calls", 1},
 		{f.MaxConcurrent, &b.MaxConcurrent, "max_concurrent", 0},
 		{f.OpenExitCode, &b.OpenExitCode, "open_exit_code", 0},
+		{f.LaunchFailureExit, &b.LaunchFailureExit, "launch_failure_exit", 0},
 	}
 	for _, s := range ints {
 		if s.src == nil {
@@ -136,6 +138,9 @@ func (b *Breaker) apply(f *breakerFields, where locator) error {
 	}
 	if f.OpenExitCode != nil && *f.OpenExitCode > 255 {
 		return fmt.Errorf("%s: exit status %d is outside 0-255", where("open_exit_code"), *f.OpenExitCode)
+	}
+	if f.LaunchFailureExit != nil && *f.LaunchFailureExit > 255 {
+		return fmt.Errorf("%s: exit status %d is outside 0-255", where("launch_failure_exit"), *f.LaunchFailureExit)
 	}
 	if f.CooldownSeconds != nil {
 		if err := atLeast(where, "cooldown_seconds", *f.CooldownSeconds, 0); err != nil {

@@ -72,10 +72,17 @@ func (p *Protocol) Register(key string, now, deadline time.Time, childPID int) s
 
 // Classify turns what became of a run into the breaker's result, with b's
 // exit codes and slow_call: a run that did not start, timed out or died of
-// a signal failed; one interrupted by a signal guard passed on was
-// cancelled; a success slower than slow_call failed.
+// a signal failed; so did one that exited non-zero only because it could
+// not start (supervise.Result.LaunchFailure: "not started: ..."), whatever
+// its status; one interrupted by a signal guard passed on was cancelled; a
+// success slower than slow_call failed.
 func Classify(res *supervise.Result, b config.Breaker, dec breaker.Decision) breaker.Result {
 	r := breaker.Result{Outcome: outcome(res, b), Probe: dec.Probe, Lease: dec.Lease}
+	if line := res.LaunchFailure(); line != "" {
+		// It never started, whatever its status says (2 is no block then).
+		r.Outcome, r.Error = breaker.Failure, "not started: "+line
+		return r
+	}
 	if r.Outcome == breaker.Failure {
 		r.Error = res.Describe(b.Timeout)
 		if res.Ran() && !res.TimedOut && res.Signal == 0 && b.Classify(res.ExitCode) == breaker.Success {
