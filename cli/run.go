@@ -253,15 +253,19 @@ func (e *env) rejected(cfg *config.Config, b config.Breaker, p *runproto.Protoco
 // be started the way a shell would. started, if set, gets the child's PID.
 func (e *env) supervise(argv []string, key string, b config.Breaker, started func(int)) supervise.Result {
 	res := supervise.Run(supervise.Spec{
-		Argv:      argv,
-		Stdin:     e.stdin,
-		Stdout:    e.stdout,
-		Stderr:    e.stderr,
-		Timeout:   b.Timeout,
-		KillGrace: b.KillGrace,
-		Started:   started,
-		Signals:   e.sigs,
+		Argv:           argv,
+		Stdin:          e.stdin,
+		Stdout:         e.stdout,
+		Stderr:         e.stderr,
+		Timeout:        b.Timeout,
+		KillGrace:      b.KillGrace,
+		KillBackground: b.KillBackground,
+		Started:        started,
+		Signals:        e.sigs,
 	})
+	if res.Background != "" {
+		fmt.Fprintf(e.stderr, "guard: %q left processes running when it exited; kill_background ended them (%s)\n", key, res.Background)
+	}
 	if !res.Ran() {
 		fmt.Fprintf(e.stderr, "guard: %v\n", res.StartErr)
 	}

@@ -45,6 +45,9 @@ type Breaker struct {
 	ProbeLease       time.Duration // lease of a probe when there is no timeout
 	Timeout          time.Duration // 0: none
 	KillGrace        time.Duration // between SIGTERM and SIGKILL on timeout
+	// KillBackground: when the command exits, what it left running in its
+	// process group gets SIGTERM, then SIGKILL after KillGrace.
+	KillBackground   bool
 	SlowCall         time.Duration // 0: off; a slower run counts as a failure
 	MaxConcurrent    int           // 0: unlimited
 	QueueTimeout     time.Duration // wait for a concurrency slot

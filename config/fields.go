@@ -35,6 +35,7 @@ type breakerFields struct {
 	ProbeLease        *Duration `yaml:"probe_lease,omitempty"`
 	Timeout           *Duration `yaml:"timeout,omitempty"`
 	KillGrace         *Duration `yaml:"kill_grace,omitempty"`
+	KillBackground    *bool     `yaml:"kill_background,omitempty"`
 	SlowCall          *Duration `yaml:"slow_call,omitempty"`
 	MaxConcurrent     *int      `yaml:"max_concurrent,omitempty"`
 	QueueTimeout      *Duration `yaml:"queue_timeout,omitempty"`
@@ -110,6 +111,9 @@ func (b *Breaker) apply(f *breakerFields, where locator) error {
 	}
 	if f.Cooldown != nil && f.CooldownSeconds != nil {
 		return fmt.Errorf("%s: set cooldown or cooldown_seconds, not both", where("cooldown"))
+	}
+	if f.KillBackground != nil {
+		b.KillBackground = *f.KillBackground
 	}
 	if f.Enabled != nil {
 		b.Enabled = *f.Enabled

@@ -28,6 +28,7 @@ func (b *Breaker) fields() breakerFields {
 		ProbeLease:        dur(b.ProbeLease),
 		Timeout:           dur(b.Timeout),
 		KillGrace:         dur(b.KillGrace),
+		KillBackground:    &b.KillBackground,
 		SlowCall:          dur(b.SlowCall),
 		MaxConcurrent:     &b.MaxConcurrent,
 		QueueTimeout:      dur(b.QueueTimeout),

@@ -1,6 +1,7 @@
 package supervise
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -8,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -35,6 +38,11 @@ type Spec struct {
 
 	Timeout   time.Duration // 0: none
 	KillGrace time.Duration // from SIGTERM to SIGKILL, after a timeout or an interrupt
+	// KillBackground: once the child exits, what it left running in its
+	// process group gets SIGTERM, then SIGKILL after KillGrace, so that a
+	// forgotten & cannot hold the caller's pipes open. (Only where the child
+	// has a group of its own: not when it shares guard's terminal.)
+	KillBackground bool
 
 	// Started, if set, is called with the child's PID once it runs.
 	Started func(pid int)
@@ -63,6 +71,9 @@ type Result struct {
 	Interrupted os.Signal
 	Elapsed     time.Duration
 	Tail        []byte // the last TailSize bytes of the child's stderr
+	// Background is what KillBackground did: "" (nothing was left), or
+	// which signal ended what the child left running.
+	Background string
 }
 
 // Ran reports whether the child was started.
@@ -182,6 +193,8 @@ wait:
 	if group && (res.TimedOut || res.Interrupted != nil) {
 		// The child is gone; whatever it started goes with it.
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
+	} else if group && spec.KillBackground {
+		res.Background = killBackground(pid, spec.KillGrace)
 	}
 	drained := time.After(drainTime)
 	select {
@@ -217,6 +230,63 @@ wait:
 		res.ExitCode = ws.ExitStatus()
 	}
 	return res
+}
+
+// killBackground ends what is left in process group pgid once its leader
+// has exited: SIGTERM, then SIGKILL if anything is still alive after grace.
+// It says what it did: "" if nothing was left.
+func killBackground(pgid int, grace time.Duration) string {
+	if !groupAlive(pgid) {
+		return ""
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	deadline := time.Now().Add(grace)
+	for nap := time.Millisecond; ; nap = min(2*nap, 50*time.Millisecond) {
+		if !groupAlive(pgid) {
+			return "SIGTERM"
+		}
+		if !time.Now().Before(deadline) {
+			break
+		}
+		time.Sleep(min(nap, time.Until(deadline)))
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	return "SIGKILL"
+}
+
+// groupAlive reports whether process group pgid has a member that is not
+// a zombie. kill(-pgid, 0) alone cannot tell: an orphan that died stays a
+// zombie until init reaps it, and in a container init may never do.
+func groupAlive(pgid int) bool {
+	if syscall.Kill(-pgid, 0) != nil {
+		return false // ESRCH: no member at all
+	}
+	dir, err := os.Open("/proc")
+	if err != nil {
+		return true
+	}
+	defer dir.Close()
+	names, _ := dir.Readdirnames(-1)
+	for _, name := range names {
+		if name[0] < '0' || name[0] > '9' {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + name + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...: comm may hold anything, so
+		// read from its closing parenthesis.
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(stat[i+1:]))
+		if len(f) >= 3 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" && f[0] != "X" {
+			return true
+		}
+	}
+	return false
 }
 
 // startFailure describes a child that could not be started, with the
