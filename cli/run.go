@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -110,6 +112,13 @@ func (e *env) guardRun(l runLine) (err error) {
 		e.warnf("%v; running %q unguarded", err, key)
 		return e.unguarded(argv, config.Breaker{})
 	}
+	if b.Scope != runproto.ScopeAuto && b.Scope != "" {
+		sid := ""
+		if b.Scope == runproto.ScopeSession {
+			sid = e.sessionID()
+		}
+		key = runproto.ScopedKey(key, ruleKey, b.Scope, e.getenv(runproto.ProjectVar), sid)
+	}
 	if !b.Enabled {
 		// A pass-through, but a --timeout given for this very run still
 		// holds: it is supervision the caller asked for, not the breaker.
@@ -184,6 +193,23 @@ func (e *env) guardRun(l runLine) (err error) {
 		e.warnf("could not record the outcome of %q: %v", key, view.ErrorLine(err))
 	}
 	return exit(e.launchFailureExit(key, b, &res))
+}
+
+// maxPayload is how much of its stdin guard reads for a hook payload's
+// session_id; the child gets all of it either way.
+const maxPayload = 4 << 20
+
+// sessionID reads the Claude Code hook payload on stdin for its session_id,
+// and hands the child the very same bytes: those read, then the rest. A
+// terminal is not read; a payload that is not JSON, is longer than
+// maxPayload or has no session_id gives "".
+func (e *env) sessionID() string {
+	if e.stdin == nil || supervise.IsTerminal(e.stdin) {
+		return ""
+	}
+	buf, _ := io.ReadAll(io.LimitReader(e.stdin, maxPayload))
+	e.stdin = io.MultiReader(bytes.NewReader(buf), e.stdin)
+	return runproto.SessionID(buf)
 }
 
 // launchFailureExit is the status guard run exits with: the command's,

@@ -47,7 +47,10 @@ type Breaker struct {
 	KillGrace        time.Duration // between SIGTERM and SIGKILL on timeout
 	// KillBackground: when the command exits, what it left running in its
 	// process group gets SIGTERM, then SIGKILL after KillGrace.
-	KillBackground   bool
+	KillBackground bool
+	// Scope says which calls share a circuit: auto, global, project or
+	// session (see runproto.ScopedKey).
+	Scope            string
 	SlowCall         time.Duration // 0: off; a slower run counts as a failure
 	MaxConcurrent    int           // 0: unlimited
 	QueueTimeout     time.Duration // wait for a concurrency slot
@@ -145,6 +148,7 @@ func Default(home string) *Config {
 			SuccessExitCodes:  []int{0},
 			IgnoreExitCodes:   []int{2},
 			LaunchFailureExit: 1,
+			Scope:             "auto",
 			Exclude:           []string{},
 			Retention:         30 * 24 * time.Hour,
 		},

@@ -36,6 +36,7 @@ type breakerFields struct {
 	Timeout           *Duration `yaml:"timeout,omitempty"`
 	KillGrace         *Duration `yaml:"kill_grace,omitempty"`
 	KillBackground    *bool     `yaml:"kill_background,omitempty"`
+	Scope             *string   `yaml:"scope,omitempty"`
 	SlowCall          *Duration `yaml:"slow_call,omitempty"`
 	MaxConcurrent     *int      `yaml:"max_concurrent,omitempty"`
 	QueueTimeout      *Duration `yaml:"queue_timeout,omitempty"`
@@ -114,6 +115,14 @@ func (b *Breaker) apply(f *breakerFields, where locator) error {
 	}
 	if f.KillBackground != nil {
 		b.KillBackground = *f.KillBackground
+	}
+	if f.Scope != nil {
+		switch *f.Scope {
+		case "auto", "global", "project", "session":
+			b.Scope = *f.Scope
+		default:
+			return fmt.Errorf("%s: must be auto, global, project or session, got %q", where("scope"), *f.Scope)
+		}
 	}
 	if f.Enabled != nil {
 		b.Enabled = *f.Enabled

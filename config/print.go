@@ -29,6 +29,7 @@ func (b *Breaker) fields() breakerFields {
 		Timeout:           dur(b.Timeout),
 		KillGrace:         dur(b.KillGrace),
 		KillBackground:    &b.KillBackground,
+		Scope:             &b.Scope,
 		SlowCall:          dur(b.SlowCall),
 		MaxConcurrent:     &b.MaxConcurrent,
 		QueueTimeout:      dur(b.QueueTimeout),

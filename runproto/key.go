@@ -44,7 +44,7 @@ func ProjectKey(command, projectDir string) string {
 // KeyProject returns the project a key belongs to, if ProjectKey made it.
 func KeyProject(key string) string {
 	i := strings.LastIndex(key, ProjectSep)
-	if i < 0 || !strings.Contains(key[:i], ProjectVar) {
+	if i < 0 || !strings.Contains(key[:i], ProjectVar) || strings.HasPrefix(key[i:], SessionSep) {
 		return ""
 	}
 	return key[i+len(ProjectSep):]
