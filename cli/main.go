@@ -69,6 +69,9 @@ type env struct {
 	// command's status is known: a hook that exits 2 blocks, and Claude
 	// reads its stderr as the reason, to which guard must add nothing.
 	heldWarnings *strings.Builder
+	// warned, when set, holds the warnings printed so far, each printed
+	// once.
+	warned map[string]bool
 
 	// exits is set when the process ends with the command, so that what
 	// the operating system undoes anyway (signal subscriptions) is left.
@@ -159,6 +162,14 @@ func (e *env) errorf(format string, args ...any) {
 
 // warnf prints a warning: one line, on stderr.
 func (e *env) warnf(format string, args ...any) {
+	if e.warned != nil {
+		// guard status --watch: each warning once, not every second.
+		line := fmt.Sprintf(format, args...)
+		if e.warned[line] {
+			return
+		}
+		e.warned[line] = true
+	}
 	if e.heldWarnings != nil {
 		fmt.Fprintf(e.heldWarnings, "guard: warning: "+format+"\n", args...)
 		return

@@ -1,7 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -41,13 +48,21 @@ remaining_ms}]), last_run, totals ({successes, failures, ignored,
 cancelled, abandoned, skips, rejected}) and duration_ms ({count, p50, p95,
 max} of its runs in the event log, or null).
 
+--watch redraws the table every second (--interval), with the runs in
+flight, until interrupted: in place on a terminal, without flicker; elsewhere
+(a pipe, a file) each snapshot is appended after a "--- TIME" line.
+
 Examples:
    guard status
+   guard status --watch --interval 2s
    guard status "python3 lint.py"
    guard status --json | jq '.[] | select(.state != "closed") | .key'`,
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 			&cli.BoolFlag{Name: "wide", Usage: "show long keys whole instead of shortened in the middle"},
+			&cli.BoolFlag{Name: "watch", Aliases: []string{"w"}, Usage: "redraw the table every --interval until interrupted"},
+			&cli.DurationFlag{Name: "interval", Value: time.Second, Usage: "how often --watch redraws"},
+			&cli.IntFlag{Name: "count", Usage: "with --watch, stop after `N` snapshots (0: never)"},
 		}, stateFlags()...),
 		Action:       e.status,
 		BashComplete: e.completeKeys,
@@ -70,6 +85,75 @@ func (e *env) inFlight(hooks *backend.Hooks) ([]store.Run, func(store.Holder) bo
 }
 
 func (e *env) status(c *cli.Context) error {
+	if !c.Bool("watch") {
+		if c.IsSet("interval") || c.IsSet("count") {
+			return usagef("--interval and --count go with --watch")
+		}
+		return e.statusOnce(c, e.stdout)
+	}
+	if c.Bool("json") {
+		return usagef("--watch draws the table; for JSON, run guard status --json in a loop")
+	}
+	interval, count := c.Duration("interval"), c.Int("count")
+	if interval < 100*time.Millisecond {
+		return usagef("--interval must be at least 100ms, got %s", interval)
+	}
+	if count < 0 {
+		return usagef("--count must not be negative, got %d", count)
+	}
+	stop := make(chan os.Signal, 1)
+	if e.exits {
+		signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(stop)
+	}
+	e.warned = map[string]bool{}
+	term := supervise.IsTerminal(e.stdout) && e.getenv("TERM") != "dumb"
+	var buf bytes.Buffer
+	for i := 0; count == 0 || i < count; i++ {
+		if i > 0 {
+			select {
+			case <-stop:
+				return nil
+			case <-time.After(interval):
+			}
+		}
+		buf.Reset()
+		if err := e.statusOnce(c, &buf); err != nil {
+			return err
+		}
+		if term {
+			e.stdout.Write(frame(buf.String(), i == 0, interval))
+			continue
+		}
+		fmt.Fprintf(e.stdout, "--- %s\n", e.now().UTC().Format(time.RFC3339))
+		e.stdout.Write(buf.Bytes())
+		fmt.Fprintln(e.stdout)
+	}
+	return nil
+}
+
+// frame is one redraw of --watch on a terminal: in place, in one write:
+// home, each line over the old one (cleared to its end), then clear what
+// is left below. There is no blank frame between two, so no flicker; only
+// the first clears the screen.
+func frame(content string, first bool, interval time.Duration) []byte {
+	var b bytes.Buffer
+	if first {
+		b.WriteString("\x1b[2J")
+	}
+	b.WriteString("\x1b[H")
+	for _, line := range strings.SplitAfter(content, "\n") {
+		b.WriteString(strings.TrimSuffix(line, "\n"))
+		if strings.HasSuffix(line, "\n") {
+			b.WriteString("\x1b[K\n")
+		}
+	}
+	fmt.Fprintf(&b, "\x1b[K\nevery %s; Ctrl-C to stop\x1b[K\n\x1b[J", interval)
+	return b.Bytes()
+}
+
+// statusOnce writes the status of the keys c names to w.
+func (e *env) statusOnce(c *cli.Context, w io.Writer) error {
 	cfg, hooks, v, err := e.snapshot(c)
 	if err != nil {
 		return err
@@ -83,17 +167,17 @@ func (e *env) status(c *cli.Context) error {
 	e.warnAside(v)
 	e.addTimings(cfg, sts)
 	if c.Bool("json") {
-		return view.WriteJSON(e.stdout, sts)
+		return view.WriteJSON(w, sts)
 	}
 	if len(sts) == 0 {
-		fmt.Fprintf(e.stdout, "no keys yet in %s\n", hooks.Where)
+		fmt.Fprintf(w, "no keys yet in %s\n", hooks.Where)
 		return nil
 	}
 	width := view.KeyWidth
 	if c.Bool("wide") {
 		width = 0
 	}
-	view.StatusTable(e.stdout, sts, now, width, e.color())
+	view.StatusTable(w, sts, now, width, e.color())
 	return nil
 }
 
