@@ -103,6 +103,7 @@ type hook struct {
 	event, matcher string
 	command        *node // the "command" string, or nil
 	args           *node // the "args" array, or nil
+	timeout        *node // the "timeout" value, or nil
 	twice          bool  // the hook object has "command" (or "args") more than once
 }
 
@@ -131,7 +132,7 @@ func hooks(doc []byte, root *node) ([]hook, error) {
 				if t, _ := h.get("type").str(doc); h.kind != '{' || (t != "command" && h.get("type") != nil) {
 					continue
 				}
-				hk := hook{event: ev.key, matcher: matcher, twice: h.count("command") > 1 || h.count("args") > 1}
+				hk := hook{event: ev.key, matcher: matcher, twice: h.count("command") > 1 || h.count("args") > 1, timeout: h.get("timeout")}
 				if c := h.get("command"); c != nil && c.kind == '"' {
 					hk.command = c
 				} else if a := h.get("args"); a != nil && a.kind == '[' && len(a.elems) > 0 {
