@@ -89,6 +89,7 @@ func (c *Circuit) enterHalfOpen(reason string) Event {
 	c.Forced = false
 	c.ConsecutiveSuccesses = 0
 	c.ConsecutiveFailures = 0
+	c.TrialFailures = 0
 	return ev
 }
 

@@ -2,6 +2,7 @@ package breaker
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -63,7 +64,33 @@ type Settings struct {
 	// Exclude makes the circuit never trip and never skip: outcomes are
 	// still counted.
 	Exclude bool
+
+	// OfLast, if set, makes the circuit trip when FailureThreshold of the
+	// last OfLast calls failed ("k of the last n"), whenever they ran.
+	OfLast int
+
+	// FailureRate, if above 0 (a share, 0.5 for 50%), makes the circuit trip
+	// when, of the calls that ended inside FailureWindow, at least
+	// MinimumCalls did and that share of them failed; FailureThreshold is
+	// then not used while closed. While half-open, the trials (up to
+	// SuccessThreshold of them) then close or re-open it by the same rate
+	// instead of on their first failure.
+	FailureRate  float64
+	MinimumCalls int
+
+	// SlowCallRate, if above 0, makes the circuit trip when, of the calls
+	// that ended inside FailureWindow (at least MinimumCalls), that share
+	// was slow (Result.Slow), whether they succeeded or not.
+	SlowCallRate float64
+
+	// Observe says that the caller runs calls the circuit skips anyway
+	// (observe mode): the circuit decides and records as usual, and its
+	// skips are only what it would have done.
+	Observe bool
 }
+
+// rates reports whether s has a rule that counts the calls in the window.
+func (s Settings) rates() bool { return s.FailureRate > 0 || s.SlowCallRate > 0 }
 
 func atLeastOne(n int) int {
 	if n < 1 {
@@ -129,6 +156,9 @@ type Circuit struct {
 	OpenReason           string    // why the circuit last opened, for people
 	Forced               bool      // opened by Trip; never probes unless RetryAfter is set
 	Failures             []time.Time
+	Calls                []Call // calls that ended inside FailureWindow, for the rate rules
+	Recent               string // the last OfLast calls, oldest first: 'f' failed, 's' did not
+	TrialFailures        int    // failed trials since the circuit went half-open, for FailureRate
 	Leases               []Lease
 	LastRun              time.Time // when an outcome was last recorded
 	Totals               Totals
@@ -183,6 +213,7 @@ func (c *Circuit) open(s Settings, now time.Time, reason string) Event {
 	c.OpenReason = reason
 	c.Forced = false
 	c.ConsecutiveSuccesses = 0
+	c.TrialFailures = 0
 	c.Leases = nil
 	return ev
 }
@@ -201,6 +232,9 @@ func (c *Circuit) close(reason string) Event {
 	c.OpenReason = ""
 	c.Forced = false
 	c.Failures = nil
+	c.Calls = nil
+	c.Recent = ""
+	c.TrialFailures = 0
 	c.Leases = nil
 	return ev
 }
@@ -231,13 +265,116 @@ func (c *Circuit) fixClock(now time.Time) bool {
 	return changed
 }
 
-// tripReason describes the failures that tripped a closed circuit.
-func tripReason(s Settings, n int) string {
-	if s.FailureWindow > 0 {
-		return fmt.Sprintf("%d failures in %s", n, s.FailureWindow)
+// A Call is one call that ended, as the rate rules count it.
+type Call struct {
+	At     time.Time
+	Failed bool
+	Slow   bool
+}
+
+// MaxCalls bounds the calls a circuit keeps for its rate rules: a key that
+// runs more often than this in one FailureWindow is judged on its last
+// MaxCalls calls.
+const MaxCalls = 1000
+
+// pruneCalls drops the calls that have left the window ending at now (the
+// one window engine: Window.In), and the oldest beyond MaxCalls.
+func pruneCalls(w Window, calls []Call, now time.Time) []Call {
+	kept := calls[:0]
+	for _, k := range calls {
+		if w.In(k.At, now) {
+			k.At = at(k.At, now)
+			kept = append(kept, k)
+		}
 	}
-	if n == 1 {
-		return "1 failure"
+	if len(kept) > MaxCalls {
+		kept = append(kept[:0], kept[len(kept)-MaxCalls:]...)
 	}
-	return fmt.Sprintf("%d consecutive failures", n)
+	return kept
+}
+
+// note counts a call that ended while closed for the rules that look back
+// over several calls.
+func (c *Circuit) note(s Settings, now time.Time, failed, slow bool) {
+	if s.rates() {
+		c.Calls = append(pruneCalls(Window{Length: s.FailureWindow}, c.Calls, now), Call{At: now, Failed: failed, Slow: slow})
+	}
+	if s.OfLast > 0 {
+		flag := "s"
+		if failed {
+			flag = "f"
+		}
+		c.Recent += flag
+		if len(c.Recent) > s.OfLast {
+			c.Recent = c.Recent[len(c.Recent)-s.OfLast:]
+		}
+	}
+	if s.FailureWindow > 0 && failed && !s.rates() && s.OfLast == 0 {
+		c.Failures = append(c.Failures, now) // Record pruned the rest
+	}
+}
+
+// share formats a share for people: 0.5 as 50%.
+func share(f float64) string { return fmt.Sprintf("%g%%", f*100) }
+
+// reachesRate reports whether n of total reach rate.
+func reachesRate(n, total int, rate float64) bool {
+	return n > 0 && float64(n) >= rate*float64(total)-1e-9
+}
+
+// tripReason says why a closed circuit trips now, under s's rules; "" if
+// it does not.
+func (c *Circuit) tripReason(s Settings) string {
+	if s.Exclude {
+		return ""
+	}
+	k := atLeastOne(s.FailureThreshold)
+	switch {
+	case s.OfLast > 0:
+		if n := strings.Count(c.Recent, "f"); n >= k {
+			return fmt.Sprintf("%d failures in the last %d calls", n, len(c.Recent))
+		}
+	case s.FailureRate > 0:
+		failed := 0
+		for _, k := range c.Calls {
+			if k.Failed {
+				failed++
+			}
+		}
+		if n := len(c.Calls); n >= atLeastOne(s.MinimumCalls) && reachesRate(failed, n, s.FailureRate) {
+			return fmt.Sprintf("%d of %d calls failed in %s (failure_rate %s)", failed, n, s.FailureWindow, share(s.FailureRate))
+		}
+	case s.FailureWindow > 0:
+		n := len(c.Failures)
+		if s.rates() { // the calls in the window are kept, and are the failures too
+			n = 0
+			for _, k := range c.Calls {
+				if k.Failed {
+					n++
+				}
+			}
+		}
+		if n >= k {
+			return fmt.Sprintf("%d failures in %s", n, s.FailureWindow)
+		}
+	default:
+		if n := c.ConsecutiveFailures; n >= k {
+			if n == 1 {
+				return "1 failure"
+			}
+			return fmt.Sprintf("%d consecutive failures", n)
+		}
+	}
+	if s.SlowCallRate > 0 {
+		slow := 0
+		for _, k := range c.Calls {
+			if k.Slow {
+				slow++
+			}
+		}
+		if n := len(c.Calls); n >= atLeastOne(s.MinimumCalls) && reachesRate(slow, n, s.SlowCallRate) {
+			return fmt.Sprintf("%d of %d calls slow in %s (slow_call_rate %s)", slow, n, s.FailureWindow, share(s.SlowCallRate))
+		}
+	}
+	return ""
 }

@@ -24,6 +24,7 @@ type step struct {
 	at      time.Duration // since t0; may go backwards
 	act     action
 	outcome Outcome
+	slow    bool // the call was slower than slow_call
 	pid     int
 	d       time.Duration
 
@@ -69,7 +70,7 @@ func run(t *testing.T, s Settings, steps []step) *Circuit {
 			if !d.Run {
 				h.c.Skip()
 			} else if st.act == call {
-				h.c.Record(s, now, Result{Outcome: st.outcome, Error: "err", Probe: d.Probe, Lease: d.Lease})
+				h.c.Record(s, now, Result{Outcome: st.outcome, Slow: st.slow, Error: "err", Probe: d.Probe, Lease: d.Lease})
 			} else {
 				h.pending[st.pid] = d
 			}
@@ -79,7 +80,7 @@ func run(t *testing.T, s Settings, steps []step) *Circuit {
 				t.Fatalf("step %d: pid %d has not begun", i, st.pid)
 			}
 			delete(h.pending, st.pid)
-			h.c.Record(s, now, Result{Outcome: st.outcome, Error: "err", Probe: d.Probe, Lease: d.Lease})
+			h.c.Record(s, now, Result{Outcome: st.outcome, Slow: st.slow, Error: "err", Probe: d.Probe, Lease: d.Lease})
 		case kill:
 			h.dead[st.pid] = true
 		case trip:

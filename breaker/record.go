@@ -8,6 +8,7 @@ import (
 // A Result is what a call that ran reports back.
 type Result struct {
 	Outcome Outcome
+	Slow    bool   // the call took longer than slow_call, for SlowCallRate
 	Error   string // for a failure: what went wrong, e.g. "exit 1: ..."
 	Probe   bool   // the call ran as a probe under Lease
 	Lease   Lease
@@ -23,22 +24,30 @@ type Result struct {
 func (c *Circuit) Record(s Settings, now time.Time, r Result) []Event {
 	c.fixClock(now)
 	c.LastRun = now
-	if s.FailureWindow > 0 {
+	if s.FailureWindow > 0 && !s.rates() && s.OfLast == 0 {
 		c.Failures = Window{Length: s.FailureWindow}.Prune(c.Failures, now)
 	} else {
 		c.Failures = nil
+	}
+	if s.rates() {
+		c.Calls = pruneCalls(Window{Length: s.FailureWindow}, c.Calls, now)
+	} else {
+		c.Calls = nil
+	}
+	if s.OfLast == 0 {
+		c.Recent = ""
 	}
 	probe := r.Probe && c.release(r.Lease)
 	switch r.Outcome {
 	case Success:
 		c.Totals.Successes++
-		return c.succeed(s, now, probe)
+		return c.succeed(s, now, probe, r.Slow)
 	case Failure, Abandoned:
 		c.Totals.Failures++
 		if r.Outcome == Abandoned {
 			c.Totals.Abandoned++
 		}
-		return c.fail(s, now, r.Error, probe)
+		return c.fail(s, now, r.Error, probe, r.Slow)
 	case Ignored:
 		c.Totals.Ignored++
 	case Cancelled:
@@ -72,12 +81,17 @@ func (c *Circuit) release(l Lease) bool {
 	return false
 }
 
-func (c *Circuit) succeed(s Settings, now time.Time, probe bool) []Event {
+func (c *Circuit) succeed(s Settings, now time.Time, probe, slow bool) []Event {
 	c.LastSuccess = now
 	switch c.state() {
 	case Closed:
 		c.ConsecutiveSuccesses++
 		c.ConsecutiveFailures = 0
+		c.note(s, now, false, slow)
+		if why := c.tripReason(s); why != "" { // a slow_call_rate reached
+			c.Reopens = 0
+			return []Event{c.open(s, now, why)}
+		}
 	case Open, HalfOpen:
 		if s.Exclude {
 			return []Event{c.close("the key is excluded")}
@@ -87,6 +101,9 @@ func (c *Circuit) succeed(s Settings, now time.Time, probe bool) []Event {
 		}
 		c.ConsecutiveSuccesses++
 		c.ConsecutiveFailures = 0
+		if s.FailureRate > 0 {
+			return c.judgeTrials(s, now)
+		}
 		if n := c.ConsecutiveSuccesses; n >= atLeastOne(s.SuccessThreshold) {
 			reason := "1 successful probe"
 			if n > 1 {
@@ -96,6 +113,21 @@ func (c *Circuit) succeed(s Settings, now time.Time, probe bool) []Event {
 		}
 	}
 	return nil
+}
+
+// judgeTrials closes or re-opens a half-open circuit under FailureRate once
+// SuccessThreshold trials have ended: re-opens it if their failures reach
+// the rate, else closes it.
+func (c *Circuit) judgeTrials(s Settings, now time.Time) []Event {
+	ended := c.ConsecutiveSuccesses + c.TrialFailures
+	if ended < atLeastOne(s.SuccessThreshold) {
+		return nil
+	}
+	if reachesRate(c.TrialFailures, ended, s.FailureRate) {
+		c.Reopens++
+		return []Event{c.open(s, now, fmt.Sprintf("%d of %d trials failed (failure_rate %s)", c.TrialFailures, ended, share(s.FailureRate)))}
+	}
+	return []Event{c.close(fmt.Sprintf("%d of %d trials succeeded", c.ConsecutiveSuccesses, ended))}
 }
 
 // countFailure updates the failure counters that every failure moves.
@@ -110,23 +142,26 @@ func (c *Circuit) countFailure(now time.Time, msg string) {
 	c.LastError = msg
 }
 
-func (c *Circuit) fail(s Settings, now time.Time, msg string, probe bool) []Event {
+func (c *Circuit) fail(s Settings, now time.Time, msg string, probe, slow bool) []Event {
+	successes := c.ConsecutiveSuccesses
 	c.countFailure(now, msg)
 	switch c.state() {
 	case Closed:
-		n := c.ConsecutiveFailures
-		if s.FailureWindow > 0 {
-			c.Failures = append(c.Failures, now) // Record pruned the rest
-			n = len(c.Failures)
-		}
-		if s.Exclude || n < atLeastOne(s.FailureThreshold) {
+		c.note(s, now, true, slow)
+		why := c.tripReason(s)
+		if why == "" {
 			return nil
 		}
 		c.Reopens = 0
-		return []Event{c.open(s, now, tripReason(s, n))}
+		return []Event{c.open(s, now, why)}
 	case HalfOpen:
 		if !probe {
 			return nil
+		}
+		if s.FailureRate > 0 {
+			c.ConsecutiveSuccesses = successes // trials keep their successes
+			c.TrialFailures++
+			return c.judgeTrials(s, now)
 		}
 		c.Reopens++
 		return []Event{c.open(s, now, "a failed probe")}

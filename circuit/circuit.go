@@ -38,6 +38,9 @@ func Admit(tx store.CircuitTx, key string, s breaker.Settings, now time.Time, ho
 	logBreaker(tx, key, now, &c, dec.Events)
 	if !dec.Run {
 		e := eventlog.Event{Time: now, Event: eventlog.Skip, Key: key, Reason: string(dec.Skip), State: string(c.State)}
+		if s.Observe {
+			e.Outcome = eventlog.Observed // it runs anyway
+		}
 		if !c.RetryAfter.IsZero() {
 			e.Until = eventlog.Stamp(c.RetryAfter)
 		}

@@ -66,7 +66,11 @@ func (e *env) configCheck(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "# settings for %q, from %s (excluded: %v)\n%s", key, cfg.Source, b.Excluded(key), out)
+		fmt.Fprintf(e.stdout, "# settings for %q, from %s (excluded: %v)\n", key, cfg.Source, b.Excluded(key))
+		for _, line := range b.RulesInForce() {
+			fmt.Fprintf(e.stdout, "# %s\n", line)
+		}
+		e.stdout.Write(out)
 		return nil
 	}
 	shown := *cfg // with no password in sight

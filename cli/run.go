@@ -119,7 +119,7 @@ func (e *env) guardRun(l runLine) (err error) {
 		}
 		key = runproto.ScopedKey(key, ruleKey, b.Scope, e.getenv(runproto.ProjectVar), sid)
 	}
-	if !b.Enabled {
+	if !b.Enabled || b.Mode == "disabled" {
 		// A pass-through, but a --timeout given for this very run still
 		// holds: it is supervision the caller asked for, not the breaker.
 		var only config.Breaker
@@ -167,9 +167,12 @@ func (e *env) guardRun(l runLine) (err error) {
 	if err != nil {
 		return e.guardFailed(cfg, b, argv, key, err)
 	}
-	if !dec.Run {
+	if !dec.Run && !s.Observe {
 		return e.skipped(cfg, b, key, view.SkipNotice(key, dec.Skip, c, e.now()))
 	}
+	// In observe mode a call the circuit skips runs anyway: the skip is
+	// logged as one it would have made, and the run, not a probe, does not
+	// move the circuit, which goes on as it would have.
 	started := func(pid int) { slot.Started(pid) }
 	if slot == nil {
 		// An unlimited key registers its run only so that 'guard status'

@@ -14,6 +14,7 @@ import (
 
 	"guard/backend"
 	"guard/config"
+	"guard/runproto"
 	"guard/store"
 	"guard/supervise"
 	"guard/view"
@@ -195,11 +196,15 @@ func (e *env) timings(cfg *config.Config) view.Timings {
 	return nil
 }
 
-// addTimings gives each status its key's run times.
+// addTimings gives each status its key's run times, and marks the keys in
+// observe mode.
 func (e *env) addTimings(cfg *config.Config, sts []view.KeyStatus) {
 	t := e.timings(cfg)
 	for i := range sts {
 		sts[i].DurationMS = t[sts[i].Key]
+		if cfg.For(runproto.RuleKey(sts[i].Key)).Mode == "observe" {
+			sts[i].Mode = "observe"
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -50,7 +51,17 @@ type Breaker struct {
 	KillBackground bool
 	// Scope says which calls share a circuit: auto, global, project or
 	// session (see runproto.ScopedKey).
-	Scope            string
+	Scope string
+	// The trip rules beside failure_threshold (see breaker.Settings):
+	// k of the last OfLast calls, a failure rate or a slow-call rate over
+	// failure_window once MinimumCalls calls ended.
+	OfLast       int
+	FailureRate  float64
+	SlowCallRate float64
+	MinimumCalls int
+	// Mode is enforce (skip while open), observe (decide and record, but
+	// never skip) or disabled (no bookkeeping at all).
+	Mode             string
 	SlowCall         time.Duration // 0: off; a slower run counts as a failure
 	MaxConcurrent    int           // 0: unlimited
 	QueueTimeout     time.Duration // wait for a concurrency slot
@@ -149,6 +160,8 @@ func Default(home string) *Config {
 			IgnoreExitCodes:   []int{2},
 			LaunchFailureExit: 1,
 			Scope:             "auto",
+			MinimumCalls:      10,
+			Mode:              "enforce",
 			Exclude:           []string{},
 			Retention:         30 * 24 * time.Hour,
 		},
@@ -283,7 +296,50 @@ func (b *Breaker) Settings(key string) breaker.Settings {
 		HalfOpenMaxCalls: b.HalfOpenMaxCalls,
 		ProbeLease:       lease,
 		Exclude:          b.Excluded(key),
+		OfLast:           b.OfLast,
+		FailureRate:      b.FailureRate,
+		MinimumCalls:     b.MinimumCalls,
+		SlowCallRate:     b.SlowCallRate,
+		Observe:          b.Mode == "observe",
 	}
+}
+
+// RulesInForce says in words which rules b trips and closes the circuit by,
+// and its mode: for guard config check --key.
+func (b *Breaker) RulesInForce() []string {
+	var trip string
+	switch {
+	case b.OfLast > 0:
+		trip = fmt.Sprintf("trips on %d failures among the last %d calls (of_last)", b.FailureThreshold, b.OfLast)
+	case b.FailureRate > 0:
+		trip = fmt.Sprintf("trips when %s of the calls in %s failed, once %d calls ended (failure_rate)", FormatPercent(b.FailureRate), FormatDuration(b.FailureWindow), b.MinimumCalls)
+	case b.FailureWindow > 0:
+		trip = fmt.Sprintf("trips on %d failures in %s (failure_window)", b.FailureThreshold, FormatDuration(b.FailureWindow))
+	default:
+		trip = fmt.Sprintf("trips on %d consecutive failures", b.FailureThreshold)
+	}
+	lines := []string{"rule: " + trip}
+	switch {
+	case b.SlowCallRate > 0:
+		lines = append(lines, fmt.Sprintf("rule: trips when %s of the calls in %s were slower than %s, once %d calls ended (slow_call_rate)",
+			FormatPercent(b.SlowCallRate), FormatDuration(b.FailureWindow), FormatDuration(b.SlowCall), b.MinimumCalls))
+	case b.SlowCall > 0:
+		lines = append(lines, fmt.Sprintf("rule: a call slower than %s is a failure (slow_call)", FormatDuration(b.SlowCall)))
+	}
+	probes := fmt.Sprintf("half-open: up to %d trials at once; %d successes close it, the first failure re-opens it", max(1, b.HalfOpenMaxCalls), max(1, b.SuccessThreshold))
+	if b.FailureRate > 0 {
+		probes = fmt.Sprintf("half-open: up to %d trials at once; after %d trials, %s of them failed re-opens it, else it closes", max(1, b.HalfOpenMaxCalls), max(1, b.SuccessThreshold), FormatPercent(b.FailureRate))
+	}
+	lines = append(lines, probes)
+	switch {
+	case !b.Enabled || b.Mode == "disabled":
+		lines = append(lines, "mode: disabled (the command runs with no bookkeeping)")
+	case b.Mode == "observe":
+		lines = append(lines, "mode: observe (decides and logs, never skips)")
+	default:
+		lines = append(lines, "mode: enforce")
+	}
+	return lines
 }
 
 // Classify returns the outcome of a child that exited with code.

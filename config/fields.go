@@ -37,6 +37,11 @@ type breakerFields struct {
 	KillGrace         *Duration `yaml:"kill_grace,omitempty"`
 	KillBackground    *bool     `yaml:"kill_background,omitempty"`
 	Scope             *string   `yaml:"scope,omitempty"`
+	OfLast            *int      `yaml:"of_last,omitempty"`
+	FailureRate       *Percent  `yaml:"failure_rate,omitempty"`
+	SlowCallRate      *Percent  `yaml:"slow_call_rate,omitempty"`
+	MinimumCalls      *int      `yaml:"minimum_calls,omitempty"`
+	Mode              *string   `yaml:"mode,omitempty"`
 	SlowCall          *Duration `yaml:"slow_call,omitempty"`
 	MaxConcurrent     *int      `yaml:"max_concurrent,omitempty"`
 	QueueTimeout      *Duration `yaml:"queue_timeout,omitempty"`
@@ -116,6 +121,20 @@ func (b *Breaker) apply(f *breakerFields, where locator) error {
 	if f.KillBackground != nil {
 		b.KillBackground = *f.KillBackground
 	}
+	if f.FailureRate != nil {
+		b.FailureRate = float64(*f.FailureRate)
+	}
+	if f.SlowCallRate != nil {
+		b.SlowCallRate = float64(*f.SlowCallRate)
+	}
+	if f.Mode != nil {
+		switch *f.Mode {
+		case "enforce", "observe", "disabled":
+			b.Mode = *f.Mode
+		default:
+			return fmt.Errorf("%s: must be enforce, observe or disabled, got %q", where("mode"), *f.Mode)
+		}
+	}
 	if f.Scope != nil {
 		switch *f.Scope {
 		case "auto", "global", "project", "session":
@@ -139,6 +158,8 @@ func (b *Breaker) apply(f *breakerFields, where locator) error {
 		{f.MaxConcurrent, &b.MaxConcurrent, "max_concurrent", 0},
 		{f.OpenExitCode, &b.OpenExitCode, "open_exit_code", 0},
 		{f.LaunchFailureExit, &b.LaunchFailureExit, "launch_failure_exit", 0},
+		{f.OfLast, &b.OfLast, "of_last", 0},
+		{f.MinimumCalls, &b.MinimumCalls, "minimum_calls", 1},
 	}
 	for _, s := range ints {
 		if s.src == nil {
@@ -204,6 +225,23 @@ func (b *Breaker) apply(f *breakerFields, where locator) error {
 				return fmt.Errorf("%s: %v", where("exclude"), err)
 			}
 		}
+	}
+	return b.checkRules(where)
+}
+
+// checkRules checks that the trip rules b ends up with fit together.
+func (b *Breaker) checkRules(where locator) error {
+	switch {
+	case b.OfLast > 0 && b.FailureRate > 0:
+		return fmt.Errorf("%s: of_last and failure_rate are two different rules; set one", where("of_last"))
+	case b.OfLast > 0 && b.OfLast < b.FailureThreshold:
+		return fmt.Errorf("%s: %d calls can never hold failure_threshold %d failures", where("of_last"), b.OfLast, b.FailureThreshold)
+	case b.FailureRate > 0 && b.FailureWindow <= 0:
+		return fmt.Errorf("%s: needs failure_window, the window the rate is measured over (e.g. 10m)", where("failure_rate"))
+	case b.SlowCallRate > 0 && b.FailureWindow <= 0:
+		return fmt.Errorf("%s: needs failure_window, the window the rate is measured over (e.g. 10m)", where("slow_call_rate"))
+	case b.SlowCallRate > 0 && b.SlowCall <= 0:
+		return fmt.Errorf("%s: needs slow_call, the time over which a call is slow", where("slow_call_rate"))
 	}
 	return nil
 }

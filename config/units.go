@@ -109,3 +109,42 @@ func FormatSize(n int64) string {
 	}
 	return strconv.FormatInt(n, 10)
 }
+
+// A Percent is a share in YAML: "50%", or a fraction such as 0.5; "0%"
+// (or 0) is off.
+type Percent float64
+
+// UnmarshalYAML implements yaml.Unmarshaler.
+func (p *Percent) UnmarshalYAML(n *yaml.Node) error {
+	v, err := ParsePercent(n.Value)
+	if err != nil {
+		return &lineError{line: n.Line, msg: err.Error()}
+	}
+	*p = Percent(v)
+	return nil
+}
+
+// MarshalYAML implements yaml.Marshaler.
+func (p Percent) MarshalYAML() (any, error) { return FormatPercent(float64(p)), nil }
+
+// ParsePercent parses "50%" or a fraction in [0, 1] as a share.
+func ParsePercent(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	if num, ok := strings.CutSuffix(s, "%"); ok {
+		v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+		if err != nil || v < 0 || v > 100 {
+			return 0, fmt.Errorf("%q is not a percentage from 0%% to 100%%", s)
+		}
+		return v / 100, nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 || v > 1 {
+		return 0, fmt.Errorf("%q is not a share such as 50%% (or 0.5)", s)
+	}
+	return v, nil
+}
+
+// FormatPercent writes a share as a percentage: 0.5 as "50%".
+func FormatPercent(v float64) string {
+	return strconv.FormatFloat(v*100, 'f', -1, 64) + "%"
+}

@@ -25,6 +25,10 @@ const (
 	Mark           = "mark"            // guard cooldown mark set last_NAME: reason
 )
 
+// Observed is the outcome of a skip in observe mode: the call would have
+// been skipped, and ran.
+const Observed = "observed"
+
 // Names lists every event, in the order of the constants above.
 var Names = []string{Run, Skip, Transition, Reaped, Rejected, Reset, Trip, Probe, Quarantine, Import, Cooldown, CooldownRecord, CooldownHealth, Mark}
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 
 	"guard/breaker"
 	"guard/statefile"
@@ -49,6 +50,17 @@ func writeHook(b *bytes.Buffer, h *Hook, indent string, compact bool) {
 		w.Array("failure_times", len(h.FailureTimes), func(i int, _ string) {
 			statefile.AppendOffsetTime(b, h.FailureTimes[i].Time)
 		})
+	}
+	if len(h.Calls) > 0 {
+		w.Array("calls", len(h.Calls), func(i int, _ string) {
+			statefile.AppendString(b, h.Calls[i].String())
+		})
+	}
+	if h.RecentCalls != "" {
+		w.String("recent_calls", h.RecentCalls)
+	}
+	if h.TrialFailures != 0 {
+		w.Int("trial_failures", int64(h.TrialFailures))
 	}
 	if len(h.ProbeLeases) > 0 {
 		w.Array("probe_leases", len(h.ProbeLeases), func(i int, indent string) {
@@ -199,6 +211,31 @@ func (h *Hook) UnmarshalJSON(raw []byte) error {
 			}
 			return err
 		},
+		"calls": func(raw []byte) error {
+			items, err := statefile.Elements(raw)
+			h.Calls = nil
+			for _, it := range items {
+				s, err := statefile.ParseStringOrNull(it)
+				if err != nil {
+					return err
+				}
+				k, err := parseCall(s)
+				if err != nil {
+					return err
+				}
+				h.Calls = append(h.Calls, k)
+			}
+			return err
+		},
+		"recent_calls": func(raw []byte) error {
+			s, err := statefile.ParseStringOrNull(raw)
+			if err == nil && strings.Trim(s, "fs") != "" {
+				err = fmt.Errorf("recent_calls %q is not f and s letters", s)
+			}
+			h.RecentCalls = s
+			return err
+		},
+		"trial_failures": intField(&h.TrialFailures),
 		"probe_leases": func(raw []byte) error {
 			items, err := statefile.Elements(raw)
 			h.ProbeLeases = nil
@@ -332,4 +369,45 @@ func (g GlobalStats) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	writeGlobalStats(&b, &g, "", true)
 	return b.Bytes(), nil
+}
+
+// String writes a call as the file stores it.
+func (k Call) String() string {
+	var b bytes.Buffer
+	statefile.AppendOffsetTime(&b, k.At.Time)
+	out := strings.Trim(b.String(), `"`) + " ok"
+	if k.Failed {
+		out = strings.TrimSuffix(out, " ok") + " failed"
+	}
+	if k.Slow {
+		out += " slow"
+	}
+	return out
+}
+
+// parseCall reads a call as String writes it.
+func parseCall(s string) (Call, error) {
+	f := strings.Fields(s)
+	if len(f) < 2 || len(f) > 3 {
+		return Call{}, fmt.Errorf("call %q is not \"TIME ok|failed [slow]\"", s)
+	}
+	t, err := statefile.ParseTime(f[0])
+	if err != nil {
+		return Call{}, err
+	}
+	k := Call{At: statefile.TimeOf(t)}
+	switch f[1] {
+	case "ok":
+	case "failed":
+		k.Failed = true
+	default:
+		return Call{}, fmt.Errorf("call %q is not \"TIME ok|failed [slow]\"", s)
+	}
+	if len(f) == 3 {
+		if f[2] != "slow" {
+			return Call{}, fmt.Errorf("call %q is not \"TIME ok|failed [slow]\"", s)
+		}
+		k.Slow = true
+	}
+	return k, nil
 }

@@ -442,14 +442,25 @@ type Hook struct {
 	DisabledAt           statefile.Time
 	RetryAfter           statefile.Time
 
-	ReopenCount  int              // re-opens in a row: the back-off exponent
-	OpenReason   string           // why it last opened
-	Forced       bool             // tripped by hand
-	FailureTimes []statefile.Time // failures inside failure_window
-	ProbeLeases  []Lease          // probes running now
-	LastRun      statefile.Time   // last outcome recorded
-	Totals       Totals
-	Extra        statefile.Extra
+	ReopenCount   int              // re-opens in a row: the back-off exponent
+	OpenReason    string           // why it last opened
+	Forced        bool             // tripped by hand
+	FailureTimes  []statefile.Time // failures inside failure_window
+	Calls         []Call           // calls inside failure_window, for the rate rules
+	RecentCalls   string           // the last of_last calls, oldest first: f failed, s did not
+	TrialFailures int              // failed trials since it went half-open (failure_rate)
+	ProbeLeases   []Lease          // probes running now
+	LastRun       statefile.Time   // last outcome recorded
+	Totals        Totals
+	Extra         statefile.Extra
+}
+
+// A Call is one call of the rate rules as the file stores it: its time,
+// then "ok" or "failed", and "slow" if it was: "2026-11-23T06:00:00+00:00
+// failed slow".
+type Call struct {
+	At           statefile.Time
+	Failed, Slow bool
 }
 
 // A Lease is a probe lease as the file stores it.
@@ -506,6 +517,10 @@ func (h *Hook) Circuit() breaker.Circuit {
 	for _, t := range h.FailureTimes {
 		c.Failures = append(c.Failures, t.Time)
 	}
+	for _, k := range h.Calls {
+		c.Calls = append(c.Calls, breaker.Call{At: k.At.Time, Failed: k.Failed, Slow: k.Slow})
+	}
+	c.Recent, c.TrialFailures = h.RecentCalls, h.TrialFailures
 	for _, l := range h.ProbeLeases {
 		c.Leases = append(c.Leases, breaker.Lease{Host: l.Host, PID: l.PID, Start: l.StartTicks, Acquired: l.Acquired.Time, Expires: l.Expires.Time})
 	}
@@ -550,6 +565,11 @@ func (h *Hook) setCircuit(c breaker.Circuit) {
 	for _, t := range c.Failures {
 		h.FailureTimes = append(h.FailureTimes, statefile.TimeOf(t))
 	}
+	h.Calls = nil
+	for _, k := range c.Calls {
+		h.Calls = append(h.Calls, Call{At: statefile.TimeOf(k.At), Failed: k.Failed, Slow: k.Slow})
+	}
+	h.RecentCalls, h.TrialFailures = c.Recent, c.TrialFailures
 	old := h.ProbeLeases
 	h.ProbeLeases = nil
 	for _, l := range c.Leases {

@@ -438,3 +438,31 @@ func BenchmarkPeekOneKeyOf1000(b *testing.B) {
 		}
 	}
 }
+
+func TestRateRuleFieldsRoundTrip(t *testing.T) {
+	h := &Hook{State: "closed", Calls: []Call{
+		{At: statefile.TimeOf(time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC))},
+		{At: statefile.TimeOf(time.Date(2026, 11, 23, 6, 0, 1, 0, time.UTC)), Failed: true, Slow: true},
+	}, RecentCalls: "sfs", TrialFailures: 2}
+	out, err := h.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"2026-11-23T06:00:00+00:00 ok"`, `"2026-11-23T06:00:01+00:00 failed slow"`, `"recent_calls":"sfs"`, `"trial_failures":2`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("no %s in %s", want, out)
+		}
+	}
+	var back Hook
+	if err := back.UnmarshalJSON(out); err != nil {
+		t.Fatal(err)
+	}
+	if c := back.Circuit(); len(c.Calls) != 2 || !c.Calls[1].Failed || !c.Calls[1].Slow || c.Calls[0].Failed || c.Recent != "sfs" || c.TrialFailures != 2 {
+		t.Errorf("read back %+v", c)
+	}
+	for _, bad := range []string{`{"calls": ["yesterday ok"]}`, `{"calls": ["2026-11-23T06:00:00Z maybe"]}`, `{"recent_calls": "fxs"}`} {
+		if err := (&Hook{}).UnmarshalJSON([]byte(bad)); err == nil {
+			t.Errorf("%s read without an error", bad)
+		}
+	}
+}

@@ -77,7 +77,8 @@ func (p *Protocol) Register(key string, now, deadline time.Time, childPID int) s
 // its status; one interrupted by a signal guard passed on was cancelled; a
 // success slower than slow_call failed.
 func Classify(res *supervise.Result, b config.Breaker, dec breaker.Decision) breaker.Result {
-	r := breaker.Result{Outcome: outcome(res, b), Probe: dec.Probe, Lease: dec.Lease}
+	slow := b.SlowCall > 0 && res.Ran() && !res.TimedOut && res.Signal == 0 && res.Elapsed > b.SlowCall
+	r := breaker.Result{Outcome: outcome(res, b), Slow: slow, Probe: dec.Probe, Lease: dec.Lease}
 	if line := res.LaunchFailure(); line != "" {
 		// It never started, whatever its status says (2 is no block then).
 		r.Outcome, r.Error = breaker.Failure, "not started: "+line
@@ -100,8 +101,8 @@ func outcome(res *supervise.Result, b config.Breaker) breaker.Outcome {
 		return breaker.Failure
 	}
 	o := b.Classify(res.ExitCode)
-	if o == breaker.Success && b.SlowCall > 0 && res.Elapsed > b.SlowCall {
-		return breaker.Failure
+	if o == breaker.Success && b.SlowCall > 0 && res.Elapsed > b.SlowCall && b.SlowCallRate == 0 {
+		return breaker.Failure // with no slow_call_rate, a slow call is a failure
 	}
 	return o
 }

@@ -59,3 +59,15 @@ func KeySession(key string) string {
 	}
 	return key[i+len(SessionSep):]
 }
+
+// RuleKey returns the key the config's rules see for a key: the command
+// (or --name) without the project or session it is kept for.
+func RuleKey(key string) string {
+	if s := KeySession(key); s != "" {
+		return strings.TrimSuffix(key, SessionSep+s)
+	}
+	if p := KeyProject(key); p != "" {
+		return strings.TrimSuffix(key, ProjectSep+p)
+	}
+	return key
+}

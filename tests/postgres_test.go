@@ -289,3 +289,52 @@ func TestURLFormsAndPasswords(t *testing.T) {
 		t.Errorf("successes = %d; want 3 (socket, PGPASSWORD, ~/.pgpass)", got)
 	}
 }
+
+// TestTripRulesOnPostgres: the rate and k-of-n rules keep what they count
+// (calls, recent_calls) in the database's state as in the file's.
+func TestTripRulesOnPostgres(t *testing.T) {
+	url := pgtest.Shared(t).NewDB(t)
+	cfg := filepath.Join(t.TempDir(), "guardrails.yaml")
+	os.WriteFile(cfg, []byte("circuit_breaker:\n  failure_threshold: 100\n  failure_rate: 50%\n  minimum_calls: 4\n  failure_window: 10m\nhooks:\n  - match: k-of-n\n    failure_threshold: 2\n    failure_rate: 0%\n    of_last: 3\n"), 0o644)
+	run := func(name string, ok bool) {
+		t.Helper()
+		prog := "false"
+		if ok {
+			prog = "true"
+		}
+		cmd := exec.Command(guardBin, "run", "--name", name, "--", prog)
+		cmd.Env = append(os.Environ(), "GUARD_STATE="+url, "GUARD_CONFIG="+cfg, "HOME="+t.TempDir())
+		if out, _ := cmd.CombinedOutput(); strings.Contains(string(out), "warning") {
+			t.Fatalf("%s", out)
+		}
+	}
+	state := func(name string) string {
+		t.Helper()
+		_, out, _ := pgGuard(t, url, "h", "status", "--json", name)
+		var sts []struct{ State string }
+		json.Unmarshal([]byte(out), &sts)
+		if len(sts) != 1 {
+			t.Fatalf("status %s: %s", name, out)
+		}
+		return sts[0].State
+	}
+	for i, ok := range []bool{false, true, false} {
+		run("flaky", ok)
+		if got := state("flaky"); got != "closed" {
+			t.Fatalf("after call %d: %s", i+1, got)
+		}
+	}
+	run("flaky", true)
+	if got := state("flaky"); got != "open" {
+		t.Errorf("2 of 4 failed at 50%%: %s; want open", got)
+	}
+	run("k-of-n", false)
+	run("k-of-n", true)
+	if got := state("k-of-n"); got != "closed" {
+		t.Fatalf("k-of-n: %s", got)
+	}
+	run("k-of-n", false)
+	if got := state("k-of-n"); got != "open" {
+		t.Errorf("2 of the last 3 failed: %s; want open", got)
+	}
+}

@@ -44,7 +44,11 @@ func DescribeEvent(ev *eventlog.Event) string {
 			add(": %s", LastError(ev.Error, 120))
 		}
 	case eventlog.Skip:
-		add("skipped: circuit %s", ev.Reason)
+		if ev.Outcome == eventlog.Observed {
+			add("would have skipped (observe mode): circuit %s", ev.Reason)
+		} else {
+			add("skipped: circuit %s", ev.Reason)
+		}
 		if ev.Until != "" {
 			add(" until %s", ev.Until)
 		}

@@ -42,6 +42,7 @@ type HookDetail struct {
 	RetryAfter          statefile.Time `json:"retry_after"`
 	OpenReason          *string        `json:"open_reason"`
 	Forced              bool           `json:"forced"`
+	Mode                string         `json:"mode,omitempty"` // "observe": nothing is skipped
 }
 
 // GlobalStats are the totals over every key, as the Python guardrails'
@@ -77,6 +78,7 @@ func BuildReport(sts []KeyStatus, stats store.Stats, where string, now time.Time
 			Command: st.Key, State: st.State, FailureCount: st.FailureCount,
 			ConsecutiveFailures: st.ConsecutiveFailures, LastError: st.LastError,
 			DisabledAt: st.DisabledAt, RetryAfter: st.RetryAfter, OpenReason: st.OpenReason, Forced: st.Forced,
+			Mode: st.Mode,
 		}
 		switch breaker.State(st.State) {
 		case breaker.Open:
@@ -136,7 +138,11 @@ func WriteText(w io.Writer, r Report, now time.Time) {
 		details []HookDetail
 	}{{"Open", r.DisabledHookDetails}, {"Half-open", r.HalfOpenHookDetails}} {
 		for _, d := range group.details {
-			fmt.Fprintf(w, "\n%s: %s\n", group.title, Printable(d.Command))
+			title := group.title
+			if d.Mode == "observe" {
+				title += " (observe mode: would skip, runs anyway)"
+			}
+			fmt.Fprintf(w, "\n%s: %s\n", title, Printable(d.Command))
 			fmt.Fprintf(w, "  why:        %s\n", whyOpen(d))
 			fmt.Fprintf(w, "  failures:   %d since it last closed, %d in a row\n", d.FailureCount, d.ConsecutiveFailures)
 			if d.LastError != nil {

@@ -38,6 +38,9 @@ type KeyStatus struct {
 	// DurationMS sums up the key's run times in the event log; nil when
 	// the log has none (or was not read).
 	DurationMS *Durations `json:"duration_ms"`
+	// Mode is "observe" for a key in observe mode: its state is what it
+	// would be, and nothing is skipped.
+	Mode string `json:"mode,omitempty"`
 
 	known bool // the key has an entry in the state file
 }
@@ -207,6 +210,9 @@ func StatusTable(w io.Writer, sts []KeyStatus, now time.Time, keyWidth int, colo
 			state = "closed (no state)"
 		} else if st.Forced {
 			state += " (forced)"
+		}
+		if st.Mode == "observe" {
+			state += " (observe)"
 		}
 		last := "-"
 		if st.LastError != nil {
