@@ -37,10 +37,20 @@ type Document struct {
 	err error   // the source is not what its checksum says; see listAll
 
 	aside []Aside // entries that did not check out, set aside
+
+	relaxed bool // see Relax
 }
 
 // An Aside is an entry that did not check out; see store.Aside.
 type Aside = store.Aside
+
+// Relax marks the update as one that only moved the counters of a closed,
+// healthy circuit (store.CircuitTx).
+func (d *Document) Relax() { d.relaxed = true }
+
+// Relaxed reports whether the update may be written without the directory
+// sync (statefile.Relaxer): it was marked so, and set nothing aside.
+func (d *Document) Relaxed() bool { return d.relaxed && len(d.aside) == 0 }
 
 // Aside returns the entries set aside so far.
 func (d *Document) Aside() []Aside { return d.aside }

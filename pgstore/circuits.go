@@ -71,6 +71,7 @@ func (c *Circuits) Update(now time.Time, fn func(tx store.CircuitTx) (bool, erro
 			return nil, events, nil, nil
 		}
 		d.Tidy(now, c.retention)
+		c.db.relax = d.Relaxed() && len(lost) == 0
 		out, err := d.MarshalState()
 		return out, events, aside, err
 	})

@@ -246,3 +246,36 @@ func TestMain(m *testing.M) {
 	pgtest.StopShared()
 	os.Exit(code)
 }
+
+// Only the counters of a closed, healthy circuit may be written the
+// cheaper way; a failure, the success that ends a run of failures, a
+// probe and a trip are written in full.
+func TestOnlyHealthyCountersAreRelaxed(t *testing.T) {
+	c := storetest.NewCircuits()
+	p := proto(backend{c, storetest.NewRuns(), c.Events}, "h1", 100, everyoneAlive)
+	for _, step := range []struct {
+		exit    int
+		relaxed bool
+	}{
+		{0, true},  // healthy: counters only
+		{0, true},  // still
+		{2, true},  // ignored: counts as neither
+		{1, false}, // a failure moves towards the threshold
+		{0, false}, // the success that resets it is a state change too
+		{0, true},  // healthy again
+		{1, false},
+		{1, false},
+		{1, false}, // trips
+	} {
+		before := c.Relaxed()
+		run(t, p, "k", t0, step.exit)
+		if got := c.Relaxed() > before; got != step.relaxed {
+			t.Fatalf("exit %d: relaxed %v; want %v", step.exit, got, step.relaxed)
+		}
+	}
+	later := t0.Add(2 * time.Minute)
+	before := c.Relaxed()
+	if dec := run(t, p, "k", later, 0); !dec.Probe || c.Relaxed() != before {
+		t.Errorf("a successful probe was relaxed (probe %v)", dec.Probe)
+	}
+}

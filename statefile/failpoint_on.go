@@ -11,6 +11,10 @@ import (
 // after taking the lock, and after each step of the write sequence.
 var Failpoints = []string{"after-lock", "after-create", "after-write", "after-sync", "after-close", "after-rename", "after-dirsync"}
 
+// RelaxedFailpoints are the steps of a relaxed update (see Relaxer), which
+// ends after the rename.
+var RelaxedFailpoints = []string{"after-lock", "after-create", "after-write", "after-sync", "after-close", "after-rename", "after-relaxed-rename"}
+
 // failpoint stops the process, with SIGKILL, at the named step of an
 // update when GUARD_FAILPOINT names it, as a crash there would. It is
 // compiled only with the failpoints build tag, for the crash tests.

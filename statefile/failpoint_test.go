@@ -19,7 +19,17 @@ import (
 // version or the new one, byte for byte, the lock is free, and the next
 // update finds what it should and leaves no temp file behind.
 func TestCrashAtEveryStepLeavesOldOrNew(t *testing.T) {
-	for _, step := range Failpoints {
+	crashAtEveryStep(t, Failpoints, "")
+}
+
+// TestCrashAtEveryStepOfARelaxedUpdate: the same for the cheaper write of
+// a relaxed update, which skips the directory's fsync.
+func TestCrashAtEveryStepOfARelaxedUpdate(t *testing.T) {
+	crashAtEveryStep(t, RelaxedFailpoints, "1")
+}
+
+func crashAtEveryStep(t *testing.T, steps []string, relaxed string) {
+	for _, step := range steps {
 		t.Run(step, func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "state.json")
@@ -31,7 +41,7 @@ func TestCrashAtEveryStepLeavesOldOrNew(t *testing.T) {
 			want, _ := Marshal(&counter{N: 2})
 
 			cmd := exec.Command(os.Args[0], "-test.run=^TestChildIncrements$")
-			cmd.Env = append(os.Environ(), "STATEFILE_CHILD_PATH="+path, "STATEFILE_CHILD_N=1", "GUARD_FAILPOINT="+step)
+			cmd.Env = append(os.Environ(), "STATEFILE_CHILD_PATH="+path, "STATEFILE_CHILD_N=1", "GUARD_FAILPOINT="+step, "STATEFILE_CHILD_RELAXED="+relaxed)
 			err := cmd.Run()
 			var xe *exec.ExitError
 			if !errors.As(err, &xe) || xe.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
@@ -42,7 +52,7 @@ func TestCrashAtEveryStepLeavesOldOrNew(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			renamed := slices.Index(Failpoints, step) >= slices.Index(Failpoints, "after-rename")
+			renamed := slices.Index(steps, step) >= slices.Index(steps, "after-rename")
 			switch {
 			case renamed && !bytes.Equal(got, want):
 				t.Fatalf("after %s the file is\n%s\nwant the new version\n%s", step, got, want)

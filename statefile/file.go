@@ -297,7 +297,8 @@ func UpdateThen[T any](f *File, fn func(doc *T) (changed bool, err error), then 
 		if err != nil {
 			return fmt.Errorf("cannot encode state: %w", err)
 		}
-		if err := f.replace(out...); err != nil {
+		r, ok := any(doc).(Relaxer)
+		if err := f.write(!ok || !r.Relaxed(), out...); err != nil {
 			return err
 		}
 	}
@@ -306,6 +307,13 @@ func UpdateThen[T any](f *File, fn func(doc *T) (changed bool, err error), then 
 	}
 	return nil
 }
+
+// A Relaxer is a document that can say its latest change need not survive
+// a power loss: it is written without the directory sync, so that after a
+// crash of the machine the file is the old or the new one, whole (the new
+// file's data is synced before the rename), but the rename may be lost.
+// The next full write makes it durable with everything before it.
+type Relaxer interface{ Relaxed() bool }
 
 // ReadLocked returns the document's bytes as they are, read under the lock:
 // a consistent snapshot even while writers work. A missing file gives nil.

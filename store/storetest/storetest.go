@@ -24,6 +24,7 @@ type Circuits struct {
 	stats    store.Stats
 	events   []eventlog.Event
 	updates  int // transactions committed
+	relaxed  int // of which relaxed (store.CircuitTx.Relax)
 }
 
 // NewCircuits returns an empty store.
@@ -50,6 +51,9 @@ func (c *Circuits) Update(now time.Time, fn func(tx store.CircuitTx) (bool, erro
 		t.stats.LastUpdated = now
 		c.circuits, c.stats = t.circuits, t.stats
 		c.updates++
+		if t.relaxed {
+			c.relaxed++
+		}
 	}
 	c.events = append(c.events, t.events...)
 	return nil
@@ -69,6 +73,14 @@ func (c *Circuits) Events() []eventlog.Event {
 	return slices.Clone(c.events)
 }
 
+// Relaxed returns how many of the transactions that changed the state were
+// relaxed.
+func (c *Circuits) Relaxed() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.relaxed
+}
+
 // Updates returns how many transactions changed the state.
 func (c *Circuits) Updates() int {
 	c.mu.Lock()
@@ -80,6 +92,7 @@ type tx struct {
 	circuits map[string]breaker.Circuit
 	stats    store.Stats
 	events   []eventlog.Event
+	relaxed  bool
 }
 
 func (t *tx) Keys() []string {
@@ -98,6 +111,10 @@ func (t *tx) Count(executions, failures int) {
 	t.stats.TotalExecutions += int64(executions)
 	t.stats.TotalFailures += int64(failures)
 }
+
+// Relax counts relaxed transactions (see Circuits.Relaxed).
+func (t *tx) Relax() { t.relaxed = true }
+
 func (t *tx) Rename(from, to string) (bool, error) {
 	c, ok := t.circuits[from]
 	if _, taken := t.circuits[to]; !ok || taken || from == to {
