@@ -49,6 +49,11 @@ func Admit(tx store.CircuitTx, key string, s breaker.Settings, now time.Time, ho
 	if dec.Changed || !dec.Run {
 		tx.Put(key, c)
 	}
+	if !dec.Run && !dec.Changed {
+		// Only the skip count moved: the store may write it more cheaply
+		// (README: "Durability").
+		tx.Relax()
+	}
 	return dec, c, nil
 }
 

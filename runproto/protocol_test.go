@@ -247,9 +247,9 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// Only the counters of a closed, healthy circuit may be written the
-// cheaper way; a failure, the success that ends a run of failures, a
-// probe and a trip are written in full.
+// Only the counters of a closed, healthy circuit, and a skip count, may be
+// written the cheaper way; a failure, the success that ends a run of
+// failures, a probe and a trip are written in full.
 func TestOnlyHealthyCountersAreRelaxed(t *testing.T) {
 	c := storetest.NewCircuits()
 	p := proto(backend{c, storetest.NewRuns(), c.Events}, "h1", 100, everyoneAlive)
@@ -273,8 +273,12 @@ func TestOnlyHealthyCountersAreRelaxed(t *testing.T) {
 			t.Fatalf("exit %d: relaxed %v; want %v", step.exit, got, step.relaxed)
 		}
 	}
-	later := t0.Add(2 * time.Minute)
 	before := c.Relaxed()
+	if dec := run(t, p, "k", t0.Add(time.Second), 0); dec.Run || c.Relaxed() != before+1 {
+		t.Errorf("a skip (run %v) was not relaxed", dec.Run)
+	}
+	later := t0.Add(2 * time.Minute)
+	before = c.Relaxed()
 	if dec := run(t, p, "k", later, 0); !dec.Probe || c.Relaxed() != before {
 		t.Errorf("a successful probe was relaxed (probe %v)", dec.Probe)
 	}
