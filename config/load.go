@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -157,8 +158,13 @@ func expandPath(p string, opts Options) string {
 
 // loadYAML applies the config file data, read from file.
 func (c *Config) loadYAML(file string, data []byte) error {
+	// One decoder reads the document, then finds the stream's end (a second
+	// document is refused: guard would read only the first, and silently
+	// ignore the rest). Parsing the file once is most of what loading
+	// costs each guard call.
 	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&root); err != nil && err != io.EOF {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		// "line 3: mapping key ... already defined": file:3: ...
 		var line int
@@ -170,8 +176,9 @@ func (c *Config) loadYAML(file string, data []byte) error {
 	if len(root.Content) == 0 {
 		return nil // an empty file
 	}
-	if err := singleDocument(file, data); err != nil {
-		return err
+	var second yaml.Node
+	if err := dec.Decode(&second); err == nil {
+		return invalid("%s:%d: a second YAML document; guardrails.yaml holds one (remove the '---' line)", file, second.Line)
 	}
 	doc := root.Content[0]
 	if doc.Kind == yaml.ScalarNode && doc.Tag == "!!null" {
@@ -225,20 +232,6 @@ func relativeTo(dir, p string) string {
 		return p
 	}
 	return filepath.Join(dir, p)
-}
-
-// singleDocument refuses a file of more than one YAML document: guard
-// would read only the first, and silently ignore the rest.
-func singleDocument(file string, data []byte) error {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var first, second yaml.Node
-	if err := dec.Decode(&first); err != nil {
-		return nil // reported by the caller
-	}
-	if err := dec.Decode(&second); err == nil {
-		return invalid("%s:%d: a second YAML document; guardrails.yaml holds one (remove the '---' line)", file, second.Line)
-	}
-	return nil
 }
 
 func joinKey(section, key string) string {
