@@ -314,6 +314,19 @@ func (c *Circuit) note(s Settings, now time.Time, failed, slow bool) {
 	}
 }
 
+// callCounts counts the failed and the slow calls among c.Calls.
+func (c *Circuit) callCounts() (failed, slow int) {
+	for _, k := range c.Calls {
+		if k.Failed {
+			failed++
+		}
+		if k.Slow {
+			slow++
+		}
+	}
+	return failed, slow
+}
+
 // share formats a share for people: 0.5 as 50%.
 func share(f float64) string { return fmt.Sprintf("%g%%", f*100) }
 
@@ -328,53 +341,36 @@ func (c *Circuit) tripReason(s Settings) string {
 	if s.Exclude {
 		return ""
 	}
-	k := atLeastOne(s.FailureThreshold)
+	threshold := atLeastOne(s.FailureThreshold)
+	failed, slow := c.callCounts()
+	calls := len(c.Calls)
 	switch {
 	case s.OfLast > 0:
-		if n := strings.Count(c.Recent, "f"); n >= k {
+		if n := strings.Count(c.Recent, "f"); n >= threshold {
 			return fmt.Sprintf("%d failures in the last %d calls", n, len(c.Recent))
 		}
 	case s.FailureRate > 0:
-		failed := 0
-		for _, k := range c.Calls {
-			if k.Failed {
-				failed++
-			}
-		}
-		if n := len(c.Calls); n >= atLeastOne(s.MinimumCalls) && reachesRate(failed, n, s.FailureRate) {
-			return fmt.Sprintf("%d of %d calls failed in %s (failure_rate %s)", failed, n, s.FailureWindow, share(s.FailureRate))
+		if calls >= atLeastOne(s.MinimumCalls) && reachesRate(failed, calls, s.FailureRate) {
+			return fmt.Sprintf("%d of %d calls failed in %s (failure_rate %s)", failed, calls, s.FailureWindow, share(s.FailureRate))
 		}
 	case s.FailureWindow > 0:
 		n := len(c.Failures)
 		if s.rates() { // the calls in the window are kept, and are the failures too
-			n = 0
-			for _, k := range c.Calls {
-				if k.Failed {
-					n++
-				}
-			}
+			n = failed
 		}
-		if n >= k {
+		if n >= threshold {
 			return fmt.Sprintf("%d failures in %s", n, s.FailureWindow)
 		}
 	default:
-		if n := c.ConsecutiveFailures; n >= k {
+		if n := c.ConsecutiveFailures; n >= threshold {
 			if n == 1 {
 				return "1 failure"
 			}
 			return fmt.Sprintf("%d consecutive failures", n)
 		}
 	}
-	if s.SlowCallRate > 0 {
-		slow := 0
-		for _, k := range c.Calls {
-			if k.Slow {
-				slow++
-			}
-		}
-		if n := len(c.Calls); n >= atLeastOne(s.MinimumCalls) && reachesRate(slow, n, s.SlowCallRate) {
-			return fmt.Sprintf("%d of %d calls slow in %s (slow_call_rate %s)", slow, n, s.FailureWindow, share(s.SlowCallRate))
-		}
+	if s.SlowCallRate > 0 && calls >= atLeastOne(s.MinimumCalls) && reachesRate(slow, calls, s.SlowCallRate) {
+		return fmt.Sprintf("%d of %d calls slow in %s (slow_call_rate %s)", slow, calls, s.FailureWindow, share(s.SlowCallRate))
 	}
 	return ""
 }

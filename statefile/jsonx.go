@@ -170,26 +170,20 @@ func (w *ObjectWriter) OffsetTime(k string, t time.Time) {
 // datetime.fromisoformat reads (it rejects "Z"). jq reads it with
 // strptime("%Y-%m-%dT%H:%M:%S%z"). hook_state.json is written this way,
 // for the Python guardrails that read it.
-func AppendOffsetTime(b *bytes.Buffer, t time.Time) {
-	if t.IsZero() {
-		b.WriteString("null")
-		return
-	}
-	var buf [len(OffsetTimeLayout) + 2]byte
-	out := append(buf[:0], '"')
-	out = t.UTC().Truncate(time.Second).AppendFormat(out, OffsetTimeLayout)
-	b.Write(append(out, '"'))
-}
+func AppendOffsetTime(b *bytes.Buffer, t time.Time) { appendTime(b, t, OffsetTimeLayout) }
 
 // AppendTime writes t as a Time does: RFC 3339 UTC seconds, or null.
-func AppendTime(b *bytes.Buffer, t time.Time) {
+func AppendTime(b *bytes.Buffer, t time.Time) { appendTime(b, t, TimeLayout) }
+
+// appendTime writes t in UTC seconds in layout, quoted, or null.
+func appendTime(b *bytes.Buffer, t time.Time, layout string) {
 	if t.IsZero() {
 		b.WriteString("null")
 		return
 	}
-	var buf [len(TimeLayout) + 2]byte
+	var buf [32]byte
 	out := append(buf[:0], '"')
-	out = t.UTC().Truncate(time.Second).AppendFormat(out, TimeLayout)
+	out = t.UTC().Truncate(time.Second).AppendFormat(out, layout)
 	b.Write(append(out, '"'))
 }
 
