@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"guard/settings"
@@ -144,7 +145,12 @@ func callsGuard(cmd string) bool {
 
 // interpreters take a script as their first argument that is not an
 // option (after run, for uv, bun and deno).
-var interpreters = regexp.MustCompile(`^(python[0-9.]*|pypy[0-9.]*|node|bun|deno|bash|sh|zsh|dash|ruby|perl|php|uv|tsx|ts-node)$`)
+var interpreters = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(python[0-9.]*|pypy[0-9.]*|node|bun|deno|bash|sh|zsh|dash|ruby|perl|php|uv|tsx|ts-node)$`)
+})
+
+// scriptExt matches a script's file name.
+var scriptExt = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\.(py|js|mjs|cjs|ts|sh|bash|rb|pl|php)$`) })
 
 // builtins are shell words that are no file to look for.
 var builtins = map[string]bool{"cd": true, "echo": true, "test": true, "[": true, "true": true, "false": true, "exit": true,
@@ -175,7 +181,7 @@ func (env Env) launchProblems(cmd string) []string {
 		return nil
 	}
 	base := filepath.Base(name)
-	if !interpreters.MatchString(base) {
+	if !interpreters().MatchString(base) {
 		return nil
 	}
 	args := prog[1:]
@@ -204,7 +210,7 @@ func (env Env) launchProblems(cmd string) []string {
 // looksLikeScript reports whether a word names a file: it has a path or
 // a script's extension.
 func looksLikeScript(s string) bool {
-	return strings.Contains(s, "/") || regexp.MustCompile(`\.(py|js|mjs|cjs|ts|sh|bash|rb|pl|php)$`).MatchString(s)
+	return strings.Contains(s, "/") || scriptExt().MatchString(s)
 }
 
 // executable says what is wrong with the program at name ("" if nothing):

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"guard/shellcmd"
 )
@@ -30,7 +31,7 @@ type pyWrapping struct {
 }
 
 // launchers are the programs that run the wrapper script, before it.
-var launchers = regexp.MustCompile(`^(uv|python|python3(\.\d+)?|pypy3?)$`)
+var launchers = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(uv|python|python3(\.\d+)?|pypy3?)$`) })
 
 // pythonWrapped reads raw, the inside of a JSON string as written, as a
 // command that runs the Python wrapper: by path, with python or python3,
@@ -105,7 +106,7 @@ func launchedBy(words []string) bool {
 	if len(words) == 0 {
 		return true
 	}
-	if !launchers.MatchString(filepath.Base(words[0])) {
+	if !launchers().MatchString(filepath.Base(words[0])) {
 		return false
 	}
 	rest := words[1:]
