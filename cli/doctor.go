@@ -3,10 +3,11 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/sys/unix"
@@ -138,8 +139,8 @@ func (e *env) doctorGuard(c *cli.Context, check func(doctor.Checked, []doctor.Fi
 		probs = append(probs, doctor.Finding{Where: "cooldown state", Problem: view.ErrorLine(err), Fix: "check cooldown.state_file and its permissions"})
 	}
 	spent := 0
-	for _, s := range sortedServices(cool) {
-		for _, a := range sortedActions(cool[s]) {
+	for _, s := range slices.Sorted(maps.Keys(cool)) {
+		for _, a := range slices.Sorted(maps.Keys(cool[s].Actions)) {
 			st := cool[s].Actions[a]
 			if !st.InCooldown {
 				continue
@@ -181,26 +182,6 @@ func (e *env) doctorCircuits(v store.CircuitView, check func(doctor.Checked, []d
 		probs = append(probs, doctor.Finding{Where: "key " + st.Key, Problem: problem, Fix: fix})
 	}
 	check(doctor.Checked{What: "circuits", Detail: fmt.Sprintf("%d keys, %d not closed", len(sts), len(probs))}, probs)
-}
-
-// sortedServices returns the names of cool, sorted.
-func sortedServices(cool map[string]view.ServiceStatus) []string {
-	out := make([]string, 0, len(cool))
-	for s := range cool {
-		out = append(out, s)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// sortedActions returns the actions of st, sorted.
-func sortedActions(st view.ServiceStatus) []string {
-	out := make([]string, 0, len(st.Actions))
-	for a := range st.Actions {
-		out = append(out, a)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // writable says what keeps guard from writing the state file at path.

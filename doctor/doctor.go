@@ -108,7 +108,7 @@ func Hook(h settings.Hook, env Env) []Finding {
 			add(fmt.Sprintf("calls guard at %s, which %s", h.Guard, msg),
 				"install guard there (make install), or run guard install again to point the hooks at the guard you have")
 		}
-		if callsGuard(h.Inner) {
+		if settings.RunsGuard(h.Inner) {
 			add("runs behind guard twice", "edit it to one guard run -c '...' around the hook's own command")
 		}
 		if strings.Contains(h.Inner, settings.PythonWrapper) {
@@ -131,16 +131,6 @@ func Hook(h settings.Hook, env Env) []Finding {
 			fmt.Sprintf("if you meant milliseconds, write %v", max(1, h.Timeout/1000)))
 	}
 	return out
-}
-
-// callsGuard reports whether cmd runs guard.
-func callsGuard(cmd string) bool {
-	cs, err := shellcmd.Parse(cmd)
-	if err != nil || len(cs) == 0 {
-		return false
-	}
-	prog := cs[0].Program()
-	return len(prog) > 1 && filepath.Base(prog[0]) == "guard" && prog[1] == "run"
 }
 
 // interpreters take a script as their first argument that is not an

@@ -270,7 +270,7 @@ func (h *Hook) Check() error {
 		name string
 		n    int
 	}{{"failure_count", h.FailureCount}, {"consecutive_failures", h.ConsecutiveFailures},
-		{"consecutive_successes", h.ConsecutiveSuccesses}, {"reopen_count", h.ReopenCount}} {
+		{"consecutive_successes", h.ConsecutiveSuccesses}, {"reopen_count", h.ReopenCount}, {"trial_failures", h.TrialFailures}} {
 		if c.n < 0 {
 			return fmt.Errorf("%s is negative (%d)", c.name, c.n)
 		}

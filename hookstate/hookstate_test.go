@@ -465,4 +465,7 @@ func TestRateRuleFieldsRoundTrip(t *testing.T) {
 			t.Errorf("%s read without an error", bad)
 		}
 	}
+	if err := (&Hook{State: "half_open", TrialFailures: -1}).Check(); err == nil {
+		t.Error("a negative trial_failures checked out")
+	}
 }

@@ -66,7 +66,8 @@ func List(doc []byte) ([]Hook, error) {
 	return out, nil
 }
 
-// decode reads the inside of a JSON string as written.
+// decode reads the inside of a JSON string as written (without its
+// quotes).
 func decode(raw []byte) string {
 	s, _ := (&node{kind: '"', start: 0, end: len(raw) + 2}).str(append(append([]byte{'"'}, raw...), '"'))
 	return s

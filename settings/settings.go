@@ -209,8 +209,8 @@ func Install(doc []byte, opts Options) (Result, error) {
 				text = append(text, quoteUnits(pw.inner)...)
 				text = append(text, '\'', '"')
 				r.Edits = append(r.Edits, Edit{h.command.start, h.command.end, text})
-				after, _ := (&node{kind: '"', start: 0, end: len(text)}).str(text)
-				inner, _ := (&node{kind: '"', start: 0, end: len(pw.inner) + 2}).str(append(append([]byte{'"'}, pw.inner...), '"'))
+				after := decode(text[1 : len(text)-1])
+				inner := decode(pw.inner)
 				r.Changes = append(r.Changes, Change{Event: h.event, Matcher: h.matcher, Before: cmd, After: after,
 					Why: "moved from the Python wrapper", Moved: &Moved{PythonKey: PythonKey(pw.argv), PythonJoin: strings.Join(pw.argv, " "), Command: inner}})
 				continue
@@ -242,7 +242,7 @@ func Install(doc []byte, opts Options) (Result, error) {
 			text = append(text, quoteUnits(raw)...)
 			text = append(text, '\'', '"')
 			r.Edits = append(r.Edits, Edit{h.command.start, h.command.end, text})
-			after, _ := (&node{kind: '"', start: 0, end: len(text)}).str(text)
+			after := decode(text[1 : len(text)-1])
 			r.Changes = append(r.Changes, Change{Event: h.event, Matcher: h.matcher, Before: cmd, After: after})
 		case h.args != nil:
 			args := strs(doc, h.args.elems)
@@ -319,13 +319,13 @@ func Uninstall(doc []byte) (Result, error) {
 			if _, _, original, ok := fromPython(raw); ok && !h.twice {
 				text := append(append([]byte{'"'}, original...), '"')
 				r.Edits = append(r.Edits, Edit{h.command.start, h.command.end, text})
-				before, _ := (&node{kind: '"', start: 0, end: len(text)}).str(text)
+				before := decode(text[1 : len(text)-1])
 				r.Changes = append(r.Changes, Change{Event: h.event, Matcher: h.matcher, Before: cmd, After: before, Why: "given back to the Python wrapper"})
 				continue
 			}
 			w, ok := installed(raw)
 			if !ok {
-				if runsGuard(cmd) {
+				if RunsGuard(cmd) {
 					r.leave(h, cmd, WhyEdited)
 				}
 				continue
@@ -336,7 +336,7 @@ func Uninstall(doc []byte) (Result, error) {
 			}
 			text := append(append([]byte{'"'}, w.inner...), '"')
 			r.Edits = append(r.Edits, Edit{h.command.start, h.command.end, text})
-			before, _ := (&node{kind: '"', start: 0, end: len(text)}).str(text)
+			before := decode(text[1 : len(text)-1])
 			r.Changes = append(r.Changes, Change{Event: h.event, Matcher: h.matcher, Before: cmd, After: before})
 		case h.args != nil:
 			args := strs(doc, h.args.elems)
@@ -406,8 +406,8 @@ func callsGuard(cmd string) bool {
 	return len(prog) > 0 && isGuard(prog[0])
 }
 
-// runsGuard reports whether cmd is a guard run call of any form.
-func runsGuard(cmd string) bool {
+// RunsGuard reports whether cmd is a guard run call of any form.
+func RunsGuard(cmd string) bool {
 	cs, err := shellcmd.Parse(cmd)
 	if err != nil || len(cs) == 0 {
 		return false
