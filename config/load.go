@@ -158,31 +158,15 @@ func expandPath(p string, opts Options) string {
 
 // loadYAML applies the config file data, read from file.
 func (c *Config) loadYAML(file string, data []byte) error {
-	// One decoder reads the document, then finds the stream's end (a second
-	// document is refused: guard would read only the first, and silently
-	// ignore the rest). Parsing the file once is most of what loading
-	// costs each guard call.
-	var root yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&root); err != nil && err != io.EOF {
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		// "line 3: mapping key ... already defined": file:3: ...
-		var line int
-		if n, _ := fmt.Sscanf(msg, "line %d:", &line); n == 1 {
-			return invalid("%s:%d:%s", file, line, msg[strings.IndexByte(msg, ':')+1:])
+	doc, ok := fastParse(data)
+	if !ok {
+		var err error
+		if doc, err = parseYAML(file, data); err != nil {
+			return err
 		}
-		return invalid("%s: %s", file, msg)
 	}
-	if len(root.Content) == 0 {
+	if doc == nil {
 		return nil // an empty file
-	}
-	var second yaml.Node
-	if err := dec.Decode(&second); err == nil {
-		return invalid("%s:%d: a second YAML document; guardrails.yaml holds one (remove the '---' line)", file, second.Line)
-	}
-	doc := root.Content[0]
-	if doc.Kind == yaml.ScalarNode && doc.Tag == "!!null" {
-		return nil
 	}
 	if doc.Kind != yaml.MappingNode {
 		return invalid("%s:%d: the file should be a mapping of settings", file, doc.Line)
@@ -223,6 +207,37 @@ func (c *Config) loadYAML(file string, data []byte) error {
 		c.Cooldown.StateFile = relativeTo(dir, c.Cooldown.StateFile)
 	}
 	return nil
+}
+
+// parseYAML parses data, read from file, with yaml.v3, and returns its
+// document's root node: nil for an empty document.
+func parseYAML(file string, data []byte) (*yaml.Node, error) {
+	// One decoder reads the document, then finds the stream's end (a second
+	// document is refused: guard would read only the first, and silently
+	// ignore the rest).
+	var root yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&root); err != nil && err != io.EOF {
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		// "line 3: mapping key ... already defined": file:3: ...
+		var line int
+		if n, _ := fmt.Sscanf(msg, "line %d:", &line); n == 1 {
+			return nil, invalid("%s:%d:%s", file, line, msg[strings.IndexByte(msg, ':')+1:])
+		}
+		return nil, invalid("%s: %s", file, msg)
+	}
+	if len(root.Content) == 0 {
+		return nil, nil
+	}
+	var second yaml.Node
+	if err := dec.Decode(&second); err == nil {
+		return nil, invalid("%s:%d: a second YAML document; guardrails.yaml holds one (remove the '---' line)", file, second.Line)
+	}
+	doc := root.Content[0]
+	if doc.Kind == yaml.ScalarNode && doc.ShortTag() == "!!null" {
+		return nil, nil
+	}
+	return doc, nil
 }
 
 // relativeTo joins a relative path to dir; absolute paths, paths under ~
@@ -332,7 +347,7 @@ func checkKeys(n *yaml.Node, t reflect.Type, path string, lines map[string]int, 
 	switch t.Kind() {
 	case reflect.Struct:
 		if n.Kind != yaml.MappingNode {
-			if n.Tag == "!!null" {
+			if n.ShortTag() == "!!null" {
 				return nil
 			}
 			return invalid("%s:%d: %s should be a mapping of settings", file, n.Line, path)

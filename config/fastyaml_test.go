@@ -1,0 +1,202 @@
+package config
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+	"gopkg.in/yaml.v3"
+)
+
+// yamlV3Doc is what loadYAML takes from yaml.v3: the document's root node,
+// nil for an empty one, or an error.
+func yamlV3Doc(data []byte) (*yaml.Node, error) {
+	var root yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&root); err != nil {
+		if err == io.EOF {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var second yaml.Node
+	if dec.Decode(&second) == nil {
+		return nil, fmt.Errorf("a second document")
+	}
+	if len(root.Content) == 0 {
+		return nil, nil
+	}
+	return root.Content[0], nil
+}
+
+// sameTree describes the first difference between two node trees in what
+// guard reads of them (comments aside), or returns "".
+func sameTree(fast, v3 *yaml.Node, path string) string {
+	if fast == nil || v3 == nil {
+		if fast != v3 {
+			return fmt.Sprintf("%s: fast %v, yaml.v3 %v", path, fast, v3)
+		}
+		return ""
+	}
+	f := fmt.Sprintf("kind %d tag %q style %d value %q at %d:%d, %d children", fast.Kind, fast.ShortTag(), fast.Style, fast.Value, fast.Line, fast.Column, len(fast.Content))
+	v := fmt.Sprintf("kind %d tag %q style %d value %q at %d:%d, %d children", v3.Kind, v3.ShortTag(), v3.Style, v3.Value, v3.Line, v3.Column, len(v3.Content))
+	if f != v {
+		return fmt.Sprintf("%s: fast %s, yaml.v3 %s", path, f, v)
+	}
+	for i := range fast.Content {
+		if d := sameTree(fast.Content[i], v3.Content[i], fmt.Sprintf("%s/%d", path, i)); d != "" {
+			return d
+		}
+	}
+	return ""
+}
+
+// checkFastParse fails t if fastParse accepts data and builds anything but
+// what yaml.v3 builds, and reports whether fastParse accepted it.
+func checkFastParse(t *testing.T, data []byte) bool {
+	t.Helper()
+	fast, ok := fastParse(data)
+	if !ok {
+		return false
+	}
+	v3, err := yamlV3Doc(data)
+	if err != nil {
+		t.Fatalf("fastParse accepted what yaml.v3 refuses (%v):\n%s", err, data)
+	}
+	if d := sameTree(fast, v3, ""); d != "" {
+		t.Fatalf("fastParse and yaml.v3 differ at %s in:\n%s", d, data)
+	}
+	return true
+}
+
+var fastParseCases = []struct {
+	yaml string
+	fast bool // fastParse takes it (else yaml.v3 does)
+}{
+	{"", true},
+	{"# only a comment\n\n", true},
+	{"a: 1\n", true},
+	{"a: 1", true},
+	{"a: 1 # one\nb: two words  \nc: 'it''s'\nd: \"q # not a comment\"\n", true},
+	{"a:\n  b: 1\n  c:\n    d: x\ne: y\n", true},
+	{"a:\n- 1\n- two\nb: 3\n", true},
+	{"a:\n  - x\n  - {p: q, r: 's'}\n  -   k: v\n      w: \"z\"\n  -\n    k: v\n", true},
+	{"a:   # comment\nb:\n", true},
+	{"a: [0]\nb: [2, 3]\nc: []\nd: {}\ne: [a b, 'c,d', \"e]\"]\nf: [x, ]\n", true},
+	{"a: {field: restarts, limit: 2, window: 4h} # c\n", true},
+	{"n: -1\nm: a:b\nt: true\nf: 1.5\nz: ~\nnull_: null\nh: 0x1F\no: 0o17\ns: 1_000\ninf: .inf\nd: 2026-11-23\n", true},
+	{"true: 1\n1: x\n", true},
+	{"regex: ^docker (?:restart|stop) (?P<s>[\\w.]+)\\b\n", true},
+	{"a: x#y\nb: é — ü\n", true},
+	{"- a\n", false},                  // the root is a sequence: yaml.v3 reports it
+	{"  a: 1\n", false},               // an indented root
+	{"a: 1\n  b: 2\n", false},         // a value that goes on
+	{"a: one\n  two\n", false},        // a multi-line plain scalar
+	{"a:\n  b: 1\n c: 2\n", false},    // a bad dedent
+	{"a: &x 1\nb: *x\n", false},       // anchors and aliases
+	{"a: !!str 1\n", false},           // a tag
+	{"a: |\n  text\n", false},         // a block scalar
+	{"a: >\n  text\n", false},         // a folded one
+	{"a: \"tab\\there\"\n", false},    // an escape
+	{"a: 'open\n", false},             // an unclosed quote
+	{"a: [1,\n  2]\n", false},         // a flow collection over lines
+	{"a: [[1]]\n", false},             // a nested flow collection
+	{"a: {b: {c: d}}\n", false},       // and another
+	{"a: {b}\n", false},               // a flow key with no value
+	{"a: {b:1}\n", false},             // "b:1" is one plain scalar
+	{"a: [b: c]\n", false},            // a pair in a flow sequence
+	{"a: [x #c]\n", false},            // a comment inside
+	{"a:\tb\n", false},                // a tab
+	{"a: b\r\nc: d\r\n", false},       // CRLF
+	{"---\na: 1\n", false},            // a document marker
+	{"a: 1\n---\nb: 2\n", false},      // two documents
+	{"%YAML 1.2\n---\na: 1\n", false}, // a directive
+	{"? a\n: b\n", false},             // a complex key
+	{"'a': 1\n", false},               // a quoted key
+	{"a b: 1\n", false},               // a key with a space
+	{"a : 1\n", false},                // a space before the colon
+	{"a:b: 1\n", false},               // hmm: a plain key with a colon
+	{"a: b: c\n", false},              // a mapping where a value should be
+	{"a: b:\n", false},                // and again
+	{"a: 'x' y\n", false},             // text after a quoted scalar
+	{"a: [x] y\n", false},             // and after a flow collection
+	{"a: - b\n", false},               // a sequence where a value should be
+	{"a:\n  - - b\n", false},          // a compact nested sequence
+	{"a:\n  -\n", false},              // an empty item
+	{"<<: {a: 1}\n", false},           // a merge key
+	{"a: <<\n", false},                // a merge value
+	{"a: @x\n", false},                // a reserved indicator
+	{"a: `x`\n", false},               // the other one
+	{"a: 1\n- b\n", false},            // a sequence item among keys
+	{"-#: 1\n", false},                // not a sequence item, not a key either
+	{"a:#b\n", false},                 // "a:#b" is a plain scalar
+	{"\ufeffa: 1\n", false},           // a byte order mark
+	{"a: x\u2028y\n", false},          // a Unicode line separator
+	{"a: \x01\n", false},              // a control character
+	{"a: \xff\n", false},              // invalid UTF-8
+	{strings.Repeat("k", 1100) + ": 1\n", false},
+}
+
+func TestFastParseMatchesYAML(t *testing.T) {
+	for _, c := range fastParseCases {
+		if got := checkFastParse(t, []byte(c.yaml)); got != c.fast {
+			t.Errorf("fastParse took %q: %v, want %v", c.yaml, got, c.fast)
+		}
+	}
+}
+
+// TestFastParseTakesRealConfigs checks every config file of the project
+// (the example and those of the end-to-end scripts) against yaml.v3, and
+// that the example, which every figure in BENCHMARKS.md is measured with,
+// goes the fast way.
+func TestFastParseTakesRealConfigs(t *testing.T) {
+	example, err := os.ReadFile("../guardrails.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !checkFastParse(t, example) {
+		t.Error("fastParse leaves guardrails.example.yaml to yaml.v3")
+	}
+	archives, err := filepath.Glob("../tests/testdata/*.txtar")
+	if err != nil || len(archives) == 0 {
+		t.Fatalf("no testscripts: %v", err)
+	}
+	fast, all := 0, 0
+	for _, name := range archives {
+		a, err := txtar.ParseFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range a.Files {
+			if strings.HasSuffix(f.Name, ".yaml") {
+				all++
+				if checkFastParse(t, f.Data) {
+					fast++
+				}
+			}
+		}
+	}
+	t.Logf("%d of the %d config files in tests/testdata went the fast way", fast, all)
+}
+
+func FuzzFastParse(f *testing.F) {
+	for _, c := range fastParseCases {
+		f.Add([]byte(c.yaml))
+	}
+	example, err := os.ReadFile("../guardrails.example.yaml")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(example)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 4096 {
+			return // yaml.v3 can take long on large odd input
+		}
+		checkFastParse(t, data)
+	})
+}
