@@ -126,13 +126,13 @@ type Action struct {
 type Pattern struct {
 	Regex  string
 	Action string
-	re     *regexp.Regexp // nil until first used, for the built-in ones
+	re     *regexp.Regexp // nil until first used
 }
 
 // Regexp returns the compiled pattern. It has a group named "service".
 func (p *Pattern) Regexp() *regexp.Regexp {
 	if p.re == nil {
-		p.re = regexp.MustCompile(p.Regex) // a built-in pattern, known good
+		p.re = regexp.MustCompile(p.Regex) // built in, or checked by Load
 	}
 	return p.re
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
+	"slices"
 	"strings"
 )
 
@@ -94,13 +96,16 @@ func compileRule(r *HookRule) error {
 	return errors.New("needs match (a glob over the key) or regex")
 }
 
+// compilePattern checks a cooldown pattern. It is compiled when first
+// used (see Pattern.Regexp): guard run, which reads the same config, never
+// uses it, and parsing is half of what compiling costs.
 func compilePattern(regex, action string) (Pattern, error) {
-	re, err := regexp.Compile(regex)
+	re, err := syntax.Parse(regex, syntax.Perl)
 	if err != nil {
 		return Pattern{}, fmt.Errorf("regex %q: %v", regex, err)
 	}
-	if re.SubexpIndex("service") < 0 && re.SubexpIndex("services") < 0 {
+	if names := re.CapNames(); !slices.Contains(names, "service") && !slices.Contains(names, "services") {
 		return Pattern{}, fmt.Errorf("regex %q has no (?P<service>...) group (or (?P<services>...), for a list of services separated by spaces)", regex)
 	}
-	return Pattern{Regex: regex, Action: action, re: re}, nil
+	return Pattern{Regex: regex, Action: action}, nil
 }
