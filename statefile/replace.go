@@ -16,11 +16,18 @@ import (
 // old file is untouched, and the temp file is removed on any failure.
 func (f *File) replace(data ...[]byte) error { return f.write(true, data...) }
 
-// syncDir makes a rename in dir durable (a variable for tests to count).
-var syncDir = atomicfile.SyncDir
+// syncDir makes a rename in dir durable, and syncFile a file's data
+// (variables for tests to count).
+var (
+	syncDir  = atomicfile.SyncDir
+	syncFile = (*os.File).Sync
+)
 
 // write is replace, without the directory's fsync unless durable (see
-// Relaxer).
+// Relaxer), and then without the temp file's fsync either where the
+// filesystem keeps a replacing rename behind the new file's data (see
+// renameKeepsData): either way, a power loss leaves the old file or the new
+// one, whole.
 func (f *File) write(durable bool, data ...[]byte) (err error) {
 	dir := filepath.Dir(f.path)
 	mode := os.FileMode(0o600)
@@ -62,8 +69,10 @@ func (f *File) write(durable bool, data ...[]byte) (err error) {
 	if err := failpoint("after-write"); err != nil {
 		return err
 	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("cannot sync temp file: %w", err)
+	if durable || !renameKeepsData(dir) {
+		if err := syncFile(tmp); err != nil {
+			return fmt.Errorf("cannot sync temp file: %w", err)
+		}
 	}
 	if err := failpoint("after-sync"); err != nil {
 		return err
