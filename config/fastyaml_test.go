@@ -200,3 +200,29 @@ func FuzzFastParse(f *testing.F) {
 		checkFastParse(t, data)
 	})
 }
+
+// BenchmarkParse compares the two ways the example config is parsed to a
+// node tree: fastParse, and yaml.v3 (what every config outside fastParse's
+// subset still costs).
+func BenchmarkParse(b *testing.B) {
+	data, err := os.ReadFile("../guardrails.example.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("fast", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			if _, ok := fastParse(data); !ok {
+				b.Fatal("not taken")
+			}
+		}
+	})
+	b.Run("yaml.v3", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			if _, err := yamlV3Doc(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
