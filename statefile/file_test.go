@@ -452,13 +452,18 @@ func TestRenameKeepsData(t *testing.T) {
 		{254, 5, false}, // ext2: no journal at all
 		{254, 9, false}, // not found
 	} {
-		fstype, options := mountOf([]byte(info), c.major, c.minor)
+		fstype, options := mountOf(strings.NewReader(info), c.major, c.minor)
 		if got := ext4OrdersRename(fstype, options); got != c.want {
 			t.Errorf("device %d:%d (%s %s): %v; want %v", c.major, c.minor, fstype, options, got, c.want)
 		}
 	}
-	if fstype, options := mountOf([]byte(info), 254, 0); fstype != "ext4" || options != "rw,discard" {
+	if fstype, options := mountOf(strings.NewReader(info), 254, 0); fstype != "ext4" || options != "rw,discard" {
 		t.Errorf("mountOf(254:0) = %q, %q; want ext4, rw,discard", fstype, options)
+	}
+	// Past maxMounts lines, it gives up: the write is fsynced.
+	many := strings.Repeat("40 27 0:99 / /var/lib/x rw - overlay overlay rw\n", maxMounts) + info
+	if fstype, _ := mountOf(strings.NewReader(many), 254, 0); fstype != "" {
+		t.Errorf("mountOf found %q after %d other mounts; want it to give up", fstype, maxMounts)
 	}
 	// Whatever this machine's filesystems are, the check runs on them;
 	// a directory that is not there is "no".

@@ -1,7 +1,8 @@
 package statefile
 
 import (
-	"bytes"
+	"bufio"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -38,10 +39,11 @@ var renameKeepsData = func(dir string) bool {
 		if unix.Stat(dir, &st) != nil {
 			return false
 		}
-		info, err := os.ReadFile("/proc/self/mountinfo")
+		info, err := os.Open("/proc/self/mountinfo")
 		if err != nil {
 			return false
 		}
+		defer info.Close()
 		fstype, options := mountOf(info, unix.Major(st.Dev), unix.Minor(st.Dev))
 		return ext4OrdersRename(fstype, options)
 	}
@@ -49,12 +51,15 @@ var renameKeepsData = func(dir string) bool {
 }
 
 // mountOf finds the filesystem type and superblock options of the device
-// major:minor in the text of /proc/self/mountinfo.
-func mountOf(info []byte, major, minor uint32) (fstype, options string) {
+// major:minor in /proc/self/mountinfo. It reads only up to the device's
+// first line, and gives up after maxMounts lines (a host with thousands
+// of container mounts): the caller then fsyncs, which costs less.
+func mountOf(info io.Reader, major, minor uint32) (fstype, options string) {
 	dev := strconv.FormatUint(uint64(major), 10) + ":" + strconv.FormatUint(uint64(minor), 10)
-	for line := range bytes.Lines(info) {
+	lines := bufio.NewScanner(info)
+	for n := 0; n < maxMounts && lines.Scan(); n++ {
 		// ID PARENT MAJOR:MINOR ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - TYPE SOURCE SUPER-OPTIONS
-		fields := strings.Fields(string(line))
+		fields := strings.Fields(lines.Text())
 		if len(fields) < 10 || fields[2] != dev {
 			continue
 		}
@@ -66,6 +71,8 @@ func mountOf(info []byte, major, minor uint32) (fstype, options string) {
 	}
 	return "", ""
 }
+
+const maxMounts = 200
 
 // ext4OrdersRename reports whether a filesystem of type fstype mounted with
 // the superblock options is ext4 with auto_da_alloc and data=ordered (or
