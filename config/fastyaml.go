@@ -361,7 +361,10 @@ func (p *fastParser) flow(l *fastLine, off int) (*yaml.Node, int) {
 			v, end, ok = quoted(s[i:])
 		case strings.IndexByte("[]{},#&*!|>%@`?:-", c) >= 0:
 		default:
-			end = strings.IndexAny(s[i:], ",[]{}#:")
+			// In a flow collection yaml.v3 ends a plain scalar at ? as
+			// well; what follows it then is not "," or the closing
+			// bracket, so the line goes to yaml.v3.
+			end = strings.IndexAny(s[i:], ",[]{}#:?")
 			if end > 0 {
 				val := strings.TrimRight(s[i:i+end], " ")
 				v, ok = plainScalar(val, 0, 0), val != ""

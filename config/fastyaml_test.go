@@ -123,6 +123,8 @@ var fastParseCases = []struct {
 	{"a: {b}\n", false},               // a flow key with no value
 	{"a: {b:1}\n", false},             // "b:1" is one plain scalar
 	{"a: [b: c]\n", false},            // a pair in a flow sequence
+	{"a: [0?]\n", false},              // ? ends a plain scalar in a flow collection (yaml.v3 refuses this)
+	{"a: {b: c?d}\n", false},          // and in a flow mapping
 	{"a: [x #c]\n", false},            // a comment inside
 	{"a:\tb\n", false},                // a tab
 	{"a: b\r\nc: d\r\n", false},       // CRLF
