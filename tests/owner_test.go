@@ -17,7 +17,7 @@ const otherUID, otherGID = 65534, 65534 // nobody, nogroup
 func needRoot(t *testing.T) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("needs root to make files of another user (CI runs as root)")
+		skipOutsideCI(t, "needs root to make files of another user (CI runs as root)")
 	}
 }
 
