@@ -366,8 +366,9 @@ func (p *fastParser) flow(l *fastLine, off int) (*yaml.Node, int) {
 			// bracket, so the line goes to yaml.v3.
 			end = strings.IndexAny(s[i:], ",[]{}#:?")
 			if end > 0 {
+				// "<<" is a merge key to yaml.v3 wherever it stands.
 				val := strings.TrimRight(s[i:i+end], " ")
-				v, ok = plainScalar(val, 0, 0), val != ""
+				v, ok = plainScalar(val, 0, 0), val != "" && val != "<<"
 			}
 		}
 		if !ok {

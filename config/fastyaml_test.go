@@ -145,6 +145,8 @@ var fastParseCases = []struct {
 	{"a:\n  -\n", false},              // an empty item
 	{"<<: {a: 1}\n", false},           // a merge key
 	{"a: <<\n", false},                // a merge value
+	{"a: {b: <<}\n", false},           // and in a flow mapping (yaml.v3 tags it !!merge there too)
+	{"a: [<<, x]\n", false},           // and in a flow sequence
 	{"a: @x\n", false},                // a reserved indicator
 	{"a: `x`\n", false},               // the other one
 	{"a: 1\n- b\n", false},            // a sequence item among keys
