@@ -63,17 +63,34 @@ guard never exits 2, a Claude hook's "block", on its own account.`,
 	}
 	onUsage := func(c *cli.Context, err error, _ bool) error { return &usageError{err: err} }
 	app.OnUsageError = onUsage
-	var walk func([]*cli.Command)
-	walk = func(cmds []*cli.Command) {
+	var walk func(string, []*cli.Command)
+	walk = func(prefix string, cmds []*cli.Command) {
 		for _, c := range cmds {
 			if c.OnUsageError == nil {
 				c.OnUsageError = onUsage
 			}
-			walk(c.Subcommands)
+			if len(c.Subcommands) > 0 && c.Action == nil {
+				// Without an Action urfave/cli answers "guard config
+				// show" with "No help topic" and exit 1.
+				c.Action = groupAction(prefix + c.Name)
+			}
+			walk(prefix+c.Name+" ", c.Subcommands)
 		}
 	}
-	walk(app.Commands)
+	walk("", app.Commands)
 	return app
+}
+
+// groupAction is what a command made only of subcommands (guard config,
+// guard state, guard cooldown) does on its own: print its help, or refuse
+// a subcommand it does not have as a usage error.
+func groupAction(name string) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		if c.NArg() > 0 {
+			return usagef("unknown command \"%s %s\"", name, c.Args().First())
+		}
+		return cli.ShowSubcommandHelp(c)
+	}
 }
 
 // stateFlags are the flags every command takes.

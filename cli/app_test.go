@@ -62,6 +62,10 @@ func TestExitStatusesOfGuardItself(t *testing.T) {
 	}{
 		{[]string{"guard", "nosuch"}, exitUsage, `guard: error: unknown command "nosuch"`},
 		{[]string{"guard", "runn", "-c", "true"}, exitUsage, `unknown command "runn"`},
+		{[]string{"guard", "config", "show"}, exitUsage, `guard: error: unknown command "config show"`},
+		{[]string{"guard", "state", "bogus"}, exitUsage, `unknown command "state bogus"`},
+		{[]string{"guard", "cooldown", "chek", "x"}, exitUsage, `unknown command "cooldown chek"`},
+		{[]string{"guard", "config"}, 0, ""},
 		{[]string{"guard", "status", "--nope"}, exitUsage, "flag provided but not defined: -nope"},
 		{[]string{"guard", "report", "--format", "xml"}, exitUsage, "--format must be text, json, markdown or prometheus"},
 		{[]string{"guard", "cooldown", "hook", "--recrod"}, 0, "cooldown hook: flag provided but not defined: -recrod; allowing"},
