@@ -302,6 +302,70 @@ func TestHerdRunsOneProbe(t *testing.T) {
 	}
 }
 
+// TestHerdRunsNProbes is TestHerdRunsOneProbe with half_open_max_calls: 3:
+// exactly three of twenty guard processes run the command as probes, and
+// their three successes close the circuit.
+func TestHerdRunsNProbes(t *testing.T) {
+	sb := newSandbox(t, "circuit_breaker:\n  half_open_max_calls: 3\n  success_threshold: 3\n")
+	key := "herd3"
+	sb.guard("trip", key, "--for", "1s")
+	retry, err := time.Parse(time.RFC3339, sb.hook(key)["retry_after"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the cooldown to pass", func() bool { return time.Now().After(retry) })
+
+	script := `echo ran >> runs; while [ ! -e release ]; do sleep 0.05; done`
+	const callers, probes = 20, 3
+	cmds := make([]*exec.Cmd, callers)
+	stderrs := make([]bytes.Buffer, callers)
+	done := make(chan int, callers)
+	for i := range cmds {
+		cmds[i] = sb.command("run", "--name", key, "-c", script)
+		cmds[i].Stderr = &stderrs[i]
+		if err := cmds[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range cmds {
+		go func() {
+			cmds[i].Wait()
+			done <- i
+		}()
+	}
+	// The skipped callers end by themselves; the probes wait for release.
+	var skipped []int
+	for range callers - probes {
+		skipped = append(skipped, <-done)
+	}
+	// The probes run at once: all of them start before any may end.
+	waitFor(t, "the probes to start", func() bool {
+		data, _ := os.ReadFile(sb.path("runs"))
+		return strings.Count(string(data), "ran") >= probes
+	})
+	os.WriteFile(sb.path("release"), nil, 0o600)
+	for range probes {
+		<-done
+	}
+
+	data, _ := os.ReadFile(sb.path("runs"))
+	if n := strings.Count(string(data), "ran"); n != probes {
+		t.Fatalf("%d children ran; want exactly %d", n, probes)
+	}
+	for _, i := range skipped {
+		if code := cmds[i].ProcessState.ExitCode(); code != 0 || !strings.Contains(stderrs[i].String(), "a probe is running") {
+			t.Errorf("caller %d: exit %d, stderr %q; want a skip while the probes run", i, code, stderrs[i].String())
+		}
+	}
+	h := sb.hook(key)
+	if totals(h, "skips") != callers-probes || totals(h, "successes") != probes {
+		t.Errorf("totals = %v; want %d skips and %d successes", h["totals"], callers-probes, probes)
+	}
+	if h["state"] != "closed" {
+		t.Errorf("state = %v; want closed after %d successful probes", h["state"], probes)
+	}
+}
+
 func TestMaxConcurrentHolds(t *testing.T) {
 	sb := newSandbox(t, "circuit_breaker:\n  max_concurrent: 2\n  queue_timeout: 2m\n")
 	os.Mkdir(sb.path("inflight"), 0o700)
