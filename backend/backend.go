@@ -1,8 +1,9 @@
 // Package backend opens the store guard keeps its state in, as the
-// configuration names it, behind the interfaces of package store. Today
-// that is the JSON file backend: hook_state.json (package hookstate) with
-// its slot directory (bulkhead), cooldown.json (cooldownstate), and their
-// event logs (eventlog). The CLI opens its state here and nowhere else.
+// configuration names it, behind the interfaces of package store: the JSON
+// file backend (hook_state.json, package hookstate, with its slot
+// directory, bulkhead; cooldown.json, cooldownstate; and their event logs,
+// eventlog), or a database through the Driver that guard-pg links in. The
+// CLI opens its state here and nowhere else.
 package backend
 
 import (
@@ -58,6 +59,9 @@ func OpenHooks(cfg *config.Config, o Options) (*Hooks, error) {
 		}
 		return driver.OpenHooks(cfg, cfg.StateFile, o)
 	}
+	if err := config.CheckStateLocation(cfg.StateFile); err != nil {
+		return nil, fmt.Errorf("state: %w", err)
+	}
 	s, err := hookstate.Open(cfg.StateFile, statefile.Options{
 		LockTimeout: cfg.LockTimeout,
 		OnQuarantine: func(to string, cause error) {
@@ -103,6 +107,9 @@ func OpenCooldown(cfg *config.Config, path string, o Options) (*Cooldown, error)
 			return nil, &NeedsDriverError{path}
 		}
 		return driver.OpenCooldown(cfg, path, actions, o)
+	}
+	if err := config.CheckStateLocation(path); err != nil {
+		return nil, fmt.Errorf("cooldown state: %w", err)
 	}
 	s, err := cooldownstate.Open(path, statefile.Options{
 		LockTimeout: cfg.LockTimeout,

@@ -287,6 +287,9 @@ func (c *Cooldown) apply(f *cooldownFields, where locator) error {
 		*c = p
 	}
 	if f.StateFile != nil {
+		if err := CheckStateLocation(*f.StateFile); err != nil {
+			return fmt.Errorf("%s: %v", where("state_file"), err)
+		}
 		c.StateFile = *f.StateFile
 	}
 	if f.ResetAfterHealthy != nil {

@@ -108,11 +108,16 @@ func Load(opts Options) (*Config, error) {
 	if err := cfg.loadEnv(opts.Environ()); err != nil {
 		return nil, err
 	}
-	if p := opts.Getenv("GUARD_STATE"); p != "" {
-		cfg.StateFile = p
-	}
-	if p := opts.Getenv("GUARD_COOLDOWN_STATE"); p != "" {
-		cfg.Cooldown.StateFile = p
+	for _, v := range []struct {
+		name string
+		to   *string
+	}{{"GUARD_STATE", &cfg.StateFile}, {"GUARD_COOLDOWN_STATE", &cfg.Cooldown.StateFile}} {
+		if p := opts.Getenv(v.name); p != "" {
+			if err := CheckStateLocation(p); err != nil {
+				return nil, invalid("%s: %v", v.name, err)
+			}
+			*v.to = p
+		}
 	}
 	if cfg.Cooldown.StateFile == "" {
 		if dir := opts.Getenv("CLAUDEOPS_STATE_DIR"); dir != "" {
@@ -260,6 +265,9 @@ func joinKey(section, key string) string {
 // section ("", "circuit_breaker", "hooks[0]", ...).
 func (c *Config) apply(f *fileFields, at func(section string) locator) error {
 	if f.StateFile != nil {
+		if err := CheckStateLocation(*f.StateFile); err != nil {
+			return invalid("%s: %v", at("")("state_file"), err)
+		}
 		c.StateFile = *f.StateFile
 	}
 	if f.ConnectTimeout != nil {

@@ -1,0 +1,61 @@
+package config
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// CheckStateLocation refuses a state location that is not a postgres://
+// URL but was surely meant to name a database, rather than let guard
+// create a file of that name: a URL of another scheme (mysql://,
+// POSTGRES://), a postgres: with no "//", or a keyword/value connection
+// string ("host=db dbname=guard"), which guard does not take. A file
+// really named so can still be given as ./host=db.
+func CheckStateLocation(where string) error {
+	if strings.HasPrefix(where, "postgres://") || strings.HasPrefix(where, "postgresql://") {
+		return nil
+	}
+	lower := strings.ToLower(where)
+	if scheme, _, ok := strings.Cut(where, "://"); ok && !strings.ContainsAny(scheme, "/ ") {
+		if l := strings.ToLower(scheme); l == "postgres" || l == "postgresql" {
+			return fmt.Errorf("%s:// must be written in lower case, %s://", scheme, l)
+		}
+		return fmt.Errorf("%s:// is not a URL guard can use: it keeps its state in a file, or in PostgreSQL named by a postgres:// URL", scheme)
+	}
+	if strings.HasPrefix(lower, "postgres:") || strings.HasPrefix(lower, "postgresql:") {
+		return fmt.Errorf("%q is not a postgres:// URL: write postgres://USER@HOST:PORT/DBNAME", redactConnString(where))
+	}
+	if isConnString(where) {
+		return fmt.Errorf("%q looks like a PostgreSQL connection string: guard takes postgres://USER@HOST:PORT/DBNAME (and a file named so as ./...)", redactConnString(where))
+	}
+	return nil
+}
+
+// connKeywords are libpq's connection keywords that a connection string
+// starts with in practice.
+var connKeywords = []string{"host", "hostaddr", "port", "dbname", "user", "password", "passfile",
+	"sslmode", "service", "connect_timeout", "application_name", "options", "target_session_attrs"}
+
+// isConnString reports whether s starts like a keyword/value connection
+// string: a libpq keyword, then "=".
+func isConnString(s string) bool {
+	s = strings.TrimLeft(s, " ")
+	i := strings.IndexByte(s, '=')
+	return i > 0 && slices.Contains(connKeywords, strings.TrimRight(s[:i], " "))
+}
+
+// redactConnString hides the value of password= in what may be a
+// connection string.
+func redactConnString(s string) string {
+	if !strings.Contains(s, "password=") {
+		return s
+	}
+	fields := strings.Fields(s)
+	for i, f := range fields {
+		if k, _, _ := strings.Cut(f, "="); k == "password" {
+			fields[i] = "password=xxxxx"
+		}
+	}
+	return strings.Join(fields, " ")
+}
