@@ -208,7 +208,11 @@ func writeDoctor(e *env, r doctorReport) {
 		fmt.Fprintf(e.stdout, "\nAll is well.\n")
 		return
 	}
-	fmt.Fprintf(e.stdout, "\n%d problems:\n", len(r.Problems))
+	if len(r.Problems) == 1 {
+		fmt.Fprintf(e.stdout, "\n1 problem:\n")
+	} else {
+		fmt.Fprintf(e.stdout, "\n%d problems:\n", len(r.Problems))
+	}
 	for i, p := range r.Problems {
 		fmt.Fprintf(e.stdout, "%2d. %s: %s\n    fix: %s\n", i+1, view.Printable(p.Where), view.Printable(p.Problem), view.Printable(p.Fix))
 	}
