@@ -66,6 +66,7 @@ func TestExitStatusesOfGuardItself(t *testing.T) {
 		{[]string{"guard", "state", "bogus"}, exitUsage, `unknown command "state bogus"`},
 		{[]string{"guard", "cooldown", "chek", "x"}, exitUsage, `unknown command "cooldown chek"`},
 		{[]string{"guard", "config"}, 0, ""},
+		{[]string{"guard", "report", "lint"}, exitUsage, "report takes no arguments"},
 		{[]string{"guard", "status", "--nope"}, exitUsage, "flag provided but not defined: -nope"},
 		{[]string{"guard", "report", "--format", "xml"}, exitUsage, "--format must be text, json, markdown or prometheus"},
 		{[]string{"guard", "cooldown", "hook", "--recrod"}, 0, "cooldown hook: flag provided but not defined: -recrod; allowing"},

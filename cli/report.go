@@ -64,6 +64,9 @@ Examples:
 }
 
 func (e *env) report(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("report takes no arguments; it covers every key (guard status KEY shows one)")
+	}
 	format := c.String("format")
 	switch format {
 	case "text", "json", "markdown", "prometheus":
