@@ -252,8 +252,31 @@ func TestKilledProbeIsReaped(t *testing.T) {
 	}
 }
 
+// TestHerdRunsOneProbe: of twenty guard processes on a half-open circuit,
+// exactly one runs the command as a probe, and the others are skipped.
 func TestHerdRunsOneProbe(t *testing.T) {
-	sb := newSandbox(t, "")
+	h := herd(t, "", 1)
+	if h["state"] != "half_open" {
+		t.Errorf("state = %v; want half_open after 1 of success_threshold's 2 probes", h["state"])
+	}
+}
+
+// TestHerdRunsNProbes: with half_open_max_calls: 3, exactly three of them
+// run at once, and their three successes close the circuit.
+func TestHerdRunsNProbes(t *testing.T) {
+	h := herd(t, "circuit_breaker:\n  half_open_max_calls: 3\n  success_threshold: 3\n", 3)
+	if h["state"] != "closed" {
+		t.Errorf("state = %v; want closed after 3 successful probes", h["state"])
+	}
+}
+
+// herd trips a key for 1s in a sandbox with config, waits for its cooldown
+// to pass, and starts twenty guard processes on it at once. It checks that
+// exactly probes of them run the command, all at the same time, and that
+// the others are skipped, and returns the key's state at the end.
+func herd(t *testing.T, config string, probes int) map[string]any {
+	t.Helper()
+	sb := newSandbox(t, config)
 	key := "herd"
 	sb.guard("trip", key, "--for", "1s")
 	retry, err := time.Parse(time.RFC3339, sb.hook(key)["retry_after"].(string))
@@ -264,59 +287,6 @@ func TestHerdRunsOneProbe(t *testing.T) {
 
 	script := `echo ran >> runs; while [ ! -e release ]; do sleep 0.05; done`
 	const callers = 20
-	cmds := make([]*exec.Cmd, callers)
-	stderrs := make([]bytes.Buffer, callers)
-	done := make(chan int, callers)
-	for i := range cmds {
-		cmds[i] = sb.command("run", "--name", key, "-c", script)
-		cmds[i].Stderr = &stderrs[i]
-		if err := cmds[i].Start(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for i := range cmds {
-		go func() {
-			cmds[i].Wait()
-			done <- i
-		}()
-	}
-	// The skipped callers end by themselves; the probe waits for release.
-	var skipped []int
-	for range callers - 1 {
-		skipped = append(skipped, <-done)
-	}
-	os.WriteFile(sb.path("release"), nil, 0o600)
-	<-done
-
-	data, _ := os.ReadFile(sb.path("runs"))
-	if n := strings.Count(string(data), "ran"); n != 1 {
-		t.Fatalf("%d children ran; want exactly 1", n)
-	}
-	for _, i := range skipped {
-		if code := cmds[i].ProcessState.ExitCode(); code != 0 || !strings.Contains(stderrs[i].String(), "a probe is running") {
-			t.Errorf("caller %d: exit %d, stderr %q; want a skip while the probe runs", i, code, stderrs[i].String())
-		}
-	}
-	if h := sb.hook(key); totals(h, "skips") != callers-1 || totals(h, "successes") != 1 {
-		t.Errorf("totals = %v; want %d skips and 1 success", h["totals"], callers-1)
-	}
-}
-
-// TestHerdRunsNProbes is TestHerdRunsOneProbe with half_open_max_calls: 3:
-// exactly three of twenty guard processes run the command as probes, and
-// their three successes close the circuit.
-func TestHerdRunsNProbes(t *testing.T) {
-	sb := newSandbox(t, "circuit_breaker:\n  half_open_max_calls: 3\n  success_threshold: 3\n")
-	key := "herd3"
-	sb.guard("trip", key, "--for", "1s")
-	retry, err := time.Parse(time.RFC3339, sb.hook(key)["retry_after"].(string))
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the cooldown to pass", func() bool { return time.Now().After(retry) })
-
-	script := `echo ran >> runs; while [ ! -e release ]; do sleep 0.05; done`
-	const callers, probes = 20, 3
 	cmds := make([]*exec.Cmd, callers)
 	stderrs := make([]bytes.Buffer, callers)
 	done := make(chan int, callers)
@@ -361,9 +331,7 @@ func TestHerdRunsNProbes(t *testing.T) {
 	if totals(h, "skips") != callers-probes || totals(h, "successes") != probes {
 		t.Errorf("totals = %v; want %d skips and %d successes", h["totals"], callers-probes, probes)
 	}
-	if h["state"] != "closed" {
-		t.Errorf("state = %v; want closed after %d successful probes", h["state"], probes)
-	}
+	return h
 }
 
 func TestMaxConcurrentHolds(t *testing.T) {
