@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"guard/backend"
+	"guard/runproto"
 )
 
 func (e *env) configCommand() *cli.Command {
@@ -60,7 +61,7 @@ func (e *env) configCheck(c *cli.Context) error {
 			break
 		}
 	}
-	if key := c.String("key"); key != "" {
+	if key := runproto.ValidKey(c.String("key")); key != "" {
 		b := cfg.For(key)
 		out, err := b.YAML()
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"guard/backend"
+	"guard/runproto"
 	"guard/view"
 )
 
@@ -50,7 +51,7 @@ func (e *env) log(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("log takes no arguments; use --key to pick a key")
 	}
-	keep, err := view.EventFilter(c.String("key"), c.String("event"), c.String("since"), c.String("until"), e.now())
+	keep, err := view.EventFilter(runproto.ValidKey(c.String("key")), c.String("event"), c.String("since"), c.String("until"), e.now())
 	if err != nil {
 		return &usageError{err: err}
 	}

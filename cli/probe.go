@@ -8,6 +8,7 @@ import (
 
 	"guard/breaker"
 	"guard/circuit"
+	"guard/runproto"
 	"guard/store"
 	"guard/view"
 )
@@ -33,7 +34,7 @@ func (e *env) probe(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usagef("probe takes one KEY, got %d arguments", c.NArg())
 	}
-	key := c.Args().First()
+	key := runproto.ValidKey(c.Args().First())
 	hooks, err := e.openHooksOf(c)
 	if err != nil {
 		return err

@@ -31,7 +31,7 @@ Examples:
 }
 
 func (e *env) reset(c *cli.Context) error {
-	keys := c.Args().Slice()
+	keys := keyArgs(c)
 	all := c.Bool("all")
 	switch {
 	case all && len(keys) > 0:

@@ -161,7 +161,7 @@ func (e *env) statusOnce(c *cli.Context, w io.Writer) error {
 	}
 	now := e.now()
 	runs, alive := e.inFlight(hooks)
-	sts, err := view.Statuses(v, c.Args().Slice(), runs, now, alive)
+	sts, err := view.Statuses(v, keyArgs(c), runs, now, alive)
 	if err != nil {
 		return fmt.Errorf("%w; the next guard run will move it aside", err)
 	}

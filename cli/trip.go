@@ -38,7 +38,7 @@ func (e *env) trip(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usagef("trip takes one KEY, got %d arguments", c.NArg())
 	}
-	key := c.Args().First()
+	key := runproto.ValidKey(c.Args().First())
 	dur := c.Duration("for")
 	if dur < 0 {
 		return usagef("--for must not be negative")
@@ -61,4 +61,15 @@ func (e *env) trip(c *cli.Context) error {
 		fmt.Fprintf(e.stdout, "tripped %q: open until 'guard reset %s'\n", key, runproto.KeyArg(key))
 	}
 	return nil
+}
+
+// keyArgs returns the KEY arguments of c as guard run names its keys: a key
+// typed with bytes that are not UTF-8 (guard trip $'a\xceb') is the key
+// guard run --name $'a\xceb' made (shown and typed as 'a\xceb').
+func keyArgs(c *cli.Context) []string {
+	keys := c.Args().Slice()
+	for i, k := range keys {
+		keys[i] = runproto.ValidKey(k)
+	}
+	return keys
 }

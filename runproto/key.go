@@ -33,12 +33,13 @@ const ProjectSep = " @ "
 // ProjectKey makes a command that refers to $CLAUDE_PROJECT_DIR (in any
 // quoting) one circuit per project: "CMD @ /the/project". The same hook
 // line in settings.json runs a different script in each project, and a
-// failing one in one project must not skip a healthy one in another.
+// failing one in one project must not skip a healthy one in another. A
+// directory that is not UTF-8 is written as ValidKey writes keys.
 func ProjectKey(command, projectDir string) string {
 	if projectDir == "" || !strings.Contains(command, ProjectVar) {
 		return command
 	}
-	return command + ProjectSep + projectDir
+	return command + ProjectSep + ValidKey(projectDir)
 }
 
 // KeyProject returns the project a key belongs to, if ProjectKey made it.

@@ -63,6 +63,7 @@ func TestProjectKey(t *testing.T) {
 		{`"${CLAUDE_PROJECT_DIR}"/h.sh`, "/p/a", `"${CLAUDE_PROJECT_DIR}"/h.sh @ /p/a`},
 		{"$CLAUDE_PROJECT_DIR/h.sh", "", "$CLAUDE_PROJECT_DIR/h.sh"},
 		{"./h.sh", "/p/a", "./h.sh"},
+		{"$CLAUDE_PROJECT_DIR/h.sh", "/p\xce", `$CLAUDE_PROJECT_DIR/h.sh @ /p\xce`}, // not UTF-8
 	}
 	for _, tc := range tests {
 		got := ProjectKey(tc.cmd, tc.dir)
@@ -71,7 +72,7 @@ func TestProjectKey(t *testing.T) {
 		}
 		wantProject := ""
 		if got != tc.cmd {
-			wantProject = tc.dir
+			wantProject = ValidKey(tc.dir)
 		}
 		if p := KeyProject(got); p != wantProject {
 			t.Errorf("KeyProject(%q) = %q; want %q", got, p, wantProject)

@@ -27,7 +27,7 @@ func ScopedKey(key, base, scope, projectDir, sessionID string) string {
 		if projectDir == "" {
 			return base
 		}
-		return base + ProjectSep + projectDir
+		return base + ProjectSep + ValidKey(projectDir)
 	case ScopeSession:
 		if sessionID == "" {
 			return base
