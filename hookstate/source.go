@@ -131,9 +131,13 @@ func (s *source) entryAt(off, keyEnd int, key string) *entry {
 	return &entry{key: key, raw: s.data[val:end], off: off, val: val, end: end, inSource: true}
 }
 
-// list returns every entry of the source, in file order.
+// list returns every entry of the source, in file order. guard never
+// writes a key twice, so a sealed file that has one twice was not written
+// by guard as it is, and is corrupt: search would find the first entry of
+// the key, and reading the file the slow way the last.
 func (s *source) list() ([]*entry, error) {
 	var entries []*entry
+	seen := map[string]bool{}
 	for off := s.body; off < s.end; {
 		keyStart := off + len("\n    ")
 		keyEnd := keyStart + quotedLen(s.data[keyStart:s.end])
@@ -148,6 +152,10 @@ func (s *source) list() ([]*entry, error) {
 		if e == nil {
 			return nil, statefile.Corrupt(fmt.Errorf("hooks[%q] is not laid out as guard writes it", key))
 		}
+		if seen[key] {
+			return nil, statefile.Corrupt(fmt.Errorf("hooks[%q] is there twice", key))
+		}
+		seen[key] = true
 		entries = append(entries, e)
 		off = e.end + len(",")
 	}

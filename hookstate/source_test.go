@@ -2,6 +2,7 @@ package hookstate
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -248,4 +249,27 @@ func FuzzSealedDocument(f *testing.F) {
 			t.Fatalf("the key written is gone: %v\n%s", err, out)
 		}
 	})
+}
+
+// TestSealedFileWithARepeatedKeyIsCorrupt: guard never writes a key twice,
+// so a sealed file that has one twice is corrupt (and moved aside by
+// statefile) once its entries are listed, rather than written back with
+// both, the first shadowing the second.
+func TestSealedFileWithARepeatedKeyIsCorrupt(t *testing.T) {
+	one := sealedFile(t, "a", "b")
+	body, ok := statefile.Unseal(one)
+	if !ok {
+		t.Fatal("sealedFile is not sealed")
+	}
+	// Name b's entry a as well.
+	twice := bytes.Replace(body, []byte("\n    \"b\": "), []byte("\n    \"a\": "), 1)
+	data := append(twice, statefile.Seal(statefile.Checksum(twice))...)
+	var d Document
+	if err := d.UnmarshalState(data); err != nil {
+		t.Fatal(err)
+	}
+	d.Len()
+	if _, err := d.MarshalState(); !errors.Is(err, statefile.ErrCorrupt) {
+		t.Fatalf("MarshalState = %v; want a corrupt file", err)
+	}
 }
