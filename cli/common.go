@@ -12,6 +12,7 @@ import (
 
 	"guard/backend"
 	"guard/config"
+	"guard/runproto"
 	"guard/store"
 	"guard/view"
 )
@@ -141,4 +142,15 @@ func (e *env) snapshot(c *cli.Context) (*config.Config, *backend.Hooks, store.Ci
 		return nil, nil, nil, fmt.Errorf("cannot read state: %w", err)
 	}
 	return cfg, hooks, v, nil
+}
+
+// keyArgs returns the KEY arguments of c as guard run names its keys: a key
+// typed with bytes that are not UTF-8 (guard trip $'a\xceb') is the key
+// guard run --name $'a\xceb' made (shown and typed as 'a\xceb').
+func keyArgs(c *cli.Context) []string {
+	keys := c.Args().Slice()
+	for i, k := range keys {
+		keys[i] = runproto.ValidKey(k)
+	}
+	return keys
 }

@@ -62,14 +62,3 @@ func (e *env) trip(c *cli.Context) error {
 	}
 	return nil
 }
-
-// keyArgs returns the KEY arguments of c as guard run names its keys: a key
-// typed with bytes that are not UTF-8 (guard trip $'a\xceb') is the key
-// guard run --name $'a\xceb' made (shown and typed as 'a\xceb').
-func keyArgs(c *cli.Context) []string {
-	keys := c.Args().Slice()
-	for i, k := range keys {
-		keys[i] = runproto.ValidKey(k)
-	}
-	return keys
-}
