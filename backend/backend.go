@@ -15,13 +15,13 @@ import (
 
 	"guard/bulkhead"
 	"guard/config"
-	"guard/cooldownstate"
 	"guard/eventlog"
-	"guard/hookstate"
+	"guard/internal/store"
+	"guard/internal/store/cooldownstate"
+	"guard/internal/store/hookstate"
+	"guard/internal/supervise"
+	"guard/internal/view"
 	"guard/statefile"
-	"guard/store"
-	"guard/supervise"
-	"guard/view"
 )
 
 // Options are what a backend reports to its user.
@@ -256,7 +256,7 @@ func Redact(where string) string {
 }
 
 // A Driver opens states kept in a database, by URL. The PostgreSQL driver
-// (package pgstore) registers itself when it is linked in: into guard-pg,
+// (package internal/store/postgres) registers itself when it is linked in: into guard-pg,
 // and not into guard, whose every call it would slow down (its packages
 // double the binary and its start-up); guard hands a database state over
 // to guard-pg (see NeedsDriverError).

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"guard/atomicfile"
 	"guard/filestore"
+	"guard/internal/atomicfile"
 	"guard/statefile"
 )
 

@@ -25,7 +25,7 @@ go build -o "$bin/floor" ./bench/floor
 CGO_ENABLED=0 go build -o "$bin/goflock" ./bench/goflock
 go build -o "$bin/rss" ./bench/rss
 echo "go test -bench (breaker, statefile, hookstate, config)..." >&2
-go test -run '^$' -bench . -benchmem ./breaker ./statefile ./hookstate ./config | awk '/^Benchmark/ || (/^(goos|goarch|cpu):/ && !seen[$0]++)' >"$bin/gobench.txt"
+go test -run '^$' -bench . -benchmem ./breaker ./statefile ./internal/store/hookstate ./config | awk '/^Benchmark/ || (/^(goos|goarch|cpu):/ && !seen[$0]++)' >"$bin/gobench.txt"
 go run ./bench/driver -guard "$bin/guard" -guard-pg "$bin/guard-pg" -floor "$bin/floor" -goflock "$bin/goflock" -rss "$bin/rss" -gobench "$bin/gobench.txt" ${args[@]+"${args[@]}"}
 # PostgreSQL against the file, side by side (a throwaway cluster on
 # 127.0.0.1; skipped with a note if there are no server programs).

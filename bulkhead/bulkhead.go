@@ -39,8 +39,8 @@ import (
 	"syscall"
 	"time"
 
+	"guard/internal/store"
 	"guard/statefile"
-	"guard/store"
 )
 
 // ErrFull is returned by Acquire when every slot stayed taken.

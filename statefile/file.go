@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"guard/atomicfile"
+	"guard/internal/atomicfile"
 )
 
 // DefaultLockTimeout is how long Lock waits when Options.LockTimeout is 0.

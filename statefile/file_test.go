@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"guard/atomicfile"
+	"guard/internal/atomicfile"
 	"os"
 	"os/exec"
 	"path/filepath"

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"guard/atomicfile"
+	"guard/internal/atomicfile"
 )
 
 // replace atomically replaces the file with data, the segments one after

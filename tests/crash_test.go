@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"guard/hookstate"
-	"guard/pgstore/pgtest"
+	"guard/internal/store/hookstate"
+	"guard/internal/store/postgres/pgtest"
 )
 
 // TestSIGKILLDuringWritesLosesNothing runs writers that each run guard again

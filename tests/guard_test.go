@@ -15,9 +15,9 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"guard/cli"
-	_ "guard/pgstore" // the guard these tests run has the PostgreSQL driver, as guard-pg does
-	"guard/pgstore/pgtest"
+	"guard/cmd/guard/cli"
+	_ "guard/internal/store/postgres" // the guard these tests run has the PostgreSQL driver, as guard-pg does
+	"guard/internal/store/postgres/pgtest"
 )
 
 // guardBin is the guard these tests run: this test binary, which

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"guard/pgstore/pgtest"
+	"guard/internal/store/postgres/pgtest"
 )
 
 // TestGuardHandsDatabaseStatesToGuardPG: guard is built without the

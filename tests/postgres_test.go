@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"guard/pgstore/pgtest"
+	"guard/internal/store/postgres/pgtest"
 )
 
 // pgGuard runs guard against the database at url, as host.

@@ -28,7 +28,7 @@ import (
 	"time"
 
 	"guard/breaker"
-	"guard/hookstate"
+	"guard/internal/store/hookstate"
 )
 
 var (

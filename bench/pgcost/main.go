@@ -15,7 +15,7 @@ import (
 	"slices"
 	"time"
 
-	"guard/pgstore/pgtest"
+	"guard/internal/store/postgres/pgtest"
 )
 
 func main() {

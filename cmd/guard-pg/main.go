@@ -7,8 +7,8 @@ package main
 import (
 	"os"
 
-	"guard/cli"
-	_ "guard/pgstore" // registers the PostgreSQL driver
+	"guard/cmd/guard/cli"
+	_ "guard/internal/store/postgres" // registers the PostgreSQL driver
 )
 
 func main() { os.Exit(cli.Main()) }

@@ -8,7 +8,7 @@ package main
 import (
 	"os"
 
-	"guard/cli"
+	"guard/cmd/guard/cli"
 )
 
 func main() { os.Exit(cli.Main()) }

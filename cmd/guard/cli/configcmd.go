@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"guard/backend"
+	"guard/internal/circuit"
+)
+
+func (e *env) configCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "config",
+		Usage: "check guardrails.yaml",
+		Description: `guardrails.example.yaml lists every setting with its default.
+
+Example:
+   guard config check ~/.claude/guardrails.yaml`,
+		Subcommands: []*cli.Command{{
+			Name:      "check",
+			Usage:     "print the effective configuration, or what is wrong with it",
+			ArgsUsage: "[FILE]",
+			Description: `Loads FILE (default: --config, $GUARD_CONFIG, then ~/.claude/guardrails.yaml)
+with the GUARDRAILS_* and GUARD_* environment variables applied, and prints
+the effective configuration with every setting spelled out. An invalid file
+prints the problem with its file and line, and exits 1.
+
+With --key, prints the circuit breaker settings that apply to that key after
+the hooks rules.
+
+Examples:
+   guard config check
+   guard config check ./guardrails.yaml
+   guard config check --key "python3 lint.py"`,
+			Flags: append([]cli.Flag{
+				&cli.StringFlag{Name: "key", Usage: "show the settings for `KEY`"},
+			}, stateFlags()...),
+			Action: e.configCheck,
+		}},
+	}
+}
+
+func (e *env) configCheck(c *cli.Context) error {
+	if c.NArg() > 1 {
+		return usagef("config check takes at most one FILE")
+	}
+	if c.NArg() == 1 {
+		if err := c.Set("config", c.Args().First()); err != nil {
+			return err
+		}
+	}
+	cfg, err := e.loadConfig(c)
+	if err != nil {
+		return err
+	}
+	for _, where := range []string{cfg.StateFile, cfg.Cooldown.StateFile} {
+		if backend.IsURL(where) && !backend.HasDriver() {
+			// guard-pg can say whether the database can be reached.
+			e.handoff(&backend.NeedsDriverError{URL: where})
+			break
+		}
+	}
+	if key := circuit.ValidKey(c.String("key")); key != "" {
+		b := cfg.For(key)
+		out, err := b.YAML()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "# settings for %q, from %s (excluded: %v)\n", key, cfg.Source, b.Excluded(key))
+		for _, line := range b.RulesInForce() {
+			fmt.Fprintf(e.stdout, "# %s\n", line)
+		}
+		e.stdout.Write(out)
+		return nil
+	}
+	shown := *cfg // with no password in sight
+	shown.StateFile, shown.Cooldown.StateFile = backend.Redact(cfg.StateFile), backend.Redact(cfg.Cooldown.StateFile)
+	out, err := shown.YAML()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "# effective configuration, from %s\n", cfg.Source)
+	fmt.Fprintf(e.stdout, "# hook state: %s\n", backend.Describe(cfg, cfg.StateFile))
+	fmt.Fprintf(e.stdout, "# cooldown state: %s\n%s", backend.Describe(cfg, cfg.Cooldown.StateFile), out)
+	return nil
+}

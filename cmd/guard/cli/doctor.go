@@ -1,0 +1,219 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/sys/unix"
+
+	"guard/backend"
+	"guard/breaker"
+	"guard/internal/circuit"
+	"guard/internal/claude/doctor"
+	"guard/internal/store"
+	"guard/internal/view"
+)
+
+func (e *env) doctorCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "doctor",
+		Usage: "check the Claude Code setup end to end, and say what to do about each problem",
+		Description: `Checks every settings file Claude Code reads (~/.claude/settings.json, and the
+project's .claude/settings.json and .claude/settings.local.json) and each of
+their command hooks: the guard a wrapped hook calls exists and is executable;
+the program, script and #! interpreter the hook runs exist; no hook is wrapped
+twice, or still by the Python wrapper; no timeout looks like milliseconds
+(Claude Code reads seconds: 2000 is 33 minutes). Then guard's own config, that
+the state can be read and written, open circuits and spent budgets.
+
+Each problem comes with a fix. Exits 0 when all is well, 1 with problems.
+--json prints {ok, checked: [{what, detail}], problems: [{where, problem, fix}]}.
+
+Examples:
+   guard doctor
+   guard doctor --project ~/src/app
+   guard doctor --json | jq -r '.problems[].problem'`,
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "project", Usage: "the project `DIR` whose settings to check (default: $CLAUDE_PROJECT_DIR, else the current directory)"},
+			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+		}, stateFlags()...),
+		Action: e.doctor,
+	}
+}
+
+// A doctorReport is guard doctor --json.
+type doctorReport struct {
+	OK       bool             `json:"ok"`
+	Checked  []doctor.Checked `json:"checked"`
+	Problems []doctor.Finding `json:"problems"`
+}
+
+func (e *env) doctor(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("doctor takes no arguments")
+	}
+	home := e.getenv("HOME")
+	project := c.String("project")
+	if project == "" {
+		project = e.getenv(circuit.ProjectVar)
+	}
+	if project == "" {
+		project, _ = os.Getwd()
+	}
+	denv := doctor.Env{Home: home, ProjectDir: project, LookPath: exec.LookPath, Stat: os.Stat, ReadFile: os.ReadFile}
+	r := doctorReport{Checked: []doctor.Checked{}, Problems: []doctor.Finding{}}
+	check := func(ch doctor.Checked, fs []doctor.Finding) {
+		r.Checked = append(r.Checked, ch)
+		r.Problems = append(r.Problems, fs...)
+	}
+	seen := map[string]bool{}
+	for _, path := range doctor.SettingsFiles(home, project) {
+		if abs, err := filepath.Abs(path); err == nil && seen[abs] {
+			continue // the project is the home directory
+		} else {
+			seen[abs] = true
+		}
+		check(doctor.Settings(path, denv))
+	}
+	e.doctorGuard(c, check)
+
+	r.OK = len(r.Problems) == 0
+	if c.Bool("json") {
+		if err := view.WriteJSON(e.stdout, r); err != nil {
+			return err
+		}
+	} else {
+		writeDoctor(e, r)
+	}
+	if !r.OK {
+		return &exitError{code: 1}
+	}
+	return nil
+}
+
+// doctorGuard checks guard's own config, state, circuits and budgets.
+func (e *env) doctorGuard(c *cli.Context, check func(doctor.Checked, []doctor.Finding)) {
+	cfg, err := e.loadConfig(c)
+	if err != nil {
+		check(doctor.Checked{What: "config", Detail: "invalid"}, []doctor.Finding{{Where: "config", Problem: view.ErrorLine(err),
+			Fix: "guard config check shows the effective settings; guardrails.example.yaml lists every one (until it is fixed, guard runs hooks unguarded)"}})
+		return
+	}
+	check(doctor.Checked{What: "config " + cfg.Source, Detail: "valid"}, nil)
+
+	where := cfg.StateFile
+	state := doctor.Checked{What: "state " + where}
+	hooks, err := e.openHooks(cfg)
+	if err == nil {
+		var probs []doctor.Finding
+		if !backend.IsURL(where) {
+			probs = writable(where)
+		}
+		v, serr := hooks.Circuits.Snapshot()
+		if serr != nil {
+			probs = append(probs, doctor.Finding{Where: where, Problem: "cannot be read: " + view.ErrorLine(serr), Fix: "guard state import a good copy, or let the next guard run set it aside"})
+		}
+		state.Detail = "readable and writable"
+		if len(probs) > 0 {
+			state.Detail = "has problems"
+		}
+		check(state, probs)
+		if serr == nil {
+			e.doctorCircuits(v, check)
+		}
+	} else {
+		state.Detail = "cannot be opened"
+		check(state, []doctor.Finding{{Where: where, Problem: view.ErrorLine(err), Fix: "check the path (state_file, GUARD_STATE) and its permissions, or that the database is reachable (guard config check)"}})
+	}
+
+	budgets := doctor.Checked{What: "budgets"}
+	cool, err := e.cooldownReport(cfg, e.now())
+	var probs []doctor.Finding
+	if err != nil {
+		probs = append(probs, doctor.Finding{Where: "cooldown state", Problem: view.ErrorLine(err), Fix: "check cooldown.state_file and its permissions"})
+	}
+	spent := 0
+	for _, s := range slices.Sorted(maps.Keys(cool)) {
+		for _, a := range slices.Sorted(maps.Keys(cool[s].Actions)) {
+			st := cool[s].Actions[a]
+			if !st.InCooldown {
+				continue
+			}
+			spent++
+			probs = append(probs, doctor.Finding{Where: "budget " + s + " " + a,
+				Problem: fmt.Sprintf("spent: %d of %d in %s; next allowed at %s", st.Used, st.Limit, st.Window, st.NextAllowed.UTC().Format("2006-01-02T15:04:05Z")),
+				Fix:     "needs human attention: find out why " + s + " keeps needing a " + a + "; guard cooldown healthy " + s + " (twice) clears it once it is well"})
+		}
+	}
+	budgets.Detail = fmt.Sprintf("%d services, %d budgets spent", len(cool), spent)
+	check(budgets, probs)
+}
+
+// doctorCircuits reports the open and half-open circuits.
+func (e *env) doctorCircuits(v store.CircuitView, check func(doctor.Checked, []doctor.Finding)) {
+	now := e.now()
+	sts, err := view.Statuses(v, nil, nil, now, backend.Liveness(backend.Host(e.getenv)).Alive)
+	if err != nil {
+		check(doctor.Checked{What: "circuits", Detail: "unreadable"}, []doctor.Finding{{Where: "state", Problem: view.ErrorLine(err), Fix: "the next guard run sets the entry aside"}})
+		return
+	}
+	var probs []doctor.Finding
+	for _, st := range sts {
+		if st.State == string(breaker.Closed) {
+			continue
+		}
+		problem := "circuit " + st.State
+		if st.OpenReason != nil {
+			problem += ": " + *st.OpenReason
+		}
+		if st.LastError != nil {
+			problem += "; last error: " + view.LastError(*st.LastError, 120)
+		}
+		fix := "fix the hook, then guard reset " + circuit.KeyArg(st.Key)
+		if st.State == string(breaker.Open) && !st.RetryAfter.IsZero() {
+			fix += " (or it probes by itself at " + st.RetryAfter.UTC().Format("2006-01-02T15:04:05Z") + ")"
+		}
+		probs = append(probs, doctor.Finding{Where: "key " + st.Key, Problem: problem, Fix: fix})
+	}
+	check(doctor.Checked{What: "circuits", Detail: fmt.Sprintf("%d keys, %d not closed", len(sts), len(probs))}, probs)
+}
+
+// writable says what keeps guard from writing the state file at path.
+func writable(path string) []doctor.Finding {
+	dir := filepath.Dir(path)
+	if err := unix.Access(dir, unix.W_OK|unix.X_OK); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil // made on first use
+		}
+		return []doctor.Finding{{Where: path, Problem: "its directory " + dir + " is not writable: " + err.Error(), Fix: "guard replaces the file by renaming a new one into place: make " + dir + " writable, or move the state (state_file)"}}
+	}
+	if err := unix.Access(path, unix.R_OK|unix.W_OK); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return []doctor.Finding{{Where: path, Problem: "is not readable and writable: " + err.Error(), Fix: "chmod u+rw " + path}}
+	}
+	return nil
+}
+
+// writeDoctor prints the report for people.
+func writeDoctor(e *env, r doctorReport) {
+	for _, ch := range r.Checked {
+		fmt.Fprintf(e.stdout, "checked  %s: %s\n", view.Printable(ch.What), ch.Detail)
+	}
+	if r.OK {
+		fmt.Fprintf(e.stdout, "\nAll is well.\n")
+		return
+	}
+	if len(r.Problems) == 1 {
+		fmt.Fprintf(e.stdout, "\n1 problem:\n")
+	} else {
+		fmt.Fprintf(e.stdout, "\n%d problems:\n", len(r.Problems))
+	}
+	for i, p := range r.Problems {
+		fmt.Fprintf(e.stdout, "%2d. %s: %s\n    fix: %s\n", i+1, view.Printable(p.Where), view.Printable(p.Problem), view.Printable(p.Fix))
+	}
+}

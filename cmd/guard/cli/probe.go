@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"guard/breaker"
+	"guard/internal/circuit"
+	"guard/internal/store"
+	"guard/internal/view"
+)
+
+func (e *env) probeCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "probe",
+		Usage:     "let an open circuit probe now",
+		ArgsUsage: "KEY",
+		Description: `Moves an open circuit (tripped by hand or not) to half-open now, so that the
+next call runs as a probe instead of waiting for the cooldown. The circuit
+closes after success_threshold successful probes and re-opens on a failed one.
+
+Example:
+   guard probe "python3 lint.py"`,
+		Flags:        stateFlags(),
+		Action:       e.probe,
+		BashComplete: e.completeKeys,
+	}
+}
+
+func (e *env) probe(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usagef("probe takes one KEY, got %d arguments", c.NArg())
+	}
+	key := circuit.ValidKey(c.Args().First())
+	hooks, err := e.openHooksOf(c)
+	if err != nil {
+		return err
+	}
+	now := e.now()
+	var changed bool
+	var perr error
+	err = hooks.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
+		if !tx.Has(key) {
+			perr = view.UnknownKey(key, tx)
+			return false, nil
+		}
+		_, changed, perr = circuit.Probe(tx, key, now)
+		return changed, nil
+	})
+	switch {
+	case err != nil:
+		return err
+	case errors.Is(perr, breaker.ErrNotOpen):
+		return fmt.Errorf("circuit of %q is closed; nothing to probe", key)
+	case perr != nil:
+		return perr
+	case !changed:
+		fmt.Fprintf(e.stdout, "%q is already half-open; the next free call probes\n", key)
+	default:
+		fmt.Fprintf(e.stdout, "%q: open -> half_open; the next call runs as a probe\n", key)
+	}
+	return nil
+}

@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"guard/backend"
+	"guard/config"
+	"guard/eventlog"
+	"guard/internal/atomicfile"
+	"guard/internal/store"
+	"guard/internal/view"
+)
+
+func (e *env) reportCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "report",
+		Usage: "the health report: totals, and why each open circuit is open",
+		Description: `Summarises every key: how many there are, how many are active (closed),
+open or half-open, the total runs and failures, and for each open or half-open
+key why it opened, its last error and when it will be tried again; then the
+services whose action budgets are spent.
+
+--format json prints the Python guardrails' health report fields
+(total_hooks, active_hooks, disabled_hooks, total_executions,
+total_failures, disabled_hook_details, global_stats) plus half_open_hooks,
+half_open_hook_details and cooldown: an object of services, each as the
+services member of 'guard cooldown status --json' has it (in_cooldown,
+consecutive_healthy and each action's budget). disabled_hooks counts open circuits;
+each detail has command, state, failure_count, consecutive_failures,
+last_error, disabled_at, retry_after, open_reason and forced.
+
+Run times come from the event log guard already writes (each "run" event's
+duration_ms), over the runs it holds: per key, how many, p50, p95 and max.
+The text report lists the 5 slowest hooks, markdown a table of every key,
+json "duration_ms": {KEY: {count, p50, p95, max}} (milliseconds), prometheus
+the histogram guard_run_duration_seconds{key,le} (buckets from 1ms to 10m).
+--slowest N lists only the N slowest hooks (text or json).
+
+--format markdown gives a section for each open or half-open key, with its
+decision trail from the event log. --format prometheus writes the metrics
+for node_exporter's textfile collector: guard_circuit_state{key},
+guard_runs_total{key,outcome}, guard_skips_total{key},
+guard_cooldown_used{service,action} and more, with HELP and TYPE lines.
+--output writes the report to a file atomically (a temp file renamed into
+place), as the textfile collector needs.
+
+Examples:
+   guard report
+   guard report --format json | jq .disabled_hook_details
+   guard report --slowest 5
+   guard report --format markdown > guard-report.md
+   guard report --format prometheus --output /var/lib/node_exporter/textfile_collector/guard.prom`,
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, json, markdown or prometheus"},
+			&cli.StringFlag{Name: "output", Usage: "write to `FILE` atomically instead of stdout"},
+			&cli.IntFlag{Name: "slowest", Usage: "list only the `N` slowest hooks (by p95 run time), as text or json"},
+		}, stateFlags()...),
+		Action: e.report,
+	}
+}
+
+func (e *env) report(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("report takes no arguments; it covers every key (guard status KEY shows one)")
+	}
+	format := c.String("format")
+	switch format {
+	case "text", "json", "markdown", "prometheus":
+	default:
+		return usagef("--format must be text, json, markdown or prometheus, got %q", format)
+	}
+	cfg, hooks, v, err := e.snapshot(c)
+	if err != nil {
+		return err
+	}
+	now := e.now()
+	sts, err := view.Statuses(v, nil, nil, now, backend.Liveness(backend.Host(e.getenv)).Alive)
+	if err != nil {
+		return fmt.Errorf("%w; the next guard run will move it aside", err)
+	}
+	e.warnAside(v)
+	e.addTimings(cfg, sts)
+	if n := c.Int("slowest"); c.IsSet("slowest") {
+		if n <= 0 {
+			return usagef("--slowest takes a number of hooks above 0, got %d", n)
+		}
+		t := view.Timings{}
+		for _, st := range sts {
+			if st.DurationMS != nil {
+				t[st.Key] = st.DurationMS
+			}
+		}
+		switch format {
+		case "json":
+			return view.WriteJSON(e.stdout, view.SlowHooks(t, n))
+		case "text":
+			view.WriteSlowest(e.stdout, t, n, view.KeyWidth)
+			return nil
+		}
+		return usagef("--slowest prints text or json, not %s", format)
+	}
+	r := view.BuildReport(sts, v.Stats(), hooks.Where, now)
+	if r.Cooldown, err = e.cooldownReport(cfg, now); err != nil {
+		e.warnf("cooldown budgets left out of the report: %v", view.ErrorLine(err))
+		r.Cooldown = map[string]view.ServiceStatus{}
+	}
+
+	var buf bytes.Buffer
+	switch format {
+	case "json":
+		err = view.WriteJSON(&buf, r)
+	case "prometheus":
+		err = view.WritePrometheus(&buf, r, sts)
+	case "markdown":
+		events, eerr := backend.AllEvents(cfg)
+		eerr = e.handoff(eerr)
+		if eerr == nil {
+			eerr = view.WriteMarkdown(&buf, r, events, now)
+		} else {
+			view.WriteMarkdown(&buf, r, eventlog.Logs{}, now)
+		}
+		if err = eerr; err != nil {
+			e.warnf("%v", view.ErrorLine(err))
+			err = nil
+		}
+	default:
+		view.WriteText(&buf, r, now)
+	}
+	if err != nil {
+		return err
+	}
+	if out := c.String("output"); out != "" {
+		if err := atomicfile.WriteFile(out, buf.Bytes(), 0o644, nil); err != nil {
+			return fmt.Errorf("cannot write report: %w", err)
+		}
+		return nil
+	}
+	_, err = e.stdout.Write(buf.Bytes())
+	return err
+}
+
+// cooldownReport returns the budgets of every service in the cooldown
+// state, or none if there is no cooldown state.
+func (e *env) cooldownReport(cfg *config.Config, now time.Time) (map[string]view.ServiceStatus, error) {
+	if !backend.CooldownExists(cfg) {
+		return map[string]view.ServiceStatus{}, nil
+	}
+	cd, err := e.openCooldownAt(cfg, "")
+	if err == nil {
+		var v store.BudgetView
+		if v, err = cd.Budgets.Snapshot(); err == nil {
+			return view.ServiceStatuses(v, cd.Actions, v.ServiceNames(), now)
+		}
+	}
+	return nil, err
+}

@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"guard/internal/circuit"
+	"guard/internal/store"
+	"guard/internal/view"
+)
+
+func (e *env) resetCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "reset",
+		Usage:     "close a circuit and clear its failure counters",
+		ArgsUsage: "KEY... | --all",
+		Description: `Returns each key to closed, clearing its failure counters, back-off, probe
+leases and any trip by hand, so that the next call runs. Lifetime totals are
+kept. The key is exactly what 'guard status' shows.
+
+Examples:
+   guard reset "python3 lint.py"
+   guard reset --all`,
+		Flags: append([]cli.Flag{
+			&cli.BoolFlag{Name: "all", Usage: "reset every key"},
+		}, stateFlags()...),
+		Action:       e.reset,
+		BashComplete: e.completeKeys,
+	}
+}
+
+func (e *env) reset(c *cli.Context) error {
+	keys := keyArgs(c)
+	all := c.Bool("all")
+	switch {
+	case all && len(keys) > 0:
+		return usagef("give keys or --all, not both")
+	case !all && len(keys) == 0:
+		return usagef("which key? give one (see 'guard status') or --all")
+	}
+	hooks, err := e.openHooksOf(c)
+	if err != nil {
+		return err
+	}
+	now := e.now()
+	var closed []circuit.Closed
+	var missing error
+	err = hooks.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
+		var key string
+		closed, key, err = circuit.ResetKeys(tx, keys, all, now)
+		if key != "" {
+			missing = view.UnknownKey(key, tx)
+		}
+		return len(closed) > 0, err
+	})
+	if err != nil {
+		return err
+	}
+	if missing != nil {
+		return missing
+	}
+	for _, c := range closed {
+		fmt.Fprintf(e.stdout, "reset %q: %s -> closed\n", c.Key, c.From)
+	}
+	if all {
+		fmt.Fprintf(e.stdout, "reset %d keys\n", len(closed))
+	}
+	return nil
+}

@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"guard/config"
+	"guard/internal/circuit"
+)
+
+// A Call is what guard run is asked to run: a shell string (-c) or a
+// command, an optional key (--name), and overrides of the config for this
+// run (nil where not given).
+type Call struct {
+	Command    string // -c STRING
+	HasCommand bool
+	Args       []string // the command to run
+	Name       string
+
+	Timeout, Cooldown                                   *time.Duration
+	FailureThreshold, SuccessThreshold, CooldownSeconds *int
+}
+
+// Target works out what to run, under which key, and which key the
+// config's rules see: the command itself, without the project a
+// $CLAUDE_PROJECT_DIR command is kept for (see circuit.ProjectKey).
+func (l *Call) Target(projectDir string) (argv []string, key, ruleKey string, err error) {
+	argv, key, err = l.commandLine()
+	if err != nil {
+		return nil, "", "", err
+	}
+	if l.Name != "" {
+		return argv, circuit.ValidKey(l.Name), circuit.ValidKey(l.Name), nil
+	}
+	key = circuit.ValidKey(key)
+	return argv, circuit.ProjectKey(key, projectDir), key, nil
+}
+
+// commandLine works out what to run and its key from the command.
+func (l *Call) commandLine() (argv []string, key string, err error) {
+	switch {
+	case l.HasCommand && len(l.Args) > 0:
+		return nil, "", errors.New("give -c 'STRING' or -- CMD, not both")
+	case l.HasCommand:
+		argv, key = []string{"/bin/sh", "-c", l.Command}, l.Command
+	case len(l.Args) > 0:
+		argv = l.Args
+		key = circuit.CommandKey(argv)
+	default:
+		return nil, "", errors.New("nothing to run (usage: guard run [FLAGS] -- CMD [ARG...] or guard run [FLAGS] -c 'STRING')")
+	}
+	return argv, key, nil
+}
+
+// Settings returns the settings for key with the command line's flags
+// applied on top.
+func (l *Call) Settings(cfg *config.Config, key string) (config.Breaker, error) {
+	b := cfg.For(key)
+	for _, f := range []struct {
+		name string
+		val  *int
+		dst  *int
+	}{{"failure-threshold", l.FailureThreshold, &b.FailureThreshold}, {"success-threshold", l.SuccessThreshold, &b.SuccessThreshold}} {
+		if f.val != nil {
+			if *f.val < 1 {
+				return b, fmt.Errorf("--%s must be at least 1, got %d", f.name, *f.val)
+			}
+			*f.dst = *f.val
+		}
+	}
+	if l.Cooldown != nil && l.CooldownSeconds != nil {
+		return b, errors.New("give --cooldown or --cooldown-seconds, not both")
+	}
+	if l.Timeout != nil && *l.Timeout < 0 {
+		return b, errors.New("--timeout must not be negative")
+	}
+	if l.Cooldown != nil && *l.Cooldown < 0 {
+		return b, errors.New("--cooldown must not be negative")
+	}
+	if l.Cooldown != nil {
+		b.Cooldown = *l.Cooldown
+	}
+	if l.CooldownSeconds != nil {
+		if *l.CooldownSeconds < 0 {
+			return b, errors.New("--cooldown-seconds must not be negative")
+		}
+		b.Cooldown = time.Duration(*l.CooldownSeconds) * time.Second
+	}
+	if l.Timeout != nil {
+		b.Timeout = *l.Timeout
+	}
+	return b, nil
+}
+
+// Salvage finds the command in a guard run command line (args, from the
+// program name on) whose flags did not parse, so that guard can still run
+// it; nil if there is none.
+func Salvage(args []string) []string {
+	for i, a := range args {
+		switch {
+		case a == "--" && i+1 < len(args):
+			return args[i+1:]
+		case (a == "-c" || a == "--command" || a == "-command") && i+1 < len(args):
+			return []string{"/bin/sh", "-c", args[i+1]}
+		}
+	}
+	return nil
+}

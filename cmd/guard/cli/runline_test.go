@@ -1,0 +1,168 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+)
+
+// urfaveRunLine parses a guard run line the slow way, as urfave/cli does
+// when the fast parser gives up.
+func urfaveRunLine(t *testing.T, args []string) (runLine, bool) {
+	t.Helper()
+	e := &env{stdout: io.Discard, stderr: io.Discard}
+	app := e.app()
+	var got runLine
+	parsed := false
+	for _, c := range app.Commands {
+		if c.Name == "run" {
+			c.Action = func(c *cli.Context) error {
+				got, parsed = lineFromContext(c), true
+				return nil
+			}
+			c.OnUsageError = func(*cli.Context, error, bool) error { return nil }
+		}
+	}
+	_ = app.Run(append([]string{"guard", "run"}, args...))
+	return got, parsed
+}
+
+func (l runLine) String() string {
+	s := fmt.Sprintf("command=%q/%v args=%q name=%q config=%q state=%q", l.Command, l.HasCommand, l.Args, l.Name, l.config, l.state)
+	for name, p := range map[string]any{"timeout": l.Timeout, "cooldown": l.Cooldown, "failure": l.FailureThreshold, "success": l.SuccessThreshold, "seconds": l.CooldownSeconds} {
+		if v := reflect.ValueOf(p); !v.IsNil() {
+			s += fmt.Sprintf(" %s=%v", name, v.Elem())
+		}
+	}
+	return s
+}
+
+// TestParseRunLineAgreesWithUrfave holds guard run's fast parser to what
+// urfave/cli makes of the same line: where the fast one takes a line, it
+// must read it the same way.
+func TestParseRunLineAgreesWithUrfave(t *testing.T) {
+	lines := []string{
+		"-- true",
+		"-- ls -l --color",
+		"true",
+		"ls -l",
+		"-c echo",
+		"-c=echo",
+		"--command echo",
+		"--command=echo",
+		"-command echo",
+		"-c", // missing value
+		"-c echo -- true",
+		"--name lint -- make lint",
+		"--name=lint -- make lint",
+		"-name lint make lint",
+		"--name -- true",
+		"--timeout 30s -- sleep 1",
+		"--timeout=1m30s -- sleep 1",
+		"--timeout 30 -- sleep 1",
+		"--timeout -1s -- sleep 1",
+		"--cooldown 5m --failure-threshold 5 -- x",
+		"--failure-threshold 0x10 -- x",
+		"--failure-threshold 010 -- x",
+		"--failure-threshold=-3 -- x",
+		"--failure-threshold five -- x",
+		"--success-threshold 2 --cooldown-seconds 30 -- x",
+		"--cooldown 1m --cooldown-seconds 30 -- x",
+		"--config /etc/g.yaml --state /tmp/s.json -- x",
+		"--state= -- x",
+		"--name a --name b -- x",
+		"-c a --command b",
+		"--nope -- x",
+		"-h",
+		"--help",
+		"--help -- x",
+		"-- x --help",
+		"---name x -- y",
+		"- x",
+		"--",
+		"",
+		"--name k",
+		"-- x --generate-bash-completion",
+		"--generate-bash-completion",
+		"--timeout 1h2m3s4ms5us6ns -- x",
+		"-c 'a b' --name=k=v -- ",
+	}
+	for _, line := range lines {
+		args := strings.Fields(line)
+		fast, ok := parseRunLine(args)
+		if !ok {
+			continue
+		}
+		slow, parsed := urfaveRunLine(t, args)
+		if !parsed {
+			t.Errorf("%q: the fast parser took a line urfave/cli rejects: %v", line, fast)
+			continue
+		}
+		if !reflect.DeepEqual(fast, slow) {
+			t.Errorf("%q:\nfast   %v\nurfave %v", line, fast, slow)
+		}
+	}
+}
+
+// TestParseRunLineRandomLines does the same for lines made at random from
+// guard run's flags, values good and bad, and commands.
+func TestParseRunLineRandomLines(t *testing.T) {
+	words := []string{
+		"--", "-c", "--command", "--name", "-name", "--timeout", "--cooldown", "--cooldown-seconds",
+		"--failure-threshold", "-success-threshold", "--config", "--state", "--timeout=5s", "-c=x",
+		"5s", "-5s", "7", "0x7", "-1", "x", "ls", "-l", "--nope", "-", "--help", "a=b", "",
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 1500 {
+		args := make([]string, r.IntN(7))
+		for i := range args {
+			args[i] = words[r.IntN(len(words))]
+		}
+		fast, ok := parseRunLine(args)
+		if !ok {
+			continue
+		}
+		slow, parsed := urfaveRunLine(t, args)
+		if !parsed || !reflect.DeepEqual(fast, slow) {
+			t.Errorf("%q:\nfast   %v\nurfave %v (parsed %v)", args, fast, slow, parsed)
+		}
+	}
+}
+
+// TestParseRunLineTakesTheHotPath checks that the lines guard run sees on
+// every hook call do take the fast path.
+func TestParseRunLineTakesTheHotPath(t *testing.T) {
+	for _, line := range [][]string{
+		{"--", "python3", "lint.py"},
+		{"-c", "npx prettier --check ."},
+		{"--name", "lint", "--timeout", "30s", "--", "make", "lint"},
+		{"--state", "/tmp/s.json", "--config", "/tmp/g.yaml", "-c", "true"},
+	} {
+		if _, ok := parseRunLine(line); !ok {
+			t.Errorf("parseRunLine(%q) fell back to urfave/cli", line)
+		}
+	}
+}
+
+func TestSalvage(t *testing.T) {
+	tests := []struct {
+		in   []string
+		want []string
+	}{
+		{[]string{"guard", "run", "--bad", "--", "ls", "-l"}, []string{"ls", "-l"}},
+		{[]string{"guard", "run", "--bad", "-c", "echo hi"}, []string{"/bin/sh", "-c", "echo hi"}},
+		{[]string{"guard", "run", "--bad"}, nil},
+		{[]string{"guard", "run", "--"}, nil},
+	}
+	for _, tc := range tests {
+		if got := Salvage(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("Salvage(%q) = %q; want %q", tc.in, got, tc.want)
+		}
+	}
+}

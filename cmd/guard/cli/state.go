@@ -1,0 +1,169 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"guard/internal/atomicfile"
+	"guard/internal/store"
+)
+
+func (e *env) stateCommand() *cli.Command {
+	flags := func() []cli.Flag {
+		return append([]cli.Flag{
+			&cli.BoolFlag{Name: "cooldown", Usage: "the cooldown state file instead of the hook state file"},
+		}, stateFlags()...)
+	}
+	return &cli.Command{
+		Name:  "state",
+		Usage: "export and import checkpoints of the state",
+		Description: `Examples:
+   guard state export checkpoint.json
+   guard state import checkpoint.json`,
+		Subcommands: []*cli.Command{
+			{
+				Name:      "export",
+				Usage:     "write a consistent snapshot of the state, taken under the lock",
+				ArgsUsage: "[FILE]",
+				Description: `Writes the hook state file (or with --cooldown, the cooldown file) as it is,
+read under the lock so that no update is half seen, to FILE (atomically, mode
+0600) or to stdout. A state that does not exist yet exports as an empty one.
+
+Examples:
+   guard state export > checkpoint.json
+   guard state export --cooldown /backups/cooldown-$(date +%F).json`,
+				Flags:  flags(),
+				Action: e.stateExport,
+			},
+			{
+				Name:      "import",
+				Usage:     "replace the state with a checkpoint, keeping a backup of the current one",
+				ArgsUsage: "FILE",
+				Description: `Checks that FILE is a state guard can use (a JSON object, known states, no
+negative counts; with --cooldown, readable action arrays), then, under the
+lock, copies the current state to <state>.bak-<UTC time> and replaces it with
+FILE atomically. Nothing is changed if FILE does not check out.
+
+Example:
+   guard state import checkpoint.json`,
+				Flags:  flags(),
+				Action: e.stateImport,
+			},
+		},
+	}
+}
+
+// checkpointTarget is the state a state command works on: the hook state,
+// or with --cooldown the cooldown state.
+type checkpointTarget struct {
+	store.Checkpoint
+	where string
+}
+
+func (e *env) checkpointTarget(c *cli.Context, cooldown bool) (*checkpointTarget, error) {
+	cfg, err := e.loadConfig(c)
+	if err != nil {
+		return nil, err
+	}
+	if cooldown {
+		cd, err := e.openCooldownAt(cfg, c.String("state"))
+		if err != nil {
+			return nil, err
+		}
+		return &checkpointTarget{cd.state.Checkpoint, cd.state.Where}, nil
+	}
+	hooks, err := e.openHooks(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &checkpointTarget{hooks.Checkpoint, hooks.Where}, nil
+}
+
+func (e *env) stateExport(c *cli.Context) error { return e.export(c, c.Bool("cooldown")) }
+
+func (e *env) export(c *cli.Context, cooldown bool) error {
+	if c.NArg() > 1 {
+		return usagef("export takes at most one FILE")
+	}
+	t, err := e.checkpointTarget(c, cooldown)
+	if err != nil {
+		return err
+	}
+	data, err := t.Export()
+	if err != nil {
+		return err
+	}
+	if c.NArg() == 0 {
+		_, err = e.stdout.Write(data)
+		return err
+	}
+	out := c.Args().First()
+	if err := atomicfile.WriteFile(out, data, 0o600, nil); err != nil {
+		return fmt.Errorf("cannot write checkpoint: %w", err)
+	}
+	fmt.Fprintf(e.stderr, "guard: exported %s to %s\n", t.where, out)
+	return nil
+}
+
+func (e *env) stateImport(c *cli.Context) error { return e.importState(c, c.Bool("cooldown")) }
+
+func (e *env) importState(c *cli.Context, cooldown bool) error {
+	if c.NArg() != 1 {
+		return usagef("import takes one FILE")
+	}
+	in := c.Args().First()
+	data, err := os.ReadFile(in)
+	if err != nil {
+		return fmt.Errorf("cannot read checkpoint: %w", err)
+	}
+	t, err := e.checkpointTarget(c, cooldown)
+	if err != nil {
+		return err
+	}
+	if err := t.Check(data); err != nil {
+		return fmt.Errorf("%s is not a state guard can import: %v; nothing changed", in, err)
+	}
+	backup, err := t.Import(data, e.now(), in)
+	if err != nil {
+		return err
+	}
+	if backup != "" {
+		fmt.Fprintf(e.stdout, "imported %s into %s; the previous state is in %s\n", in, t.where, backup)
+	} else {
+		fmt.Fprintf(e.stdout, "imported %s into %s\n", in, t.where)
+	}
+	return nil
+}
+
+// cooldownCheckpointCommands are guard cooldown export and import: guard
+// state export and import of the cooldown state.
+func (e *env) cooldownCheckpointCommands() []*cli.Command {
+	return []*cli.Command{
+		{
+			Name:      "export",
+			Usage:     "write a consistent snapshot of the cooldown state (as guard state export --cooldown)",
+			ArgsUsage: "[FILE]",
+			Description: `Writes the cooldown state, in cooldown.json's format, to FILE or stdout:
+from a file or from PostgreSQL alike.
+
+Example:
+   guard cooldown export > cooldown-backup.json`,
+			Flags:  cooldownFlags(),
+			Action: func(c *cli.Context) error { return e.export(c, true) },
+		},
+		{
+			Name:      "import",
+			Usage:     "replace the cooldown state with a checkpoint (as guard state import --cooldown)",
+			ArgsUsage: "FILE",
+			Description: `Loads FILE, a cooldown.json, into the cooldown state (a file, or PostgreSQL),
+keeping a backup of the state it replaces.
+
+Example:
+   GUARD_COOLDOWN_STATE=postgres://guard@db/guard guard cooldown import ~/.claude/cooldown.json`,
+			Flags:  cooldownFlags(),
+			Action: func(c *cli.Context) error { return e.importState(c, true) },
+		},
+	}
+}

@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"guard/config"
+	"guard/eventlog"
+	"guard/internal/circuit"
+	"guard/internal/store"
+)
+
+func (e *env) tripCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "trip",
+		Usage:     "force a circuit open",
+		ArgsUsage: "KEY [--for DURATION] [--reason TEXT]",
+		Description: `Opens the circuit of KEY by hand, so that calls are skipped. Without --for it
+stays open until 'guard reset' or 'guard probe'; it never probes by itself.
+With --for it probes again after that long, as after any cooldown. KEY need
+not have run yet.
+
+Examples:
+   guard trip "python3 lint.py" --reason "linter is being upgraded"
+   guard trip "./deploy-check.sh" --for 2h`,
+		Flags: append([]cli.Flag{
+			&cli.DurationFlag{Name: "for", Usage: "probe again after `DURATION` (default: stay open until reset)"},
+			&cli.StringFlag{Name: "reason", Usage: "why, for whoever reads 'guard status'"},
+		}, stateFlags()...),
+		Action:       e.trip,
+		BashComplete: e.completeKeys,
+	}
+}
+
+func (e *env) trip(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usagef("trip takes one KEY, got %d arguments", c.NArg())
+	}
+	key := circuit.ValidKey(c.Args().First())
+	dur := c.Duration("for")
+	if dur < 0 {
+		return usagef("--for must not be negative")
+	}
+	hooks, err := e.openHooksOf(c)
+	if err != nil {
+		return err
+	}
+	now := e.now()
+	err = hooks.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
+		_, err := circuit.Trip(tx, key, now, dur, c.String("reason"))
+		return true, err
+	})
+	if err != nil {
+		return err
+	}
+	if dur > 0 {
+		fmt.Fprintf(e.stdout, "tripped %q: open for %s, until %s\n", key, config.FormatDuration(dur), eventlog.Stamp(now.Add(dur)))
+	} else {
+		fmt.Fprintf(e.stdout, "tripped %q: open until 'guard reset %s'\n", key, circuit.KeyArg(key))
+	}
+	return nil
+}

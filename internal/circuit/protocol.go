@@ -1,0 +1,122 @@
+package circuit
+
+import (
+	"fmt"
+	"time"
+
+	"guard/breaker"
+	"guard/config"
+	"guard/internal/store"
+	"guard/internal/supervise"
+)
+
+// A Protocol runs calls of keys against one store.
+type Protocol struct {
+	Circuits store.Circuits
+	Runs     store.Runs
+	Live     store.Liveness
+	// Self is this guard process. Its Start, which costs a read of /proc,
+	// is found when a call first needs it (a lease, a slot).
+	Self store.Holder
+}
+
+// self returns this process as a holder, with its start time.
+func (p *Protocol) self() store.Holder {
+	if p.Self.Start == 0 {
+		p.Self.Start, _ = supervise.StartTime(p.Self.PID)
+	}
+	return p.Self
+}
+
+// Admit decides whether key may run now, and returns the circuit it
+// decided on.
+func (p *Protocol) Admit(key string, s breaker.Settings, now time.Time) (breaker.Decision, breaker.Circuit, error) {
+	if c, err := p.Circuits.Peek(key); err == nil {
+		if d := c.Admit(s, now, breaker.Lease{Host: p.Self.Host, PID: p.Self.PID}, p.Live.Lease); d.Run && !d.Changed {
+			return d, c, nil
+		}
+	}
+	h := p.self()
+	holder := breaker.Lease{Host: h.Host, PID: h.PID, Start: h.Start}
+	var dec breaker.Decision
+	var c breaker.Circuit
+	err := p.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
+		var err error
+		dec, c, err = Admit(tx, key, s, store.TxNow(tx, now), holder, p.Live.Lease)
+		return dec.Changed || !dec.Run, err
+	})
+	return dec, c, err
+}
+
+// Start takes a slot for a run of key that may go on until deadline (zero:
+// no timeout) among limit slots, waiting up to wait; see store.Runs. With
+// limit 0 it takes nothing, and returns nil: call Register once the
+// command has started.
+func (p *Protocol) Start(key string, limit int, wait time.Duration, now, deadline time.Time, stop func() bool) (store.Slot, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	return p.Runs.Acquire(store.Run{Key: key, Holder: p.self(), Started: now, Deadline: deadline}, limit, wait, stop)
+}
+
+// Register lists a started run of an unlimited key, so that status shows
+// it. It is best effort: it returns nil if the run could not be listed.
+func (p *Protocol) Register(key string, now, deadline time.Time, childPID int) store.Slot {
+	slot, err := p.Runs.Acquire(store.Run{Key: key, Holder: p.self(), ChildPID: childPID, Started: now, Deadline: deadline}, 0, 0, nil)
+	if err != nil {
+		return nil
+	}
+	return slot
+}
+
+// Classify turns what became of a run into the breaker's result, with b's
+// exit codes and slow_call: a run that did not start, timed out or died of
+// a signal failed; so did one that exited non-zero only because it could
+// not start (supervise.Result.LaunchFailure: "not started: ..."), whatever
+// its status; one interrupted by a signal guard passed on was cancelled; a
+// success slower than slow_call failed.
+func Classify(res *supervise.Result, b config.Breaker, dec breaker.Decision) breaker.Result {
+	slow := b.SlowCall > 0 && res.Ran() && !res.TimedOut && res.Signal == 0 && res.Elapsed > b.SlowCall
+	r := breaker.Result{Outcome: outcome(res, b), Slow: slow, Probe: dec.Probe, Lease: dec.Lease}
+	if line := res.LaunchFailure(); line != "" {
+		// It never started, whatever its status says (2 is no block then).
+		r.Outcome, r.Error = breaker.Failure, "not started: "+line
+		return r
+	}
+	if r.Outcome == breaker.Failure {
+		r.Error = res.Describe(b.Timeout)
+		if res.Ran() && !res.TimedOut && res.Signal == 0 && b.Classify(res.ExitCode) == breaker.Success {
+			r.Error = fmt.Sprintf("slow call: took %s, over slow_call %s", res.Elapsed.Round(time.Millisecond), config.FormatDuration(b.SlowCall))
+		}
+	}
+	return r
+}
+
+func outcome(res *supervise.Result, b config.Breaker) breaker.Outcome {
+	switch {
+	case res.Interrupted != nil:
+		return breaker.Cancelled
+	case !res.Ran(), res.TimedOut, res.Signal != 0:
+		return breaker.Failure
+	}
+	o := b.Classify(res.ExitCode)
+	if o == breaker.Success && b.SlowCall > 0 && res.Elapsed > b.SlowCall && b.SlowCallRate == 0 {
+		return breaker.Failure // with no slow_call_rate, a slow call is a failure
+	}
+	return o
+}
+
+// Record applies the result of a run of key, in one transaction.
+func (p *Protocol) Record(key string, s breaker.Settings, now time.Time, r breaker.Result, run Run) error {
+	return p.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
+		_, err := Record(tx, key, s, store.TxNow(tx, now), r, run)
+		return true, err
+	})
+}
+
+// Reject counts a call of key that found every slot taken.
+func (p *Protocol) Reject(key string, now time.Time, reason string) error {
+	return p.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
+		return true, Reject(tx, key, store.TxNow(tx, now), reason)
+	})
+}

@@ -1,0 +1,284 @@
+package circuit_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"guard/breaker"
+	"guard/bulkhead"
+	"guard/config"
+	"guard/eventlog"
+	"guard/internal/circuit"
+	"guard/internal/store"
+	"guard/internal/store/hookstate"
+	"guard/internal/store/postgres"
+	"guard/internal/store/postgres/pgtest"
+	"guard/internal/store/storetest"
+	"guard/internal/supervise"
+	"guard/statefile"
+)
+
+var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+var settings = breaker.Settings{FailureThreshold: 3, SuccessThreshold: 2, Cooldown: time.Minute, MaxCooldown: time.Hour, HalfOpenMaxCalls: 1, ProbeLease: 10 * time.Minute}
+
+// A backend is what the protocol runs on, and a way to read its events.
+type backend struct {
+	circuits store.Circuits
+	runs     store.Runs
+	events   func() []eventlog.Event
+}
+
+// backends returns every backend the protocol's tests run on: the
+// in-memory test double, and the JSON file.
+func backends(t *testing.T) map[string]func() backend {
+	return map[string]func() backend{
+		"memory": func() backend {
+			c := storetest.NewCircuits()
+			return backend{c, storetest.NewRuns(), c.Events}
+		},
+		"postgres": func() backend {
+			db, err := postgres.Open(context.Background(), pgtest.Shared(t).NewDB(t), time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(db.Close)
+			db.LocalClock = true // the tests play time forward
+			ev := db.Events()
+			return backend{db.Circuits(0), db.Runs(), func() []eventlog.Event {
+				res, err := ev.Read(nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res.Events
+			}}
+		},
+		"file": func() backend {
+			dir := t.TempDir()
+			log := &eventlog.Log{Path: filepath.Join(dir, "events.jsonl")}
+			s, err := hookstate.Open(filepath.Join(dir, "state.json"), statefile.Options{}, 0, log, func(err error) { t.Error(err) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			return backend{s.Circuits(), bulkhead.Slots{Dir: bulkhead.Dir(s.Path())}, func() []eventlog.Event {
+				res, err := eventlog.Read([]*eventlog.Log{log}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res.Events
+			}}
+		},
+	}
+}
+
+// proto returns a protocol on b for the process pid on host, with alive
+// deciding which holders live.
+func proto(b backend, host string, pid int, alive func(pid int, start uint64) bool) *circuit.Protocol {
+	return &circuit.Protocol{
+		Circuits: b.circuits, Runs: b.runs,
+		Live: store.Liveness{Host: host, Local: alive},
+		Self: store.Holder{Host: host, PID: pid, Start: 1},
+	}
+}
+
+func everyoneAlive(int, uint64) bool { return true }
+
+func run(t *testing.T, p *circuit.Protocol, key string, now time.Time, exit int) breaker.Decision {
+	t.Helper()
+	dec, _, err := p.Admit(key, settings, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !dec.Run {
+		return dec
+	}
+	res := supervise.Result{ExitCode: exit}
+	r := circuit.Classify(&res, config.Default("/h").CircuitBreaker, dec)
+	if err := p.Record(key, settings, now, r, circuit.Run{Exit: exit}); err != nil {
+		t.Fatal(err)
+	}
+	return dec
+}
+
+func eventNames(evs []eventlog.Event) []string {
+	var out []string
+	for _, e := range evs {
+		out = append(out, e.Event)
+	}
+	return out
+}
+
+func TestProtocol(t *testing.T) {
+	for name, open := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Run("closed runs and trips", func(t *testing.T) {
+				b := open()
+				p := proto(b, "h1", 100, everyoneAlive)
+				for i := range 3 {
+					if dec := run(t, p, "k", t0.Add(time.Duration(i)*time.Second), 1); !dec.Run {
+						t.Fatalf("run %d skipped while closed", i)
+					}
+				}
+				dec, c, err := p.Admit("k", settings, t0.Add(5*time.Second))
+				if err != nil || dec.Run || c.State != breaker.Open {
+					t.Fatalf("after 3 failures: run %v, state %v, %v; want a skip of an open circuit", dec.Run, c.State, err)
+				}
+				view, _ := b.circuits.Snapshot()
+				if st := view.Stats(); st.TotalExecutions != 3 || st.TotalFailures != 3 || st.HooksDisabled != 1 {
+					t.Errorf("stats = %+v; want 3 runs, 3 failures, 1 open", st)
+				}
+				got := eventNames(b.events())
+				want := []string{"run", "run", "run", "transition", "skip"}
+				if len(got) != len(want) {
+					t.Fatalf("events = %v; want %v", got, want)
+				}
+				for i := range want {
+					if got[i] != want[i] {
+						t.Fatalf("events = %v; want %v", got, want)
+					}
+				}
+			})
+			t.Run("one probe among many hosts", func(t *testing.T) {
+				b := open()
+				p := proto(b, "h1", 100, everyoneAlive)
+				for range 3 {
+					run(t, p, "k", t0, 1)
+				}
+				later := t0.Add(2 * time.Minute)
+				first, _, err := proto(b, "h1", 200, everyoneAlive).Admit("k", settings, later)
+				if err != nil || !first.Run || !first.Probe {
+					t.Fatalf("first caller after the cooldown: %+v, %v; want a probe", first, err)
+				}
+				// A caller on another host sees the lease of h1's prober: its
+				// holder cannot be checked from h2, so it only expires.
+				other, _, err := proto(b, "h2", 200, func(int, uint64) bool { return false }).Admit("k", settings, later.Add(time.Second))
+				if err != nil || other.Run || other.Skip != breaker.SkipProbing {
+					t.Fatalf("second caller on another host: %+v, %v; want it skipped while the probe runs", other, err)
+				}
+				// After the lease expires, h2 reaps it: an abandoned probe,
+				// which re-opens the circuit.
+				expired := later.Add(settings.ProbeLease + time.Second)
+				last, _, err := proto(b, "h2", 400, everyoneAlive).Admit("k", settings, expired)
+				if err != nil || last.Run || len(last.Events) == 0 || last.Events[0].Kind != breaker.Reaped {
+					t.Fatalf("caller on another host after the lease expired: %+v, %v; want the lease reaped", last, err)
+				}
+			})
+			t.Run("a dead prober on this host is reaped", func(t *testing.T) {
+				b := open()
+				for range 3 {
+					run(t, proto(b, "h1", 100, everyoneAlive), "k", t0, 1)
+				}
+				later := t0.Add(2 * time.Minute)
+				if first, _, _ := proto(b, "h1", 200, everyoneAlive).Admit("k", settings, later); !first.Probe {
+					t.Fatal("no probe after the cooldown")
+				}
+				dec, c, err := proto(b, "h1", 300, func(int, uint64) bool { return false }).Admit("k", settings, later.Add(time.Second))
+				if err != nil || len(dec.Events) == 0 || dec.Events[0].Kind != breaker.Reaped || c.Totals.Abandoned != 1 {
+					t.Fatalf("caller on the prober's host after it died: %+v, %v; want its lease reaped as abandoned", dec, err)
+				}
+			})
+			t.Run("max_concurrent", func(t *testing.T) {
+				b := open()
+				p := proto(b, "h1", 100, everyoneAlive)
+				slot, err := p.Start("k", 1, 0, t0, time.Time{}, nil)
+				if err != nil || slot == nil {
+					t.Fatalf("Start = %v, %v", slot, err)
+				}
+				if _, err := p.Start("k", 1, 0, t0, time.Time{}, nil); !errors.Is(err, store.ErrFull) {
+					t.Errorf("second Start = %v; want ErrFull", err)
+				}
+				if _, err := p.Start("k", 1, time.Minute, t0, time.Time{}, func() bool { return true }); !errors.Is(err, store.ErrStopped) {
+					t.Errorf("Start stopped while queued = %v; want ErrStopped", err)
+				}
+				runs, _ := b.runs.List(func(store.Holder) bool { return true })
+				if len(runs) != 1 || runs[0].Key != "k" || runs[0].Holder.Host != "h1" {
+					t.Errorf("runs in flight = %+v; want k's, held on h1", runs)
+				}
+				slot.Release()
+				if _, err := p.Start("k", 1, 0, t0, time.Time{}, nil); err != nil {
+					t.Errorf("Start after Release = %v", err)
+				}
+				if err := p.Reject("k", t0, "full"); err != nil {
+					t.Fatal(err)
+				}
+				c, _ := b.circuits.Peek("k")
+				if c.Totals.Rejected != 1 {
+					t.Errorf("rejected = %d; want 1", c.Totals.Rejected)
+				}
+			})
+		})
+	}
+}
+
+func TestClassify(t *testing.T) {
+	b := config.Default("/h").CircuitBreaker
+	slow := b
+	slow.SlowCall = time.Second
+	tests := []struct {
+		name string
+		res  supervise.Result
+		b    config.Breaker
+		want breaker.Outcome
+		err  string
+	}{
+		{"success", supervise.Result{ExitCode: 0}, b, breaker.Success, ""},
+		{"block", supervise.Result{ExitCode: 2}, b, breaker.Ignored, ""},
+		{"failure", supervise.Result{ExitCode: 1, Tail: []byte("boom\n")}, b, breaker.Failure, "exit 1: boom"},
+		{"not found", supervise.Result{ExitCode: 127, StartErr: errors.New("x: command not found")}, b, breaker.Failure, "exit 127: x: command not found"},
+		{"interrupted", supervise.Result{ExitCode: 143, Interrupted: supervise.Signals[1]}, b, breaker.Cancelled, ""},
+		{"slow", supervise.Result{ExitCode: 0, Elapsed: 2 * time.Second}, slow, breaker.Failure, "slow call: took 2s, over slow_call 1s"},
+	}
+	for _, tc := range tests {
+		r := circuit.Classify(&tc.res, tc.b, breaker.Decision{})
+		if r.Outcome != tc.want || r.Error != tc.err {
+			t.Errorf("%s: Classify = %v %q; want %v %q", tc.name, r.Outcome, r.Error, tc.want, tc.err)
+		}
+	}
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pgtest.StopShared()
+	os.Exit(code)
+}
+
+// Only the counters of a closed, healthy circuit, and a skip count, may be
+// written the cheaper way; a failure, the success that ends a run of
+// failures, a probe and a trip are written in full.
+func TestOnlyHealthyCountersAreRelaxed(t *testing.T) {
+	c := storetest.NewCircuits()
+	p := proto(backend{c, storetest.NewRuns(), c.Events}, "h1", 100, everyoneAlive)
+	for _, step := range []struct {
+		exit    int
+		relaxed bool
+	}{
+		{0, true},  // healthy: counters only
+		{0, true},  // still
+		{2, true},  // ignored: counts as neither
+		{1, false}, // a failure moves towards the threshold
+		{0, false}, // the success that resets it is a state change too
+		{0, true},  // healthy again
+		{1, false},
+		{1, false},
+		{1, false}, // trips
+	} {
+		before := c.Relaxed()
+		run(t, p, "k", t0, step.exit)
+		if got := c.Relaxed() > before; got != step.relaxed {
+			t.Fatalf("exit %d: relaxed %v; want %v", step.exit, got, step.relaxed)
+		}
+	}
+	before := c.Relaxed()
+	if dec := run(t, p, "k", t0.Add(time.Second), 0); dec.Run || c.Relaxed() != before+1 {
+		t.Errorf("a skip (run %v) was not relaxed", dec.Run)
+	}
+	later := t0.Add(2 * time.Minute)
+	before = c.Relaxed()
+	if dec := run(t, p, "k", later, 0); !dec.Probe || c.Relaxed() != before {
+		t.Errorf("a successful probe was relaxed (probe %v)", dec.Probe)
+	}
+}

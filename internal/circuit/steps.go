@@ -1,0 +1,212 @@
+// The steps: one step of a key's circuit breaker inside a store
+// transaction. Each reads the circuit, lets package breaker decide, puts the
+// circuit back, keeps the totals in step and logs what happened, on any
+// store.CircuitTx, so every backend gets the same steps and the same events.
+// Protocol uses Admit, Record and Reject; the CLI's manual controls use
+// Reset, Trip and Probe.
+
+package circuit
+
+import (
+	"time"
+
+	"guard/breaker"
+	"guard/eventlog"
+	"guard/internal/store"
+)
+
+// Admit asks key's circuit whether a call may run (see breaker.Circuit.Admit)
+// and counts the call as skipped if it may not. It returns the decision and
+// the circuit after it.
+func Admit(tx store.CircuitTx, key string, s breaker.Settings, now time.Time, holder breaker.Lease, alive func(breaker.Lease) bool) (breaker.Decision, breaker.Circuit, error) {
+	c, err := tx.Circuit(key)
+	if err != nil {
+		return breaker.Decision{}, c, err
+	}
+	dec := c.Admit(s, now, holder, alive)
+	if !dec.Run {
+		c.Skip()
+	}
+	reaped := 0
+	for _, ev := range dec.Events {
+		if ev.Kind == breaker.Reaped {
+			reaped++
+		}
+	}
+	tx.Count(0, reaped)
+	logBreaker(tx, key, now, &c, dec.Events)
+	if !dec.Run {
+		e := eventlog.Event{Time: now, Event: eventlog.Skip, Key: key, Reason: string(dec.Skip), State: string(c.State)}
+		if s.Observe {
+			e.Outcome = eventlog.Observed // it runs anyway
+		}
+		if !c.RetryAfter.IsZero() {
+			e.Until = eventlog.Stamp(c.RetryAfter)
+		}
+		tx.Log(e)
+	}
+	if dec.Changed || !dec.Run {
+		tx.Put(key, c)
+	}
+	if !dec.Run && !dec.Changed {
+		// Only the skip count moved: the store may write it more cheaply
+		// (README: "Durability").
+		tx.Relax()
+	}
+	return dec, c, nil
+}
+
+// A Run is what became of one run, for the event log.
+type Run struct {
+	Exit     int           // the status guard exits with
+	Duration time.Duration // how long the command ran
+}
+
+// Record applies the outcome of a call of key that ran.
+func Record(tx store.CircuitTx, key string, s breaker.Settings, now time.Time, r breaker.Result, run Run) ([]breaker.Event, error) {
+	c, err := tx.Circuit(key)
+	if err != nil {
+		return nil, err
+	}
+	healthy := c.State == "" || c.State == breaker.Closed
+	healthy = healthy && c.ConsecutiveFailures == 0 && len(c.Leases) == 0
+	events := c.Record(s, now, r)
+	tx.Put(key, c)
+	if healthy && len(events) == 0 && !r.Probe && r.Outcome != breaker.Failure && r.Outcome != breaker.Abandoned {
+		// Only counters and timestamps of a closed, healthy circuit moved:
+		// the store may write this one more cheaply (README: "Durability").
+		tx.Relax()
+	}
+	failed := 0
+	if r.Outcome == breaker.Failure || r.Outcome == breaker.Abandoned {
+		failed = 1
+	}
+	tx.Count(1, failed)
+	tx.Log(eventlog.Event{
+		Time: now, Event: eventlog.Run, Key: key, Outcome: string(r.Outcome),
+		Exit: eventlog.Int(run.Exit), DurationMS: eventlog.Int64(run.Duration.Milliseconds()),
+		Error: r.Error, Probe: r.Probe, State: string(c.State),
+	})
+	logBreaker(tx, key, now, &c, events)
+	return events, nil
+}
+
+// Reject counts a call of key that was not run because its concurrency
+// limit was reached.
+func Reject(tx store.CircuitTx, key string, now time.Time, reason string) error {
+	c, err := tx.Circuit(key)
+	if err != nil {
+		return err
+	}
+	c.Reject()
+	tx.Put(key, c)
+	tx.Log(eventlog.Event{Time: now, Event: eventlog.Rejected, Key: key, Reason: reason})
+	return nil
+}
+
+// Reset closes key's circuit. It reports false if key has no state.
+func Reset(tx store.CircuitTx, key string, now time.Time) (breaker.Event, bool, error) {
+	if !tx.Has(key) {
+		return breaker.Event{}, false, nil
+	}
+	c, err := tx.Circuit(key)
+	if err != nil {
+		return breaker.Event{}, false, err
+	}
+	from := c.State
+	ev := c.Reset(now)
+	tx.Put(key, c)
+	tx.Log(eventlog.Event{Time: now, Event: eventlog.Reset, Key: key, From: string(orClosed(from)), To: string(breaker.Closed), Reason: ev.Reason})
+	return ev, true, nil
+}
+
+// Trip forces key's circuit open; see breaker.Circuit.Trip. A key with no
+// state gets some, so a hook can be stopped before it first runs.
+func Trip(tx store.CircuitTx, key string, now time.Time, dur time.Duration, reason string) (breaker.Event, error) {
+	c, err := tx.Circuit(key)
+	if err != nil {
+		return breaker.Event{}, err
+	}
+	from := c.State
+	ev := c.Trip(now, dur, reason)
+	tx.Put(key, c)
+	e := eventlog.Event{Time: now, Event: eventlog.Trip, Key: key, From: string(orClosed(from)), To: string(breaker.Open), Reason: ev.Reason}
+	if dur > 0 {
+		e.Until = eventlog.Stamp(c.RetryAfter)
+	}
+	tx.Log(e)
+	return ev, nil
+}
+
+// Probe lets key's open circuit probe now; see breaker.Circuit.Probe.
+func Probe(tx store.CircuitTx, key string, now time.Time) (breaker.Event, bool, error) {
+	c, err := tx.Circuit(key)
+	if err != nil {
+		return breaker.Event{}, false, err
+	}
+	ev, changed, err := c.Probe(now)
+	if changed {
+		tx.Put(key, c)
+		tx.Log(eventlog.Event{Time: now, Event: eventlog.Probe, Key: key, From: string(ev.From), To: string(ev.To), Reason: ev.Reason})
+	}
+	return ev, changed, err
+}
+
+func orClosed(s breaker.State) breaker.State {
+	if s == "" {
+		return breaker.Closed
+	}
+	return s
+}
+
+// logBreaker logs what key's circuit did.
+func logBreaker(tx store.CircuitTx, key string, now time.Time, c *breaker.Circuit, evs []breaker.Event) {
+	for _, ev := range evs {
+		e := eventlog.Event{Time: now, Key: key, Reason: ev.Reason}
+		switch ev.Kind {
+		case breaker.Reaped:
+			e.Event = eventlog.Reaped
+			if ev.Lease != nil {
+				e.PID = ev.Lease.PID
+			}
+		default:
+			e.Event = eventlog.Transition
+			e.From, e.To = string(ev.From), string(ev.To)
+			if ev.To == breaker.Open && !c.RetryAfter.IsZero() {
+				e.Until = eventlog.Stamp(c.RetryAfter)
+			}
+		}
+		tx.Log(e)
+	}
+}
+
+// A Closed is a circuit ResetKeys closed, and the state it was in.
+type Closed struct {
+	Key  string
+	From breaker.State
+}
+
+// ResetKeys closes the circuits of keys, or of every key if all, in one
+// transaction. It stops at the first key with no state and returns it as
+// missing, having reset nothing.
+func ResetKeys(tx store.CircuitTx, keys []string, all bool, now time.Time) (closed []Closed, missing string, err error) {
+	if all {
+		keys = tx.Keys()
+	}
+	for _, k := range keys {
+		if !tx.Has(k) {
+			return nil, k, nil
+		}
+	}
+	for _, k := range keys {
+		c, err := tx.Circuit(k)
+		if err != nil {
+			return nil, "", err
+		}
+		if _, _, err := Reset(tx, k, now); err != nil {
+			return nil, "", err
+		}
+		closed = append(closed, Closed{k, orClosed(c.State)})
+	}
+	return closed, "", nil
+}

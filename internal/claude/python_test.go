@@ -1,0 +1,120 @@
+package claude
+
+import (
+	"strings"
+	"testing"
+)
+
+// pyDoc is a settings.json with hooks wrapped by the Python guardrails, in
+// each way they are launched.
+const pyDoc = `{
+  "hooks": {
+    "PostToolUse": [
+      {
+        "matcher": "Write|Edit",
+        "hooks": [
+          {"type": "command", "command": "uv run ~/.claude/hooks/guardrails/circuit_breaker_wrapper.py -- uv run ~/.claude/hooks/validators/ruff_check.py"},
+          {"type": "command", "command": "python3 /opt/g/circuit_breaker_wrapper.py --failure-threshold 5 --cooldown-seconds 60 -- python3 \"$CLAUDE_PROJECT_DIR/hooks/it's.py\" --fix"},
+          {"type": "command", "command": "~/.claude/hooks/guardrails/circuit_breaker_wrapper.py -- npx prettier --check ."},
+          {"type": "command", "command": "uv run --no-project --script w/circuit_breaker_wrapper.py --  bash -c \"echo \u00e9 && exit 1\""},
+          {"type": "command", "command": "uv run x/circuit_breaker_wrapper.py -- a.sh && b.sh"},
+          {"type": "command", "args": ["uv", "run", "circuit_breaker_wrapper.py", "--", "lint"]},
+          {"type": "command", "command": "echo circuit_breaker_wrapper.py -- x"}
+        ]
+      }
+    ]
+  }
+}
+`
+
+func TestPythonWrappedHooksMoveToGuardAndBack(t *testing.T) {
+	r, err := Install([]byte(pyDoc), Options{Binary: "/usr/local/bin/guard"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var moved []Change
+	for _, c := range r.Changes {
+		if c.Moved != nil {
+			moved = append(moved, c)
+		}
+	}
+	if len(moved) != 4 {
+		t.Fatalf("moved %d hooks; want 4:\n%s", len(moved), r.Doc)
+	}
+	want := []struct{ key, cmd, after string }{
+		{"ruff-check", "uv run ~/.claude/hooks/validators/ruff_check.py",
+			`/usr/local/bin/guard run --from-python 'uv run ~/.claude/hooks/guardrails/circuit_breaker_wrapper.py -- ' -c 'uv run ~/.claude/hooks/validators/ruff_check.py'`},
+		{"it's", `python3 "$CLAUDE_PROJECT_DIR/hooks/it's.py" --fix`,
+			`/usr/local/bin/guard run --from-python 'python3 /opt/g/circuit_breaker_wrapper.py --failure-threshold 5 --cooldown-seconds 60 -- ' --failure-threshold 5 --cooldown-seconds 60 -c 'python3 "$CLAUDE_PROJECT_DIR/hooks/it'\''s.py" --fix'`},
+		{".", "npx prettier --check .", ""}, // the wrapper's key, lossy as it is
+		{"echo é && exit 1", `bash -c "echo é && exit 1"`, ""},
+	}
+	for i, w := range want {
+		m := moved[i].Moved
+		if m.PythonKey != w.key || m.Command != w.cmd || (w.after != "" && moved[i].After != w.after) {
+			t.Errorf("hook %d: key %q, command %q, after\n%s\nwant key %q, command %q, after\n%s", i, m.PythonKey, m.Command, moved[i].After, w.key, w.cmd, w.after)
+		}
+	}
+	// Not moved: a wrapped command that is not the rest of the hook, and an
+	// exec-form hook (left with a reason); an echo is no wrapper at all.
+	if !strings.Contains(string(r.Doc), `"/usr/local/bin/guard run -c 'uv run x/circuit_breaker_wrapper.py -- a.sh && b.sh'"`) {
+		t.Errorf("the && hook was not wrapped whole:\n%s", r.Doc)
+	}
+	var why []string
+	for _, c := range r.Left {
+		why = append(why, c.Why)
+	}
+	if strings.Join(why, ";") != WhyPyArgs {
+		t.Errorf("left %q; want the exec-form hook, for its reason", why)
+	}
+	// Installing again changes nothing; uninstall gives the very bytes back.
+	again, err := Install(r.Doc, Options{Binary: "/usr/local/bin/guard"})
+	if err != nil || string(again.Doc) != string(r.Doc) || len(again.Changes) != 0 {
+		t.Errorf("a second install changed %d hooks (%v)", len(again.Changes), err)
+	}
+	back, err := Uninstall(r.Doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(back.Doc) != pyDoc {
+		t.Errorf("uninstall gave\n%s\nwant the original\n%s", back.Doc, pyDoc)
+	}
+	// Re-pointing a moved hook keeps it restorable.
+	moved2, err := Install(r.Doc, Options{Binary: "/opt/bin/guard"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back, _ := Uninstall(moved2.Doc); string(back.Doc) != pyDoc {
+		t.Errorf("uninstall after a re-point gave\n%s", back.Doc)
+	}
+}
+
+func TestBothWrappersAreRefused(t *testing.T) {
+	for _, cmd := range []string{
+		`guard run -c 'uv run circuit_breaker_wrapper.py -- python3 lint.py'`,
+		`uv run circuit_breaker_wrapper.py -- guard run -- python3 lint.py`,
+		`python3 circuit_breaker_wrapper.py -- env A=1 /usr/bin/guard run -c lint`,
+	} {
+		doc := `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": ` + string(jsonString(cmd)) + `}]}]}}`
+		_, err := Install([]byte(doc), Options{Binary: "guard"})
+		if _, ok := err.(*BothWrappedError); !ok {
+			t.Errorf("%s: %v; want a BothWrappedError", cmd, err)
+		}
+	}
+}
+
+func TestPythonKey(t *testing.T) {
+	for _, c := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"uv", "run", "hooks/Ruff_Check.py", "--fix"}, "ruff-check"},
+		{[]string{"npx", "prettier", "--check", "."}, "."},
+		{[]string{"caf-hooks", "lint_all", "--quick"}, "lint-all"},
+		{[]string{"/usr/bin/make"}, "make"},
+	} {
+		if got := PythonKey(c.argv); got != c.want {
+			t.Errorf("PythonKey(%q) = %q; want %q", c.argv, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,416 @@
+package claude
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const bin = "/usr/local/bin/guard"
+
+// realistic is a settings.json with several events, matchers, a timeout,
+// commands with quotes, pipes and &&, an exec-form hook, and other keys.
+const realistic = `{
+  "permissions": {
+    "allow": ["Bash(npm run lint)"]
+  },
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "python3 ~/.claude/hooks/check_bash.py"
+          },
+          {
+            "type": "command",
+            "command": "jq -r '.tool_input.command' | grep -q 'rm -rf' && exit 2 || exit 0",
+            "timeout": 10
+          }
+        ]
+      }
+    ],
+    "PostToolUse": [
+      {
+        "matcher": "Write|Edit",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "npx prettier --write \"$CLAUDE_PROJECT_DIR\" && echo 'formatted'"
+          }
+        ]
+      }
+    ],
+    "Stop": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "uv run $CLAUDE_PROJECT_DIR/.claude/hooks/stop_check.py"
+          }
+        ]
+      }
+    ],
+    "Notification": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "args": [
+              "notify-send",
+              "Claude",
+              "needs you"
+            ]
+          }
+        ]
+      }
+    ]
+  },
+  "model": "opus"
+}
+`
+
+// commands decodes every hook command, or args joined, in document order.
+func commands(t *testing.T, doc []byte) []string {
+	t.Helper()
+	var v struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Command string   `json:"command"`
+				Args    []string `json:"args"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(doc, &v); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, doc)
+	}
+	var out []string
+	for _, ev := range []string{"PreToolUse", "PostToolUse", "Stop", "Notification"} {
+		for _, g := range v.Hooks[ev] {
+			for _, h := range g.Hooks {
+				if h.Command != "" {
+					out = append(out, h.Command)
+				} else {
+					out = append(out, strings.Join(h.Args, "|"))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// shellArg reads the argument of -c the way sh does, for the quoting
+// Install writes: runs of '...' with \' between them.
+func shellArg(t *testing.T, cmd string) string {
+	t.Helper()
+	prefix := bin + " run -c "
+	if !strings.HasPrefix(cmd, prefix) {
+		t.Fatalf("%q does not start with %q", cmd, prefix)
+	}
+	s := cmd[len(prefix):]
+	var b strings.Builder
+	for s != "" {
+		switch {
+		case strings.HasPrefix(s, `\'`):
+			b.WriteByte('\'')
+			s = s[2:]
+		case s[0] == '\'':
+			end := strings.IndexByte(s[1:], '\'')
+			if end < 0 {
+				t.Fatalf("unterminated quote in %q", cmd)
+			}
+			b.WriteString(s[1 : 1+end])
+			s = s[2+end:]
+		default:
+			t.Fatalf("unquoted text %q in %q", s, cmd)
+		}
+	}
+	return b.String()
+}
+
+func TestInstallAndUninstall(t *testing.T) {
+	doc := []byte(realistic)
+	out, changes, err := install3(doc, Options{Binary: bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 5 {
+		t.Errorf("%d changes; want 5: %+v", len(changes), changes)
+	}
+	before, after := commands(t, doc), commands(t, out)
+	for i := range 4 {
+		if got := shellArg(t, after[i]); got != before[i] {
+			t.Errorf("hook %d: sh would run %q; want %q", i, got, before[i])
+		}
+	}
+	if want := bin + "|run|--|notify-send|Claude|needs you"; after[4] != want {
+		t.Errorf("exec form = %q; want %q", after[4], want)
+	}
+	// Everything else is as it was: only the command lines differ.
+	outLines, docLines := strings.Split(string(out), "\n"), strings.Split(realistic, "\n")
+	if len(outLines) != len(docLines)+3 { // three args inserted on lines of their own
+		t.Errorf("line count %d; want %d", len(outLines), len(docLines)+3)
+	}
+	if !strings.HasSuffix(string(out), "  \"model\": \"opus\"\n}\n") || !strings.HasPrefix(string(out), "{\n  \"permissions\"") {
+		t.Errorf("order or indentation changed:\n%s", out)
+	}
+	if !strings.Contains(string(out), "\n              \""+bin+"\",\n              \"run\",\n              \"--\",\n              \"notify-send\",") {
+		t.Errorf("exec form not indented like its array:\n%s", out)
+	}
+
+	again, changes, err := install3(out, Options{Binary: bin})
+	if err != nil || len(changes) != 0 || string(again) != string(out) {
+		t.Errorf("second install changed %d hooks; want none", len(changes))
+	}
+	back, changes, err := uninstall3(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(back) != realistic {
+		t.Errorf("uninstall after install is not byte-identical:\n%s", back)
+	}
+	if len(changes) != 5 {
+		t.Errorf("uninstall made %d changes; want 5", len(changes))
+	}
+	if again, changes, _ := uninstall3(back); len(changes) != 0 || string(again) != realistic {
+		t.Error("second uninstall changed something")
+	}
+}
+
+func TestEscapesAreKept(t *testing.T) {
+	// Escapes another writer chose: \u0027 for a quote, \/ and \u0026.
+	doc := []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"echo \u0027it\u0027s\u0027 \/tmp \u0026\u0026 echo \"q\" \\ done"}]}]}}`)
+	out, _, err := install3(doc, Options{Binary: bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := shellArg(t, commands(t, out)[0]); got != `echo 'it's' /tmp && echo "q" \ done` {
+		t.Errorf("sh would run %q", got)
+	}
+	back, _, _ := uninstall3(out)
+	if string(back) != string(doc) {
+		t.Errorf("escapes not kept:\n%s\nwant\n%s", back, doc)
+	}
+}
+
+func TestSkipAndAlreadyWrapped(t *testing.T) {
+	doc := []byte(`{"hooks":{"Stop":[{"hooks":[
+		{"type":"command","command":"critical-hook.sh"},
+		{"type":"command","command":"/opt/tools/guard run -c 'x'"},
+		{"type":"command","command":"'/my dir/guard' run -- y"},
+		{"type":"prompt","prompt":"is the task done?"},
+		{"type":"command","command":"guard cooldown hook --record"},
+		{"type":"command","args":["/usr/bin/guard","cooldown","hook"]},
+		{"type":"command","command":"z"}]}]}}`)
+	r, err := Install(doc, Options{Binary: bin, Skip: func(c string) bool { return strings.Contains(c, "critical") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, changes := r.Doc, r.Changes
+	// The hook wrapped with another guard is re-pointed at this one.
+	if len(changes) != 2 || changes[0].Why != "re-pointed from /opt/tools/guard" || changes[1].Before != "z" || changes[1].Event != "Stop" {
+		t.Errorf("changes = %+v; want x re-pointed and z wrapped", changes)
+	}
+	if !strings.Contains(string(out), `"command":"/usr/local/bin/guard run -c 'x'"`) {
+		t.Errorf("x not re-pointed:\n%s", out)
+	}
+	var why []string
+	for _, l := range r.Left {
+		why = append(why, l.Before+": "+l.Why)
+	}
+	want := []string{"critical-hook.sh: " + WhyExcluded, "'/my dir/guard' run -- y: " + WhyGuard,
+		"guard cooldown hook --record: " + WhyGuard, "/usr/bin/guard cooldown hook: " + WhyGuard}
+	if !slices.Equal(why, want) {
+		t.Errorf("left alone:\n%q\nwant\n%q", why, want)
+	}
+	if !strings.Contains(string(out), `"command":"/usr/local/bin/guard run -c 'z'"`) {
+		t.Errorf("z not wrapped:\n%s", out)
+	}
+	// A binary path with spaces is quoted for the shell.
+	out, _, _ = install3([]byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"z"}]}]}}`), Options{Binary: "/my dir/guard"})
+	if !strings.Contains(string(out), `"command":"'/my dir/guard' run -c 'z'"`) {
+		t.Errorf("binary not quoted:\n%s", out)
+	}
+	if again, changes, _ := install3(out, Options{Binary: "/my dir/guard"}); len(changes) != 0 || string(again) != string(out) {
+		t.Error("a quoted binary was wrapped twice")
+	}
+}
+
+// TestOnlyGuardsOwnHooks covers hostile-user findings 4, 19, 20 and 21:
+// only hooks install wrapped are unwrapped, guard calls behind VAR=value
+// are not wrapped twice, programs whose names merely start with "guard"
+// are wrapped like any other, and a hook with two "command" members is
+// left alone.
+func TestOnlyGuardsOwnHooks(t *testing.T) {
+	doc := []byte(`{"hooks":{"Stop":[{"hooks":[
+		{"type":"command","command":"guardctl run -c 'deploy --prod'"},
+		{"type":"command","command":"guarddog run -c 'x'"},
+		{"type":"command","command":"./guard-secrets.sh"},
+		{"type":"command","command":"GUARD_STATE=/tmp/s.json guard run -c './y.sh'"},
+		{"type":"command","command":"env A=1 /usr/bin/guard run -- ./w.sh"},
+		{"type":"command","command":"first", "command":"second"},
+		{"type":"command","args":["guarddog","run","--","x"]}]}]}}`)
+	r, err := Install(doc, Options{Binary: bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wrapped, left []string
+	for _, c := range r.Changes {
+		wrapped = append(wrapped, c.Before)
+	}
+	for _, c := range r.Left {
+		left = append(left, c.Before+": "+c.Why)
+	}
+	wantWrapped := []string{"guardctl run -c 'deploy --prod'", "guarddog run -c 'x'", "./guard-secrets.sh", "guarddog run -- x"}
+	wantLeft := []string{"GUARD_STATE=/tmp/s.json guard run -c './y.sh': " + WhyGuard, "env A=1 /usr/bin/guard run -- ./w.sh: " + WhyGuard, "second: " + WhyTwice}
+	if !slices.Equal(wrapped, wantWrapped) {
+		t.Errorf("Install wrapped %q; want %q", wrapped, wantWrapped)
+	}
+	if !slices.Equal(left, wantLeft) {
+		t.Errorf("Install left %q; want %q", left, wantLeft)
+	}
+
+	// Uninstall touches none of the originals: none was written by install.
+	u, err := Uninstall(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(u.Changes) != 0 || string(u.Doc) != string(doc) {
+		t.Errorf("Uninstall changed hooks install did not wrap: %+v", u.Changes)
+	}
+	// ... and says which guard calls it leaves.
+	left = nil
+	for _, c := range u.Left {
+		left = append(left, c.Before+": "+c.Why)
+	}
+	wantLeft = []string{"GUARD_STATE=/tmp/s.json guard run -c './y.sh': " + WhyEdited, "env A=1 /usr/bin/guard run -- ./w.sh: " + WhyEdited}
+	if !slices.Equal(left, wantLeft) {
+		t.Errorf("Uninstall left %q; want %q", left, wantLeft)
+	}
+
+	// A wrapped hook the user edited is reported, not silently kept.
+	edited := []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"/usr/local/bin/guard run --timeout 5s -c 'x'"}]}]}}`)
+	u, _ = Uninstall(edited)
+	if len(u.Changes) != 0 || len(u.Left) != 1 || u.Left[0].Why != WhyEdited {
+		t.Errorf("Uninstall of an edited wrapper = %+v, left %+v; want it reported", u.Changes, u.Left)
+	}
+
+	// Install then uninstall gives the very bytes back.
+	back, err := Uninstall(r.Doc)
+	if err != nil || string(back.Doc) != string(doc) {
+		t.Errorf("round trip:\n%s\nwant\n%s", back.Doc, doc)
+	}
+}
+
+// TestBareBinary: a bare "guard", found through PATH, is what teams commit.
+func TestBareBinary(t *testing.T) {
+	doc := []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"/tmp/go-build1/b001/exe/guard run -c 'x'"},{"type":"command","command":"y"}]}]}}`)
+	r, err := Install(doc, Options{Binary: "guard"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"guard run -c 'x'"},{"type":"command","command":"guard run -c 'y'"}]}]}}`
+	if string(r.Doc) != want {
+		t.Errorf("Install --binary guard:\n%s\nwant\n%s", r.Doc, want)
+	}
+}
+
+func TestNoHooksChangesNothing(t *testing.T) {
+	for _, doc := range []string{`{}`, `{"model": "x"}`, `{"hooks": {}}`, `{"hooks": []}`, "{\n  \"hooks\": {\"Stop\": []}\n}\n"} {
+		out, changes, err := install3([]byte(doc), Options{Binary: bin})
+		if err != nil || len(changes) != 0 || string(out) != doc {
+			t.Errorf("install3(%s) = %s, %v, %v", doc, out, changes, err)
+		}
+	}
+}
+
+func TestInvalidJSON(t *testing.T) {
+	_, _, err := install3([]byte("{\n  \"hooks\": {\n    \"Stop\": [,]\n  }\n}\n"), Options{Binary: bin})
+	var se *SyntaxError
+	if !errors.As(err, &se) || se.Line != 3 || se.Column != 14 {
+		t.Errorf("err = %v; want a syntax error at line 3, column 14", err)
+	}
+	if _, _, err := install3([]byte(`[1]`), Options{Binary: bin}); !errors.Is(err, ErrNotSettings) {
+		t.Errorf("install3([1]) = %v; want ErrNotSettings", err)
+	}
+}
+
+func FuzzInstallUninstall(f *testing.F) {
+	f.Add("python3 lint.py", "  ", false)
+	f.Add(`echo 'a' "b" $HOME `+"`x`"+` && cat <<EOF\nline\nEOF`, "\t", true)
+	f.Add(`it\'s \u0027 '\''`, "", false)
+	f.Fuzz(func(t *testing.T, command, indent string, exec bool) {
+		if strings.Trim(indent, " \t") != "" {
+			return // indentation is white space
+		}
+		hook := map[string]any{"type": "command", "command": command}
+		if exec {
+			hook = map[string]any{"type": "command", "args": []string{command, "--flag", command}}
+		}
+		v := map[string]any{"hooks": map[string]any{"PreToolUse": []any{
+			map[string]any{"matcher": "Bash", "hooks": []any{hook, map[string]any{"type": "command", "command": "true"}}},
+		}}}
+		doc, err := json.MarshalIndent(v, "", indent)
+		if err != nil {
+			return
+		}
+		out, _, err := install3(doc, Options{Binary: bin})
+		if err != nil {
+			t.Fatalf("Install: %v\n%s", err, doc)
+		}
+		if !json.Valid(out) {
+			t.Fatalf("Install wrote invalid JSON:\n%s", out)
+		}
+		var decoded string // command as JSON carries it: invalid UTF-8 replaced
+		if json.Unmarshal(jsonString(command), &decoded); !exec && !callsGuard(decoded) {
+			if got := shellArg(t, commands(t, out)[0]); got != decoded {
+				t.Fatalf("sh would run %q; want %q", got, decoded)
+			}
+		}
+		back, _, err := uninstall3(out)
+		if err != nil {
+			t.Fatalf("Uninstall: %v", err)
+		}
+		if string(back) != string(doc) {
+			t.Fatalf("round trip not byte-identical:\n%s\nwant\n%s", back, doc)
+		}
+	})
+}
+
+// FuzzDocument feeds arbitrary documents, so that the parser and the raw
+// rewrite meet every escape and layout JSON allows.
+func FuzzDocument(f *testing.F) {
+	f.Add([]byte(realistic))
+	f.Add([]byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"a\u0027b\\'c"}]}]}}`))
+	f.Add([]byte(`{"hooks":{"X":[{"hooks":[{"command":"\ud83d\ude00 \t","type":"command"},{"args":["a"],"type":"command"}]}]}}`))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		out, _, err := install3(doc, Options{Binary: bin})
+		if err != nil {
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("Install wrote invalid JSON:\n%s", out)
+		}
+		if _, changes, _ := uninstall3(doc); len(changes) > 0 {
+			return // it held wrapped hooks: Uninstall would change them too
+		}
+		back, _, err := uninstall3(out)
+		if err != nil || string(back) != string(doc) {
+			t.Fatalf("round trip not byte-identical (%v):\n%s\nwant\n%s", err, back, doc)
+		}
+	})
+}
+
+// install3 and uninstall3 return what the tests look at.
+func install3(doc []byte, opts Options) ([]byte, []Change, error) {
+	r, err := Install(doc, opts)
+	return r.Doc, r.Changes, err
+}
+
+func uninstall3(doc []byte) ([]byte, []Change, error) {
+	r, err := Uninstall(doc)
+	return r.Doc, r.Changes, err
+}

@@ -1,0 +1,308 @@
+package view
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"guard/breaker"
+	"guard/internal/circuit"
+	"guard/internal/store"
+	"guard/statefile"
+)
+
+// A KeyStatus is one element of 'guard status --json'.
+type KeyStatus struct {
+	Key                  string         `json:"key"`
+	Project              string         `json:"project,omitempty"` // the $CLAUDE_PROJECT_DIR it belongs to
+	State                string         `json:"state"`
+	FailureCount         int            `json:"failure_count"`
+	ConsecutiveFailures  int            `json:"consecutive_failures"`
+	ConsecutiveSuccesses int            `json:"consecutive_successes"`
+	LastError            *string        `json:"last_error"`
+	FirstFailure         statefile.Time `json:"first_failure"`
+	LastFailure          statefile.Time `json:"last_failure"`
+	LastSuccess          statefile.Time `json:"last_success"`
+	DisabledAt           statefile.Time `json:"disabled_at"`
+	RetryAfter           statefile.Time `json:"retry_after"`
+	Forced               bool           `json:"forced"`
+	OpenReason           *string        `json:"open_reason"`
+	ReopenCount          int            `json:"reopen_count"`
+	ProbeLeases          []LeaseStatus  `json:"probe_leases"`
+	Running              []RunStatus    `json:"running"`
+	LastRun              statefile.Time `json:"last_run"`
+	Totals               Totals         `json:"totals"`
+	// DurationMS sums up the key's run times in the event log; nil when
+	// the log has none (or was not read).
+	DurationMS *Durations `json:"duration_ms"`
+	// Mode is "observe" for a key in observe mode: its state is what it
+	// would be, and nothing is skipped.
+	Mode string `json:"mode,omitempty"`
+
+	known bool // the key has an entry in the state file
+}
+
+// Totals count every outcome a key has seen.
+type Totals struct {
+	Successes int64 `json:"successes"`
+	Failures  int64 `json:"failures"`
+	Ignored   int64 `json:"ignored"`
+	Cancelled int64 `json:"cancelled"`
+	Abandoned int64 `json:"abandoned"`
+	Skips     int64 `json:"skips"`
+	Rejected  int64 `json:"rejected"`
+}
+
+// A RunStatus is a run in flight.
+type RunStatus struct {
+	Host        string         `json:"host,omitempty"`      // guard's
+	PID         int            `json:"pid"`                 // guard's
+	ChildPID    int            `json:"child_pid,omitempty"` // the command's
+	Started     statefile.Time `json:"started"`
+	ElapsedMS   int64          `json:"elapsed_ms"`
+	Deadline    statefile.Time `json:"deadline"`     // null: no timeout
+	RemainingMS *int64         `json:"remaining_ms"` // until the timeout; null: none
+}
+
+// A LeaseStatus is a probe lease.
+type LeaseStatus struct {
+	Host     string         `json:"host,omitempty"`
+	PID      int            `json:"pid"`
+	Acquired statefile.Time `json:"acquired"`
+	Expires  statefile.Time `json:"expires"`
+	Alive    bool           `json:"alive"`
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func statusOf(key string, c breaker.Circuit, runs []store.Run, now time.Time, alive func(store.Holder) bool) KeyStatus {
+	st := KeyStatus{
+		Key:                  key,
+		Project:              circuit.KeyProject(key),
+		State:                string(c.State),
+		FailureCount:         c.FailureCount,
+		ConsecutiveFailures:  c.ConsecutiveFailures,
+		ConsecutiveSuccesses: c.ConsecutiveSuccesses,
+		LastError:            optional(c.LastError),
+		FirstFailure:         statefile.TimeOf(c.FirstFailure),
+		LastFailure:          statefile.TimeOf(c.LastFailure),
+		LastSuccess:          statefile.TimeOf(c.LastSuccess),
+		DisabledAt:           statefile.TimeOf(c.DisabledAt),
+		RetryAfter:           statefile.TimeOf(c.RetryAfter),
+		Forced:               c.Forced,
+		OpenReason:           optional(c.OpenReason),
+		ReopenCount:          c.Reopens,
+		ProbeLeases:          []LeaseStatus{},
+		Running:              []RunStatus{},
+		LastRun:              statefile.TimeOf(c.LastRun),
+		Totals:               Totals(c.Totals),
+	}
+	if st.State == "" {
+		st.State = string(breaker.Closed)
+	}
+	for _, l := range c.Leases {
+		st.ProbeLeases = append(st.ProbeLeases, LeaseStatus{
+			Host: l.Host, PID: l.PID, Acquired: statefile.TimeOf(l.Acquired), Expires: statefile.TimeOf(l.Expires),
+			Alive: alive(store.Holder{Host: l.Host, PID: l.PID, Start: l.Start}),
+		})
+	}
+	for _, r := range runs {
+		rs := RunStatus{Host: r.Holder.Host, PID: r.Holder.PID, ChildPID: r.ChildPID, Started: statefile.TimeOf(r.Started),
+			Deadline: statefile.TimeOf(r.Deadline), ElapsedMS: now.Sub(r.Started).Milliseconds()}
+		if !r.Deadline.IsZero() {
+			left := max(r.Deadline.Sub(now).Milliseconds(), 0)
+			rs.RemainingMS = &left
+		}
+		st.Running = append(st.Running, rs)
+	}
+	return st
+}
+
+// Severity ranks a circuit state by how much it needs attention: 0
+// closed, 1 half-open, 2 open. Status and reports list the worst first,
+// and Prometheus exports it as guard_circuit_state.
+func Severity(s breaker.State) int {
+	switch s {
+	case breaker.Open:
+		return 2
+	case breaker.HalfOpen:
+		return 1
+	}
+	return 0
+}
+
+// Statuses returns the status of keys (all keys, and any key with a run in
+// flight, if none are given), most urgent first. A key whose state did not
+// check out is left out (see store.CircuitView.Aside).
+func Statuses(v store.CircuitView, keys []string, runs []store.Run, now time.Time, alive func(store.Holder) bool) ([]KeyStatus, error) {
+	byKey := map[string][]store.Run{}
+	for _, r := range runs {
+		byKey[r.Key] = append(byKey[r.Key], r)
+	}
+	if len(keys) == 0 {
+		keys = v.Keys()
+		for k := range byKey {
+			if !v.Has(k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	out := make([]KeyStatus, 0, len(keys))
+	for _, k := range keys {
+		c, err := v.Circuit(k)
+		if err != nil {
+			return nil, err
+		}
+		known := v.Has(k)
+		if !known && isAside(v, k) {
+			continue
+		}
+		st := statusOf(k, c, byKey[k], now, alive)
+		st.known = known
+		out = append(out, st)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if a, b := Severity(breaker.State(out[i].State)), Severity(breaker.State(out[j].State)); a != b {
+			return a > b
+		}
+		return out[i].Key < out[j].Key
+	})
+	return out, nil
+}
+
+func isAside(v store.CircuitView, key string) bool {
+	for _, a := range v.Aside() {
+		if a.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// KeyWidth is how much of a key 'guard status' shows without --wide.
+const KeyWidth = 48
+
+// StatusTable prints Statuses as an aligned table, then the runs in flight.
+// Keys longer than KeyWidth are shortened in the middle (0: never). With
+// color, states are coloured.
+func StatusTable(w io.Writer, sts []KeyStatus, now time.Time, keyWidth int, color bool) {
+	t := &table{header: []string{"STATE", "FAILURES", "NEXT", "P50/P95", "KEY", "LAST ERROR"}}
+	projects := false
+	for _, st := range sts {
+		projects = projects || st.Project != ""
+	}
+	if projects {
+		// A key kept per project shows its command and, apart, its project.
+		t.header = []string{"STATE", "FAILURES", "NEXT", "P50/P95", "KEY", "PROJECT", "LAST ERROR"}
+	}
+	running := 0
+	for _, st := range sts {
+		state := st.State
+		if !st.known {
+			state = "closed (no state)"
+		} else if st.Forced {
+			state += " (forced)"
+		}
+		if st.Mode == "observe" {
+			state += " (observe)"
+		}
+		last := "-"
+		if st.LastError != nil {
+			last = Printable(LastError(*st.LastError, 60))
+		}
+		row := []string{state, fmt.Sprint(st.FailureCount), nextTry(st, now), st.DurationMS.Brief(), ellipsize(Printable(st.Key), keyWidth), last}
+		if projects {
+			key, project := st.Key, "-"
+			if st.Project != "" {
+				key, project = strings.TrimSuffix(key, circuit.ProjectSep+st.Project), st.Project
+			}
+			row = []string{row[0], row[1], row[2], row[3], ellipsize(Printable(key), keyWidth), Printable(project), last}
+		}
+		t.rows = append(t.rows, row)
+		running += len(st.Running)
+	}
+	if color {
+		t.color = func(row, col int) string {
+			if col != 0 {
+				return ""
+			}
+			return stateColor[breaker.State(sts[row].State)]
+		}
+	}
+	t.write(w)
+	if running == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nIn flight:\n")
+	t = &table{header: []string{"PID", "RUNNING", "TIME LEFT", "KEY"}}
+	for _, st := range sts {
+		for _, r := range st.Running {
+			pid := r.PID
+			if r.ChildPID != 0 {
+				pid = r.ChildPID
+			}
+			left := "no timeout"
+			if r.RemainingMS != nil {
+				left = (time.Duration(*r.RemainingMS) * time.Millisecond).Truncate(time.Second).String()
+			}
+			t.rows = append(t.rows, []string{fmt.Sprint(pid), (time.Duration(r.ElapsedMS) * time.Millisecond).Truncate(time.Second).String(), left, ellipsize(Printable(st.Key), keyWidth)})
+		}
+	}
+	t.write(w)
+}
+
+// stateColor is the ANSI colour of each state on a terminal.
+var stateColor = map[breaker.State]string{
+	breaker.Open:     "\x1b[31m", // red
+	breaker.HalfOpen: "\x1b[33m", // yellow
+	breaker.Closed:   "\x1b[32m", // green
+}
+
+// nextTry says when a key will run again.
+func nextTry(st KeyStatus, now time.Time) string {
+	switch breaker.State(st.State) {
+	case breaker.Open:
+		switch {
+		case st.RetryAfter.IsZero() && st.Forced:
+			return "until reset"
+		case !st.RetryAfter.After(now):
+			return "next call probes"
+		}
+		return "in " + Until(st.RetryAfter.Time, now)
+	case breaker.HalfOpen:
+		for _, l := range st.ProbeLeases {
+			if l.Alive {
+				return fmt.Sprintf("probing (pid %d)", l.PID)
+			}
+		}
+		return "next call probes"
+	}
+	return "-"
+}
+
+// UnknownKey explains that key has no state, suggesting keys that look like
+// what the user meant.
+func UnknownKey(key string, v store.CircuitView) error {
+	var near []string
+	keys := v.Keys()
+	for _, k := range keys {
+		if strings.Contains(k, key) || strings.Contains(key, k) {
+			near = append(near, circuit.KeyArg(k))
+		}
+	}
+	msg := fmt.Sprintf("no state for key %q", key)
+	if len(near) > 0 && len(near) <= 5 {
+		msg += "; did you mean " + strings.Join(near, " or ") + "?"
+	} else if len(keys) > 0 {
+		msg += "; 'guard status' lists the keys"
+	}
+	return errors.New(msg)
+}
