@@ -29,6 +29,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"guard/internal/jsonx"
 	"hash/fnv"
 	"math/rand/v2"
 	"os"
@@ -172,7 +173,7 @@ func try(dir, path string, run Run) (*Slot, bool, error) {
 // is best effort: the record is for display only.
 func (s *Slot) write() {
 	var b bytes.Buffer
-	w := statefile.NewObjectWriter(&b, "", true)
+	w := jsonx.NewObjectWriter(&b, "", true)
 	w.String("key", s.run.Key)
 	if s.run.Host != "" {
 		w.String("host", s.run.Host)

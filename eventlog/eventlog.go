@@ -24,6 +24,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"guard/internal/jsonx"
 	"io"
 	"os"
 	"path/filepath"
@@ -76,7 +77,7 @@ func Int64(n int64) *int64 { return &n }
 // reflection for Event in every process.
 func (e Event) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
-	w := statefile.NewObjectWriter(&b, "", true)
+	w := jsonx.NewObjectWriter(&b, "", true)
 	w.String("time", e.Time.UTC().Format("2006-01-02T15:04:05Z"))
 	w.Int("ts_ms", e.Time.UnixMilli())
 	w.String("event", e.Event)

@@ -3,7 +3,7 @@ package eventlog
 import (
 	"time"
 
-	"guard/statefile"
+	"guard/internal/jsonx"
 )
 
 // The events guard logs, each with what it means. Event.Event is one of
@@ -38,5 +38,5 @@ func Stamp(t time.Time) string {
 	if r := t.Truncate(time.Second); !r.Equal(t) {
 		t = r.Add(time.Second)
 	}
-	return t.UTC().Format(statefile.TimeLayout)
+	return t.UTC().Format(jsonx.TimeLayout)
 }

@@ -49,7 +49,7 @@ func Seal(sum uint32) []byte {
 	b := make([]byte, 0, sealLen)
 	b = append(b, sealHead...)
 	for shift := 28; shift >= 0; shift -= 4 {
-		b = append(b, hexDigits[sum>>shift&0xF])
+		b = append(b, "0123456789abcdef"[sum>>shift&0xF])
 	}
 	return append(b, sealTail+"\n"...)
 }

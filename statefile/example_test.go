@@ -2,6 +2,7 @@ package statefile_test
 
 import (
 	"fmt"
+	"guard/internal/jsonx"
 	"os"
 	"path/filepath"
 
@@ -41,9 +42,9 @@ func ExampleUpdate() {
 // without the lock; Members splits an object, checking it as it goes.
 func ExampleFind() {
 	doc := []byte(`{"version": 1, "hooks": {"lint": {"state": "open"}, "fmt": {"state": "closed"}}}`)
-	v, ok := statefile.Find(doc, "hooks", "lint")
+	v, ok := jsonx.Find(doc, "hooks", "lint")
 	fmt.Println(string(v), ok)
-	top, hooks, err := statefile.Members(doc, "hooks")
+	top, hooks, err := jsonx.Members(doc, "hooks")
 	fmt.Println(len(top), hooks[1].Key, err)
 	// Output:
 	// {"state": "open"} true

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"guard/internal/atomicfile"
+	"guard/internal/jsonx"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,18 +17,18 @@ import (
 )
 
 type counter struct {
-	N     int   `json:"n"`
-	Extra Extra `json:"-"`
+	N     int         `json:"n"`
+	Extra jsonx.Extra `json:"-"`
 }
 
 func (c *counter) UnmarshalJSON(b []byte) error {
 	type plain counter
-	return UnmarshalObject(b, (*plain)(c), &c.Extra)
+	return jsonx.UnmarshalObject(b, (*plain)(c), &c.Extra)
 }
 
 func (c counter) MarshalJSON() ([]byte, error) {
 	type plain counter
-	return MarshalObject(plain(c), c.Extra)
+	return jsonx.MarshalObject(plain(c), c.Extra)
 }
 
 func increment(c *counter) (bool, error) {

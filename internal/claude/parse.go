@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"guard/statefile"
+	"guard/internal/jsonx"
 )
 
 // A node is a JSON value and where it sits in the document. The rewrite
@@ -96,13 +96,13 @@ func build(doc, v []byte) *node {
 	switch v[0] {
 	case '{':
 		n.kind = '{'
-		ms, _ := statefile.ObjectMembers(v)
+		ms, _ := jsonx.ObjectMembers(v)
 		for _, m := range ms {
 			n.members = append(n.members, member{key: m.Key, value: build(doc, m.Value)})
 		}
 	case '[':
 		n.kind = '['
-		es, _ := statefile.Elements(v)
+		es, _ := jsonx.Elements(v)
 		for _, e := range es {
 			n.elems = append(n.elems, build(doc, e))
 		}
@@ -117,6 +117,6 @@ func (n *node) str(doc []byte) (string, bool) {
 	if n == nil || n.kind != '"' {
 		return "", false
 	}
-	s, err := statefile.ParseString(doc[n.start:n.end])
+	s, err := jsonx.ParseString(doc[n.start:n.end])
 	return s, err == nil
 }

@@ -8,8 +8,8 @@ import (
 
 	"guard/breaker"
 	"guard/config"
+	"guard/internal/jsonx"
 	"guard/internal/store"
-	"guard/statefile"
 )
 
 // A ServiceStatus is a service's budgets, as 'guard cooldown status --json' and the
@@ -22,16 +22,16 @@ type ServiceStatus struct {
 
 // Verdict is a budget verdict for --json output.
 type Verdict struct {
-	Service     string         `json:"service,omitempty"`
-	Action      string         `json:"action,omitempty"`
-	Field       string         `json:"field"`
-	Allowed     bool           `json:"allowed"`
-	InCooldown  bool           `json:"in_cooldown"`
-	Used        int            `json:"used"`
-	Limit       int            `json:"limit"`
-	Window      string         `json:"window"`
-	WindowMS    int64          `json:"window_ms"`
-	NextAllowed statefile.Time `json:"next_allowed"` // null: never
+	Service     string     `json:"service,omitempty"`
+	Action      string     `json:"action,omitempty"`
+	Field       string     `json:"field"`
+	Allowed     bool       `json:"allowed"`
+	InCooldown  bool       `json:"in_cooldown"`
+	Used        int        `json:"used"`
+	Limit       int        `json:"limit"`
+	Window      string     `json:"window"`
+	WindowMS    int64      `json:"window_ms"`
+	NextAllowed jsonx.Time `json:"next_allowed"` // null: never
 }
 
 func VerdictOf(service string, a store.Action, v breaker.Verdict) Verdict {
@@ -39,7 +39,7 @@ func VerdictOf(service string, a store.Action, v breaker.Verdict) Verdict {
 		Service: service, Action: a.Name, Field: a.Field,
 		Allowed: v.Allowed, InCooldown: !v.Allowed, Used: v.Used, Limit: v.Limit,
 		Window: config.FormatDuration(a.Window), WindowMS: a.Window.Milliseconds(),
-		NextAllowed: statefile.TimeOf(v.NextAllowed),
+		NextAllowed: jsonx.TimeOf(v.NextAllowed),
 	}
 }
 
@@ -52,7 +52,7 @@ func BudgetLine(a store.Action, v breaker.Verdict, now time.Time) string {
 	case v.NextAllowed.IsZero():
 		s += "; the limit is 0, so never"
 	default:
-		s += fmt.Sprintf("; next allowed at %s (in %s)", v.NextAllowed.UTC().Format(statefile.TimeLayout), Until(v.NextAllowed, now))
+		s += fmt.Sprintf("; next allowed at %s (in %s)", v.NextAllowed.UTC().Format(jsonx.TimeLayout), Until(v.NextAllowed, now))
 	}
 	return s
 }
@@ -80,20 +80,20 @@ func ServiceStatuses(v store.BudgetView, actions []store.Action, names []string,
 // A BudgetStatus is 'guard cooldown status --json': each service's
 // budgets, and when each last_NAME stamp was set.
 type BudgetStatus struct {
-	Services map[string]ServiceStatus  `json:"services"`
-	Last     map[string]statefile.Time `json:"last"`
+	Services map[string]ServiceStatus `json:"services"`
+	Last     map[string]jsonx.Time    `json:"last"`
 }
 
 // BudgetStatusOf returns the status of the services names in v at now.
 func BudgetStatusOf(v store.BudgetView, actions []store.Action, names []string, now time.Time) (BudgetStatus, error) {
-	st := BudgetStatus{Last: map[string]statefile.Time{}}
+	st := BudgetStatus{Last: map[string]jsonx.Time{}}
 	var err error
 	if st.Services, err = ServiceStatuses(v, actions, names, now); err != nil {
 		return st, err
 	}
 	for _, name := range v.Stamps() {
 		if t, err := v.Last(name); err == nil {
-			st.Last[name] = statefile.TimeOf(t)
+			st.Last[name] = jsonx.TimeOf(t)
 		}
 	}
 	return st, nil
@@ -114,7 +114,7 @@ func WriteBudgetTable(w io.Writer, st BudgetStatus, names []string, actions []st
 			case v.NextAllowed.IsZero():
 				next = "never (limit 0)"
 			default:
-				next = fmt.Sprintf("in %s (%s)", Until(v.NextAllowed.Time, now), v.NextAllowed.UTC().Format(statefile.TimeLayout))
+				next = fmt.Sprintf("in %s (%s)", Until(v.NextAllowed.Time, now), v.NextAllowed.UTC().Format(jsonx.TimeLayout))
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\t%d\n", Printable(name), a.Name, v.Used, v.Limit, v.Window, next, s.ConsecutiveHealthy)
 		}

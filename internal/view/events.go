@@ -8,14 +8,14 @@ import (
 	"time"
 
 	"guard/eventlog"
-	"guard/statefile"
+	"guard/internal/jsonx"
 )
 
 // WriteEvents prints events as aligned text, one per line.
 func WriteEvents(w io.Writer, evs []eventlog.Event) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, ev := range evs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ev.Time.UTC().Format(statefile.TimeLayout), ev.Event, Printable(ev.Key), Printable(DescribeEvent(&ev)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ev.Time.UTC().Format(jsonx.TimeLayout), ev.Event, Printable(ev.Key), Printable(DescribeEvent(&ev)))
 	}
 	tw.Flush()
 }

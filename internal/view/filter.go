@@ -6,7 +6,7 @@ import (
 
 	"guard/config"
 	"guard/eventlog"
-	"guard/statefile"
+	"guard/internal/jsonx"
 )
 
 // EventFilter returns the test guard log applies to events: key and event
@@ -58,7 +58,7 @@ func when(flag, v string, now time.Time) (time.Time, error) {
 	if d, err := config.ParseDuration(v); err == nil {
 		return now.Add(-d), nil
 	}
-	if t, err := statefile.ParseTime(v); err == nil {
+	if t, err := jsonx.ParseTime(v); err == nil {
 		return t, nil
 	}
 	return time.Time{}, fmt.Errorf("--%s %q is neither a duration (1h) nor an RFC 3339 time", flag, v)

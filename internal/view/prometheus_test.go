@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"guard/statefile"
+	"guard/internal/jsonx"
 )
 
 var (
@@ -171,13 +171,13 @@ func TestPrometheusExposition(t *testing.T) {
 	var sts []KeyStatus
 	for i, k := range keys {
 		st := KeyStatus{Key: k, State: []string{"open", "closed", "half_open", "closed"}[i], ConsecutiveFailures: i,
-			RetryAfter: statefile.TimeOf(now.Add(time.Minute)), Totals: Totals{Successes: 5, Failures: 3, Abandoned: 1, Skips: 2}}
+			RetryAfter: jsonx.TimeOf(now.Add(time.Minute)), Totals: Totals{Successes: 5, Failures: 3, Abandoned: 1, Skips: 2}}
 		sts = append(sts, st)
 	}
 	r := Report{ActiveHooks: 2, DisabledHooks: 1, HalfOpenHooks: 1, TotalExecutions: 40, TotalFailures: 12}
 	cool := map[string]ServiceStatus{
 		"nginx": {ConsecutiveHealthy: 1, Actions: map[string]Verdict{
-			"restart":  {Used: 2, Limit: 2, InCooldown: true, NextAllowed: statefile.TimeOf(now.Add(time.Hour))},
+			"restart":  {Used: 2, Limit: 2, InCooldown: true, NextAllowed: jsonx.TimeOf(now.Add(time.Hour))},
 			"redeploy": {Used: 0, Limit: 1},
 		}},
 	}

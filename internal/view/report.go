@@ -10,8 +10,8 @@ import (
 	"guard/breaker"
 	"guard/eventlog"
 	"guard/internal/circuit"
+	"guard/internal/jsonx"
 	"guard/internal/store"
-	"guard/statefile"
 )
 
 // A Report is 'guard report --format json'.
@@ -27,31 +27,31 @@ type Report struct {
 	GlobalStats         GlobalStats              `json:"global_stats"`
 	Cooldown            map[string]ServiceStatus `json:"cooldown"`
 	StateFile           string                   `json:"state_file"`
-	GeneratedAt         statefile.Time           `json:"generated_at"`
+	GeneratedAt         jsonx.Time               `json:"generated_at"`
 	// DurationMS sums up each key's run times in the event log.
 	DurationMS map[string]*Durations `json:"duration_ms"`
 }
 
 type HookDetail struct {
-	Command             string         `json:"command"`
-	State               string         `json:"state"`
-	FailureCount        int            `json:"failure_count"`
-	ConsecutiveFailures int            `json:"consecutive_failures"`
-	LastError           *string        `json:"last_error"`
-	DisabledAt          statefile.Time `json:"disabled_at"`
-	RetryAfter          statefile.Time `json:"retry_after"`
-	OpenReason          *string        `json:"open_reason"`
-	Forced              bool           `json:"forced"`
-	Mode                string         `json:"mode,omitempty"` // "observe": nothing is skipped
+	Command             string     `json:"command"`
+	State               string     `json:"state"`
+	FailureCount        int        `json:"failure_count"`
+	ConsecutiveFailures int        `json:"consecutive_failures"`
+	LastError           *string    `json:"last_error"`
+	DisabledAt          jsonx.Time `json:"disabled_at"`
+	RetryAfter          jsonx.Time `json:"retry_after"`
+	OpenReason          *string    `json:"open_reason"`
+	Forced              bool       `json:"forced"`
+	Mode                string     `json:"mode,omitempty"` // "observe": nothing is skipped
 }
 
 // GlobalStats are the totals over every key, as the Python guardrails'
 // report has them.
 type GlobalStats struct {
-	TotalExecutions int64          `json:"total_executions"`
-	TotalFailures   int64          `json:"total_failures"`
-	HooksDisabled   int            `json:"hooks_disabled"`
-	LastUpdated     statefile.Time `json:"last_updated"`
+	TotalExecutions int64      `json:"total_executions"`
+	TotalFailures   int64      `json:"total_failures"`
+	HooksDisabled   int        `json:"hooks_disabled"`
+	LastUpdated     jsonx.Time `json:"last_updated"`
 }
 
 // BuildReport builds the health report of the keys' statuses, with stats,
@@ -63,10 +63,10 @@ func BuildReport(sts []KeyStatus, stats store.Stats, where string, now time.Time
 		TotalExecutions:     stats.TotalExecutions,
 		TotalFailures:       stats.TotalFailures,
 		GlobalStats: GlobalStats{TotalExecutions: stats.TotalExecutions, TotalFailures: stats.TotalFailures,
-			HooksDisabled: stats.HooksDisabled, LastUpdated: statefile.TimeOf(stats.LastUpdated)},
+			HooksDisabled: stats.HooksDisabled, LastUpdated: jsonx.TimeOf(stats.LastUpdated)},
 		Cooldown:    map[string]ServiceStatus{},
 		StateFile:   where,
-		GeneratedAt: statefile.TimeOf(now),
+		GeneratedAt: jsonx.TimeOf(now),
 		DurationMS:  map[string]*Durations{},
 	}
 	for _, st := range sts {
@@ -239,7 +239,7 @@ func WriteMarkdown(w io.Writer, r Report, events store.Events, now time.Time) er
 		}
 		fmt.Fprintf(w, "\n### Decision trail\n\n| time (UTC) | event | details |\n|---|---|---|\n")
 		for _, ev := range evs {
-			fmt.Fprintf(w, "| %s | %s | %s |\n", ev.Time.UTC().Format(statefile.TimeLayout), ev.Event, mdCell(DescribeEvent(&ev)))
+			fmt.Fprintf(w, "| %s | %s | %s |\n", ev.Time.UTC().Format(jsonx.TimeLayout), ev.Event, mdCell(DescribeEvent(&ev)))
 		}
 	}
 	if readErr != nil {

@@ -10,31 +10,31 @@ import (
 
 	"guard/breaker"
 	"guard/internal/circuit"
+	"guard/internal/jsonx"
 	"guard/internal/store"
-	"guard/statefile"
 )
 
 // A KeyStatus is one element of 'guard status --json'.
 type KeyStatus struct {
-	Key                  string         `json:"key"`
-	Project              string         `json:"project,omitempty"` // the $CLAUDE_PROJECT_DIR it belongs to
-	State                string         `json:"state"`
-	FailureCount         int            `json:"failure_count"`
-	ConsecutiveFailures  int            `json:"consecutive_failures"`
-	ConsecutiveSuccesses int            `json:"consecutive_successes"`
-	LastError            *string        `json:"last_error"`
-	FirstFailure         statefile.Time `json:"first_failure"`
-	LastFailure          statefile.Time `json:"last_failure"`
-	LastSuccess          statefile.Time `json:"last_success"`
-	DisabledAt           statefile.Time `json:"disabled_at"`
-	RetryAfter           statefile.Time `json:"retry_after"`
-	Forced               bool           `json:"forced"`
-	OpenReason           *string        `json:"open_reason"`
-	ReopenCount          int            `json:"reopen_count"`
-	ProbeLeases          []LeaseStatus  `json:"probe_leases"`
-	Running              []RunStatus    `json:"running"`
-	LastRun              statefile.Time `json:"last_run"`
-	Totals               Totals         `json:"totals"`
+	Key                  string        `json:"key"`
+	Project              string        `json:"project,omitempty"` // the $CLAUDE_PROJECT_DIR it belongs to
+	State                string        `json:"state"`
+	FailureCount         int           `json:"failure_count"`
+	ConsecutiveFailures  int           `json:"consecutive_failures"`
+	ConsecutiveSuccesses int           `json:"consecutive_successes"`
+	LastError            *string       `json:"last_error"`
+	FirstFailure         jsonx.Time    `json:"first_failure"`
+	LastFailure          jsonx.Time    `json:"last_failure"`
+	LastSuccess          jsonx.Time    `json:"last_success"`
+	DisabledAt           jsonx.Time    `json:"disabled_at"`
+	RetryAfter           jsonx.Time    `json:"retry_after"`
+	Forced               bool          `json:"forced"`
+	OpenReason           *string       `json:"open_reason"`
+	ReopenCount          int           `json:"reopen_count"`
+	ProbeLeases          []LeaseStatus `json:"probe_leases"`
+	Running              []RunStatus   `json:"running"`
+	LastRun              jsonx.Time    `json:"last_run"`
+	Totals               Totals        `json:"totals"`
 	// DurationMS sums up the key's run times in the event log; nil when
 	// the log has none (or was not read).
 	DurationMS *Durations `json:"duration_ms"`
@@ -58,22 +58,22 @@ type Totals struct {
 
 // A RunStatus is a run in flight.
 type RunStatus struct {
-	Host        string         `json:"host,omitempty"`      // guard's
-	PID         int            `json:"pid"`                 // guard's
-	ChildPID    int            `json:"child_pid,omitempty"` // the command's
-	Started     statefile.Time `json:"started"`
-	ElapsedMS   int64          `json:"elapsed_ms"`
-	Deadline    statefile.Time `json:"deadline"`     // null: no timeout
-	RemainingMS *int64         `json:"remaining_ms"` // until the timeout; null: none
+	Host        string     `json:"host,omitempty"`      // guard's
+	PID         int        `json:"pid"`                 // guard's
+	ChildPID    int        `json:"child_pid,omitempty"` // the command's
+	Started     jsonx.Time `json:"started"`
+	ElapsedMS   int64      `json:"elapsed_ms"`
+	Deadline    jsonx.Time `json:"deadline"`     // null: no timeout
+	RemainingMS *int64     `json:"remaining_ms"` // until the timeout; null: none
 }
 
 // A LeaseStatus is a probe lease.
 type LeaseStatus struct {
-	Host     string         `json:"host,omitempty"`
-	PID      int            `json:"pid"`
-	Acquired statefile.Time `json:"acquired"`
-	Expires  statefile.Time `json:"expires"`
-	Alive    bool           `json:"alive"`
+	Host     string     `json:"host,omitempty"`
+	PID      int        `json:"pid"`
+	Acquired jsonx.Time `json:"acquired"`
+	Expires  jsonx.Time `json:"expires"`
+	Alive    bool       `json:"alive"`
 }
 
 func optional(s string) *string {
@@ -92,17 +92,17 @@ func statusOf(key string, c breaker.Circuit, runs []store.Run, now time.Time, al
 		ConsecutiveFailures:  c.ConsecutiveFailures,
 		ConsecutiveSuccesses: c.ConsecutiveSuccesses,
 		LastError:            optional(c.LastError),
-		FirstFailure:         statefile.TimeOf(c.FirstFailure),
-		LastFailure:          statefile.TimeOf(c.LastFailure),
-		LastSuccess:          statefile.TimeOf(c.LastSuccess),
-		DisabledAt:           statefile.TimeOf(c.DisabledAt),
-		RetryAfter:           statefile.TimeOf(c.RetryAfter),
+		FirstFailure:         jsonx.TimeOf(c.FirstFailure),
+		LastFailure:          jsonx.TimeOf(c.LastFailure),
+		LastSuccess:          jsonx.TimeOf(c.LastSuccess),
+		DisabledAt:           jsonx.TimeOf(c.DisabledAt),
+		RetryAfter:           jsonx.TimeOf(c.RetryAfter),
 		Forced:               c.Forced,
 		OpenReason:           optional(c.OpenReason),
 		ReopenCount:          c.Reopens,
 		ProbeLeases:          []LeaseStatus{},
 		Running:              []RunStatus{},
-		LastRun:              statefile.TimeOf(c.LastRun),
+		LastRun:              jsonx.TimeOf(c.LastRun),
 		Totals:               Totals(c.Totals),
 	}
 	if st.State == "" {
@@ -110,13 +110,13 @@ func statusOf(key string, c breaker.Circuit, runs []store.Run, now time.Time, al
 	}
 	for _, l := range c.Leases {
 		st.ProbeLeases = append(st.ProbeLeases, LeaseStatus{
-			Host: l.Host, PID: l.PID, Acquired: statefile.TimeOf(l.Acquired), Expires: statefile.TimeOf(l.Expires),
+			Host: l.Host, PID: l.PID, Acquired: jsonx.TimeOf(l.Acquired), Expires: jsonx.TimeOf(l.Expires),
 			Alive: alive(store.Holder{Host: l.Host, PID: l.PID, Start: l.Start}),
 		})
 	}
 	for _, r := range runs {
-		rs := RunStatus{Host: r.Holder.Host, PID: r.Holder.PID, ChildPID: r.ChildPID, Started: statefile.TimeOf(r.Started),
-			Deadline: statefile.TimeOf(r.Deadline), ElapsedMS: now.Sub(r.Started).Milliseconds()}
+		rs := RunStatus{Host: r.Holder.Host, PID: r.Holder.PID, ChildPID: r.ChildPID, Started: jsonx.TimeOf(r.Started),
+			Deadline: jsonx.TimeOf(r.Deadline), ElapsedMS: now.Sub(r.Started).Milliseconds()}
 		if !r.Deadline.IsZero() {
 			left := max(r.Deadline.Sub(now).Milliseconds(), 0)
 			rs.RemainingMS = &left

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"guard/statefile"
+	"guard/internal/jsonx"
 )
 
 var ansiCodes = regexp.MustCompile("\x1b\\[[0-9;]*m")
@@ -37,7 +37,7 @@ func TestEllipsize(t *testing.T) {
 func TestStatusTableColourAndAlignment(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	sts := []KeyStatus{
-		{Key: strings.Repeat("k", 60), State: "open", known: true, RetryAfter: statefile.TimeOf(now.Add(time.Minute))},
+		{Key: strings.Repeat("k", 60), State: "open", known: true, RetryAfter: jsonx.TimeOf(now.Add(time.Minute))},
 		{Key: "b", State: "closed", known: true},
 	}
 	var plain, colour bytes.Buffer

@@ -15,8 +15,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"guard/internal/jsonx"
 	"guard/internal/supervise"
-	"guard/statefile"
 )
 
 // Printable escapes what a terminal would act on (newlines, escape
@@ -138,11 +138,11 @@ func WriteJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func stamp(t statefile.Time) string {
+func stamp(t jsonx.Time) string {
 	if t.IsZero() {
 		return "an unknown time"
 	}
-	return t.UTC().Format(statefile.TimeLayout)
+	return t.UTC().Format(jsonx.TimeLayout)
 }
 
 // ErrorLine keeps an error's message to one readable line: its first, at

@@ -41,8 +41,8 @@ import (
 	"time"
 
 	"guard/eventlog"
+	"guard/internal/jsonx"
 	"guard/internal/store"
-	"guard/statefile"
 )
 
 // A Document is the whole of cooldown.json. Its zero value is an empty
@@ -51,7 +51,7 @@ type Document struct {
 	Services map[string]*Service `json:"services"`
 	// Extra holds last_run, last_daily_digest and any other last_NAME
 	// stamp, with whatever else the file holds.
-	Extra statefile.Extra `json:"-"`
+	Extra jsonx.Extra `json:"-"`
 
 	pending []eventlog.Event // to log with the next update; see Note
 }
@@ -64,18 +64,18 @@ func (d *Document) Note(events ...eventlog.Event) {
 // A Service is one service's entry. Its action arrays live in Extra under
 // the names the configuration gives them, and are decoded when used.
 type Service struct {
-	ConsecutiveHealthy int             `json:"consecutive_healthy"`
-	Extra              statefile.Extra `json:"-"`
+	ConsecutiveHealthy int         `json:"consecutive_healthy"`
+	Extra              jsonx.Extra `json:"-"`
 }
 
 // A Record is one action taken on a service.
 type Record struct {
-	Timestamp  statefile.Time  `json:"timestamp"`
-	Success    bool            `json:"success"`
-	Error      string          `json:"error,omitempty"`
-	InProgress bool            `json:"in_progress,omitempty"` // guard is running it now
-	PID        int             `json:"pid,omitempty"`         // the guard process running it
-	Extra      statefile.Extra `json:"-"`
+	Timestamp  jsonx.Time  `json:"timestamp"`
+	Success    bool        `json:"success"`
+	Error      string      `json:"error,omitempty"`
+	InProgress bool        `json:"in_progress,omitempty"` // guard is running it now
+	PID        int         `json:"pid,omitempty"`         // the guard process running it
+	Extra      jsonx.Extra `json:"-"`
 
 	plain bool            // stored as a bare timestamp string
 	raw   json.RawMessage // a record guard cannot read, kept as it was
@@ -89,7 +89,7 @@ func (r *Record) Unreadable() bool { return r.raw != nil }
 
 func (d *Document) UnmarshalJSON(b []byte) error {
 	type plain Document
-	return statefile.UnmarshalObject(b, (*plain)(d), &d.Extra)
+	return jsonx.UnmarshalObject(b, (*plain)(d), &d.Extra)
 }
 
 func (d Document) MarshalJSON() ([]byte, error) {
@@ -97,17 +97,17 @@ func (d Document) MarshalJSON() ([]byte, error) {
 	if d.Services == nil {
 		d.Services = map[string]*Service{}
 	}
-	return statefile.MarshalObject(plain(d), d.Extra)
+	return jsonx.MarshalObject(plain(d), d.Extra)
 }
 
 func (s *Service) UnmarshalJSON(b []byte) error {
 	type plain Service
-	return statefile.UnmarshalObject(b, (*plain)(s), &s.Extra)
+	return jsonx.UnmarshalObject(b, (*plain)(s), &s.Extra)
 }
 
 func (s Service) MarshalJSON() ([]byte, error) {
 	type plain Service
-	return statefile.MarshalObject(plain(s), s.Extra)
+	return jsonx.MarshalObject(plain(s), s.Extra)
 }
 
 func (r *Record) UnmarshalJSON(b []byte) error {
@@ -116,7 +116,7 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 		return r.Timestamp.UnmarshalJSON(b)
 	}
 	type plain Record
-	return statefile.UnmarshalObject(b, (*plain)(r), &r.Extra)
+	return jsonx.UnmarshalObject(b, (*plain)(r), &r.Extra)
 }
 
 func (r Record) MarshalJSON() ([]byte, error) {
@@ -127,7 +127,7 @@ func (r Record) MarshalJSON() ([]byte, error) {
 		return r.Timestamp.MarshalJSON()
 	}
 	type plain Record
-	return statefile.MarshalObject(plain(r), r.Extra)
+	return jsonx.MarshalObject(plain(r), r.Extra)
 }
 
 // An Action is a budgeted kind of action; see store.Action.
@@ -190,7 +190,7 @@ func (s *Service) records(field string) ([]Record, error) {
 	if !ok || string(bytes.TrimSpace(raw)) == "null" {
 		return nil, nil
 	}
-	items, err := statefile.Elements(raw)
+	items, err := jsonx.Elements(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%s is not an array of records: %v", field, err)
 	}
@@ -208,12 +208,12 @@ func (s *Service) setRecords(field string, rs []Record) error {
 	if rs == nil {
 		rs = []Record{}
 	}
-	raw, err := statefile.MarshalValue(rs)
+	raw, err := jsonx.MarshalValue(rs)
 	if err != nil {
 		return err
 	}
 	if s.Extra == nil {
-		s.Extra = statefile.Extra{}
+		s.Extra = jsonx.Extra{}
 	}
 	s.Extra[field] = raw
 	return nil

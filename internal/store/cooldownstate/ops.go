@@ -7,7 +7,7 @@ import (
 
 	"guard/breaker"
 	"guard/eventlog"
-	"guard/statefile"
+	"guard/internal/jsonx"
 )
 
 // service returns the entry of name, creating it (with an empty array for
@@ -50,7 +50,7 @@ func (d *Document) appendMirror(s *Service, a Action, t time.Time) error {
 	if err != nil {
 		return err
 	}
-	return s.setRecords(m, append(rs, Record{Timestamp: statefile.TimeOf(t), plain: true}))
+	return s.setRecords(m, append(rs, Record{Timestamp: jsonx.TimeOf(t), plain: true}))
 }
 
 // Check returns the verdict of a's budget for service at now. An unknown
@@ -84,7 +84,7 @@ func (d *Document) noteVerdict(service string, a Action, now time.Time, v breake
 	if !v.Allowed {
 		e.Outcome = "refused"
 		if !v.NextAllowed.IsZero() {
-			e.Until = v.NextAllowed.UTC().Format(statefile.TimeLayout)
+			e.Until = v.NextAllowed.UTC().Format(jsonx.TimeLayout)
 		}
 	}
 	d.Note(e)
@@ -124,7 +124,7 @@ func (d *Document) Record(service string, a Action, actions []Action, now time.T
 	if err != nil {
 		return err
 	}
-	r := Record{Timestamp: statefile.TimeOf(now), Success: success}
+	r := Record{Timestamp: jsonx.TimeOf(now), Success: success}
 	if !success {
 		r.Error = errMsg
 	}
@@ -151,7 +151,7 @@ func (d *Document) Reserve(service string, a Action, actions []Action, now time.
 	if err != nil {
 		return v, err
 	}
-	if err := s.appendRecord(a, Record{Timestamp: statefile.TimeOf(now), InProgress: true, PID: pid}); err != nil {
+	if err := s.appendRecord(a, Record{Timestamp: jsonx.TimeOf(now), InProgress: true, PID: pid}); err != nil {
 		return v, err
 	}
 	return v, d.appendMirror(s, a, now)
@@ -277,12 +277,12 @@ func (d *Document) Unhealthy(service string, actions []Action, now time.Time) er
 
 // Mark sets last_NAME to now.
 func (d *Document) Mark(name string, now time.Time) error {
-	raw, err := statefile.MarshalValue(statefile.TimeOf(now))
+	raw, err := jsonx.MarshalValue(jsonx.TimeOf(now))
 	if err != nil {
 		return err
 	}
 	if d.Extra == nil {
-		d.Extra = statefile.Extra{}
+		d.Extra = jsonx.Extra{}
 	}
 	d.Extra["last_"+name] = raw
 	d.Note(eventlog.Event{Time: now, Event: eventlog.Mark, Key: "last_" + name})
@@ -296,7 +296,7 @@ func (d *Document) Last(name string) (time.Time, error) {
 	if !ok {
 		return time.Time{}, nil
 	}
-	var t statefile.Time
+	var t jsonx.Time
 	if err := json.Unmarshal(raw, &t); err != nil {
 		return time.Time{}, fmt.Errorf("last_%s: %v", name, err)
 	}
@@ -317,7 +317,7 @@ func (d *Document) Tidy(now time.Time, retention time.Duration, actions []Action
 	for _, name := range []string{"run", "daily_digest"} {
 		if _, ok := d.Extra["last_"+name]; !ok {
 			if d.Extra == nil {
-				d.Extra = statefile.Extra{}
+				d.Extra = jsonx.Extra{}
 			}
 			d.Extra["last_"+name] = json.RawMessage("null")
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"guard/breaker"
-	"guard/statefile"
+	"guard/internal/jsonx"
 )
 
 // The types of the state file read and write their JSON by hand, with
@@ -18,7 +18,7 @@ import (
 
 // writeHook writes h as an object whose first line is at indent.
 func writeHook(b *bytes.Buffer, h *Hook, indent string, compact bool) {
-	w := statefile.NewObjectWriter(b, indent, compact)
+	w := jsonx.NewObjectWriter(b, indent, compact)
 	state := h.State
 	if state == "" {
 		state = "closed"
@@ -48,12 +48,12 @@ func writeHook(b *bytes.Buffer, h *Hook, indent string, compact bool) {
 	}
 	if len(h.FailureTimes) > 0 {
 		w.Array("failure_times", len(h.FailureTimes), func(i int, _ string) {
-			statefile.AppendOffsetTime(b, h.FailureTimes[i].Time)
+			jsonx.AppendOffsetTime(b, h.FailureTimes[i].Time)
 		})
 	}
 	if len(h.Calls) > 0 {
 		w.Array("calls", len(h.Calls), func(i int, _ string) {
-			statefile.AppendString(b, h.Calls[i].String())
+			jsonx.AppendString(b, h.Calls[i].String())
 		})
 	}
 	if h.RecentCalls != "" {
@@ -85,7 +85,7 @@ func writeHook(b *bytes.Buffer, h *Hook, indent string, compact bool) {
 }
 
 func writeLease(b *bytes.Buffer, l *Lease, indent string, compact bool) {
-	w := statefile.NewObjectWriter(b, indent, compact)
+	w := jsonx.NewObjectWriter(b, indent, compact)
 	if l.Host != "" {
 		w.String("host", l.Host)
 	}
@@ -100,7 +100,7 @@ func writeLease(b *bytes.Buffer, l *Lease, indent string, compact bool) {
 }
 
 func writeGlobalStats(b *bytes.Buffer, g *GlobalStats, indent string, compact bool) {
-	w := statefile.NewObjectWriter(b, indent, compact)
+	w := jsonx.NewObjectWriter(b, indent, compact)
 	w.Int("total_executions", g.TotalExecutions)
 	w.Int("total_failures", g.TotalFailures)
 	w.Int("hooks_disabled", int64(g.HooksDisabled))
@@ -116,7 +116,7 @@ func writeGlobalStats(b *bytes.Buffer, g *GlobalStats, indent string, compact bo
 
 func intField(dst *int) func([]byte) error {
 	return func(raw []byte) error {
-		n, err := statefile.ParseInt(raw)
+		n, err := jsonx.ParseInt(raw)
 		*dst = int(n)
 		return err
 	}
@@ -124,15 +124,15 @@ func intField(dst *int) func([]byte) error {
 
 func int64Field(dst *int64) func([]byte) error {
 	return func(raw []byte) error {
-		n, err := statefile.ParseInt(raw)
+		n, err := jsonx.ParseInt(raw)
 		*dst = n
 		return err
 	}
 }
 
-func timeField(dst *statefile.Time) func([]byte) error {
+func timeField(dst *jsonx.Time) func([]byte) error {
 	return func(raw []byte) error {
-		t, err := statefile.ParseTimeValue(raw)
+		t, err := jsonx.ParseTimeValue(raw)
 		dst.Time = t
 		return err
 	}
@@ -140,7 +140,7 @@ func timeField(dst *statefile.Time) func([]byte) error {
 
 func stringField(dst *string) func([]byte) error {
 	return func(raw []byte) error {
-		s, err := statefile.ParseStringOrNull(raw)
+		s, err := jsonx.ParseStringOrNull(raw)
 		*dst = s
 		return err
 	}
@@ -149,8 +149,8 @@ func stringField(dst *string) func([]byte) error {
 // decodeObject decodes the JSON object raw: each member named in fields is
 // parsed by its function, and the others go to extra. A repeated member:
 // the last one wins.
-func decodeObject(raw []byte, fields map[string]func([]byte) error, extra *statefile.Extra) error {
-	ms, err := statefile.ObjectValue(raw)
+func decodeObject(raw []byte, fields map[string]func([]byte) error, extra *jsonx.Extra) error {
+	ms, err := jsonx.ObjectValue(raw)
 	if err != nil {
 		return err
 	}
@@ -159,7 +159,7 @@ func decodeObject(raw []byte, fields map[string]func([]byte) error, extra *state
 		parse, ok := fields[m.Key]
 		if !ok {
 			if *extra == nil {
-				*extra = statefile.Extra{}
+				*extra = jsonx.Extra{}
 			}
 			(*extra)[m.Key] = m.Value
 			continue
@@ -187,7 +187,7 @@ func (h *Hook) UnmarshalJSON(raw []byte) error {
 		"last_error": func(raw []byte) error {
 			hasError = string(raw) != "null"
 			var err error
-			lastError, err = statefile.ParseStringOrNull(raw)
+			lastError, err = jsonx.ParseStringOrNull(raw)
 			return err
 		},
 		"disabled_at":  timeField(&h.DisabledAt),
@@ -196,26 +196,26 @@ func (h *Hook) UnmarshalJSON(raw []byte) error {
 		"open_reason":  stringField(&h.OpenReason),
 		"forced": func(raw []byte) error {
 			var err error
-			h.Forced, err = statefile.ParseBool(raw)
+			h.Forced, err = jsonx.ParseBool(raw)
 			return err
 		},
 		"failure_times": func(raw []byte) error {
-			items, err := statefile.Elements(raw)
+			items, err := jsonx.Elements(raw)
 			h.FailureTimes = nil
 			for _, it := range items {
-				t, err := statefile.ParseTimeValue(it)
+				t, err := jsonx.ParseTimeValue(it)
 				if err != nil {
 					return err
 				}
-				h.FailureTimes = append(h.FailureTimes, statefile.TimeOf(t))
+				h.FailureTimes = append(h.FailureTimes, jsonx.TimeOf(t))
 			}
 			return err
 		},
 		"calls": func(raw []byte) error {
-			items, err := statefile.Elements(raw)
+			items, err := jsonx.Elements(raw)
 			h.Calls = nil
 			for _, it := range items {
-				s, err := statefile.ParseStringOrNull(it)
+				s, err := jsonx.ParseStringOrNull(it)
 				if err != nil {
 					return err
 				}
@@ -228,7 +228,7 @@ func (h *Hook) UnmarshalJSON(raw []byte) error {
 			return err
 		},
 		"recent_calls": func(raw []byte) error {
-			s, err := statefile.ParseStringOrNull(raw)
+			s, err := jsonx.ParseStringOrNull(raw)
 			if err == nil && strings.Trim(s, "fs") != "" {
 				err = fmt.Errorf("recent_calls %q is not f and s letters", s)
 			}
@@ -237,7 +237,7 @@ func (h *Hook) UnmarshalJSON(raw []byte) error {
 		},
 		"trial_failures": intField(&h.TrialFailures),
 		"probe_leases": func(raw []byte) error {
-			items, err := statefile.Elements(raw)
+			items, err := jsonx.Elements(raw)
 			h.ProbeLeases = nil
 			for _, it := range items {
 				var l Lease
@@ -336,7 +336,7 @@ func (t *Totals) UnmarshalJSON(raw []byte) error {
 // MarshalJSON implements json.Marshaler.
 func (t Totals) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
-	w := statefile.NewObjectWriter(&b, "", true)
+	w := jsonx.NewObjectWriter(&b, "", true)
 	w.Int("successes", t.Successes)
 	w.Int("failures", t.Failures)
 	w.Int("ignored", t.Ignored)
@@ -374,7 +374,7 @@ func (g GlobalStats) MarshalJSON() ([]byte, error) {
 // String writes a call as the file stores it.
 func (k Call) String() string {
 	var b bytes.Buffer
-	statefile.AppendOffsetTime(&b, k.At.Time)
+	jsonx.AppendOffsetTime(&b, k.At.Time)
 	out := strings.Trim(b.String(), `"`) + " ok"
 	if k.Failed {
 		out = strings.TrimSuffix(out, " ok") + " failed"
@@ -391,11 +391,11 @@ func parseCall(s string) (Call, error) {
 	if len(f) < 2 || len(f) > 3 {
 		return Call{}, fmt.Errorf("call %q is not \"TIME ok|failed [slow]\"", s)
 	}
-	t, err := statefile.ParseTime(f[0])
+	t, err := jsonx.ParseTime(f[0])
 	if err != nil {
 		return Call{}, err
 	}
-	k := Call{At: statefile.TimeOf(t)}
+	k := Call{At: jsonx.TimeOf(t)}
 	switch f[1] {
 	case "ok":
 	case "failed":

@@ -3,6 +3,7 @@ package hookstate
 import (
 	"bytes"
 	"fmt"
+	"guard/internal/jsonx"
 	"sort"
 	"time"
 
@@ -26,7 +27,7 @@ const Version = 1
 type Document struct {
 	Version     int
 	GlobalStats GlobalStats
-	Extra       statefile.Extra
+	Extra       jsonx.Extra
 
 	entries []*entry          // in file order, then new keys; with a source not yet listed, only those looked up
 	index   map[string]*entry // by key, built once lookups add up
@@ -182,7 +183,7 @@ func (d *Document) UnmarshalState(data []byte) error {
 	if ok, err := d.unmarshalSealed(data); ok || err != nil {
 		return err
 	}
-	top, hooks, err := statefile.Members(data, "hooks")
+	top, hooks, err := jsonx.Members(data, "hooks")
 	if err != nil {
 		return err
 	}
@@ -216,12 +217,12 @@ func (d *Document) UnmarshalState(data []byte) error {
 }
 
 // topMembers reads the top-level members other than hooks.
-func (d *Document) topMembers(members []statefile.Member) error {
+func (d *Document) topMembers(members []jsonx.Member) error {
 	for _, m := range members {
 		switch m.Key {
 		case "hooks", statefile.ChecksumMember:
 		case "version":
-			v, err := statefile.ParseInt(m.Value)
+			v, err := jsonx.ParseInt(m.Value)
 			if err != nil {
 				return fmt.Errorf("version: %w", err)
 			}
@@ -232,7 +233,7 @@ func (d *Document) topMembers(members []statefile.Member) error {
 			}
 		default:
 			if d.Extra == nil {
-				d.Extra = statefile.Extra{}
+				d.Extra = jsonx.Extra{}
 			}
 			d.Extra[m.Key] = m.Value
 		}
@@ -285,9 +286,9 @@ func (d *Document) MarshalSegments() ([][]byte, error) {
 	sort.Strings(names)
 	for _, name := range names {
 		w.b.WriteString(",\n  ")
-		statefile.AppendString(&w.b, name)
+		jsonx.AppendString(&w.b, name)
 		w.b.WriteString(": ")
-		statefile.AppendRaw(&w.b, d.Extra[name], "  ")
+		jsonx.AppendRaw(&w.b, d.Extra[name], "  ")
 	}
 	w.b.WriteString(",\n")
 	segs := w.segments()
@@ -371,7 +372,7 @@ func (d *Document) writeMember(w *segmentWriter, e *entry, n int) {
 		w.b.WriteByte(',')
 	}
 	w.b.WriteString("\n    ")
-	statefile.AppendString(&w.b, e.key)
+	jsonx.AppendString(&w.b, e.key)
 	w.b.WriteString(": ")
 	switch {
 	case e.hook != nil:
@@ -379,7 +380,7 @@ func (d *Document) writeMember(w *segmentWriter, e *entry, n int) {
 	case bytes.IndexByte(e.raw, '\n') < 0:
 		w.external(e.raw)
 	default:
-		statefile.AppendRaw(&w.b, e.raw, "    ")
+		jsonx.AppendRaw(&w.b, e.raw, "    ")
 	}
 }
 
@@ -431,9 +432,9 @@ type GlobalStats struct {
 	TotalExecutions int64
 	TotalFailures   int64
 	HooksDisabled   int // keys now open
-	LastUpdated     statefile.Time
-	LastSweep       statefile.Time // guard's: when idle keys were last pruned
-	Extra           statefile.Extra
+	LastUpdated     jsonx.Time
+	LastSweep       jsonx.Time // guard's: when idle keys were last pruned
+	Extra           jsonx.Extra
 }
 
 // A Hook is one key's entry. The fields up to RetryAfter are the Python
@@ -445,31 +446,31 @@ type Hook struct {
 	FailureCount         int
 	ConsecutiveFailures  int
 	ConsecutiveSuccesses int
-	FirstFailure         statefile.Time
-	LastFailure          statefile.Time
-	LastSuccess          statefile.Time
+	FirstFailure         jsonx.Time
+	LastFailure          jsonx.Time
+	LastSuccess          jsonx.Time
 	LastError            *string
-	DisabledAt           statefile.Time
-	RetryAfter           statefile.Time
+	DisabledAt           jsonx.Time
+	RetryAfter           jsonx.Time
 
-	ReopenCount   int              // re-opens in a row: the back-off exponent
-	OpenReason    string           // why it last opened
-	Forced        bool             // tripped by hand
-	FailureTimes  []statefile.Time // failures inside failure_window
-	Calls         []Call           // calls inside failure_window, for the rate rules
-	RecentCalls   string           // the last of_last calls, oldest first: f failed, s did not
-	TrialFailures int              // failed trials since it went half-open (failure_rate)
-	ProbeLeases   []Lease          // probes running now
-	LastRun       statefile.Time   // last outcome recorded
+	ReopenCount   int          // re-opens in a row: the back-off exponent
+	OpenReason    string       // why it last opened
+	Forced        bool         // tripped by hand
+	FailureTimes  []jsonx.Time // failures inside failure_window
+	Calls         []Call       // calls inside failure_window, for the rate rules
+	RecentCalls   string       // the last of_last calls, oldest first: f failed, s did not
+	TrialFailures int          // failed trials since it went half-open (failure_rate)
+	ProbeLeases   []Lease      // probes running now
+	LastRun       jsonx.Time   // last outcome recorded
 	Totals        Totals
-	Extra         statefile.Extra
+	Extra         jsonx.Extra
 }
 
 // A Call is one call of the rate rules as the file stores it: its time,
 // then "ok" or "failed", and "slow" if it was: "2026-11-23T06:00:00+00:00
 // failed slow".
 type Call struct {
-	At           statefile.Time
+	At           jsonx.Time
 	Failed, Slow bool
 }
 
@@ -478,9 +479,9 @@ type Lease struct {
 	Host       string // the holder's host; none in state from before hosts were recorded
 	PID        int
 	StartTicks uint64 // the holder's start time in clock ticks since boot
-	Acquired   statefile.Time
-	Expires    statefile.Time // null: only a dead holder ends it
-	Extra      statefile.Extra
+	Acquired   jsonx.Time
+	Expires    jsonx.Time // null: only a dead holder ends it
+	Extra      jsonx.Extra
 }
 
 // Totals count every outcome a key has seen; they survive reset.
@@ -492,7 +493,7 @@ type Totals struct {
 	Abandoned int64
 	Skips     int64
 	Rejected  int64
-	Extra     statefile.Extra
+	Extra     jsonx.Extra
 }
 
 // Circuit returns the breaker's view of h.
@@ -547,20 +548,20 @@ func (h *Hook) setCircuit(c breaker.Circuit) {
 	h.FailureCount = c.FailureCount
 	h.ConsecutiveFailures = c.ConsecutiveFailures
 	h.ConsecutiveSuccesses = c.ConsecutiveSuccesses
-	h.FirstFailure = statefile.TimeOf(c.FirstFailure)
-	h.LastFailure = statefile.TimeOf(c.LastFailure)
-	h.LastSuccess = statefile.TimeOf(c.LastSuccess)
+	h.FirstFailure = jsonx.TimeOf(c.FirstFailure)
+	h.LastFailure = jsonx.TimeOf(c.LastFailure)
+	h.LastSuccess = jsonx.TimeOf(c.LastSuccess)
 	h.LastError = nil
 	if c.LastError != "" {
 		msg := c.LastError
 		h.LastError = &msg
 	}
-	h.DisabledAt = statefile.TimeOf(c.DisabledAt)
-	h.RetryAfter = statefile.TimeOf(ceilSecond(c.RetryAfter))
+	h.DisabledAt = jsonx.TimeOf(c.DisabledAt)
+	h.RetryAfter = jsonx.TimeOf(ceilSecond(c.RetryAfter))
 	h.ReopenCount = c.Reopens
 	h.OpenReason = c.OpenReason
 	h.Forced = c.Forced
-	h.LastRun = statefile.TimeOf(c.LastRun)
+	h.LastRun = jsonx.TimeOf(c.LastRun)
 	h.Totals = Totals{
 		Successes: c.Totals.Successes,
 		Failures:  c.Totals.Failures,
@@ -573,17 +574,17 @@ func (h *Hook) setCircuit(c breaker.Circuit) {
 	}
 	h.FailureTimes = nil
 	for _, t := range c.Failures {
-		h.FailureTimes = append(h.FailureTimes, statefile.TimeOf(t))
+		h.FailureTimes = append(h.FailureTimes, jsonx.TimeOf(t))
 	}
 	h.Calls = nil
 	for _, k := range c.Calls {
-		h.Calls = append(h.Calls, Call{At: statefile.TimeOf(k.At), Failed: k.Failed, Slow: k.Slow})
+		h.Calls = append(h.Calls, Call{At: jsonx.TimeOf(k.At), Failed: k.Failed, Slow: k.Slow})
 	}
 	h.RecentCalls, h.TrialFailures = c.Recent, c.TrialFailures
 	old := h.ProbeLeases
 	h.ProbeLeases = nil
 	for _, l := range c.Leases {
-		wl := Lease{Host: l.Host, PID: l.PID, StartTicks: l.Start, Acquired: statefile.TimeOf(l.Acquired), Expires: statefile.TimeOf(ceilSecond(l.Expires))}
+		wl := Lease{Host: l.Host, PID: l.PID, StartTicks: l.Start, Acquired: jsonx.TimeOf(l.Acquired), Expires: jsonx.TimeOf(ceilSecond(l.Expires))}
 		for _, o := range old {
 			if o.Host == l.Host && o.PID == l.PID && o.StartTicks == l.Start {
 				wl.Extra = o.Extra
@@ -605,7 +606,7 @@ func ceilSecond(t time.Time) time.Time {
 // lastActivity returns the latest time anything happened to h.
 func (h *Hook) lastActivity() time.Time {
 	var t time.Time
-	for _, u := range []statefile.Time{h.LastRun, h.LastSuccess, h.LastFailure, h.DisabledAt} {
+	for _, u := range []jsonx.Time{h.LastRun, h.LastSuccess, h.LastFailure, h.DisabledAt} {
 		if u.After(t) {
 			t = u.Time
 		}

@@ -3,6 +3,7 @@ package hookstate
 import (
 	"encoding/json"
 	"fmt"
+	"guard/internal/jsonx"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,7 +141,7 @@ func mustRecord(t *testing.T, d *Document, key string, s breaker.Settings, now t
 }
 
 func TestLeaseExtraFollowsItsLease(t *testing.T) {
-	h := &Hook{ProbeLeases: []Lease{{PID: 10, StartTicks: 5, Extra: statefile.Extra{"host": json.RawMessage(`"a"`)}}}}
+	h := &Hook{ProbeLeases: []Lease{{PID: 10, StartTicks: 5, Extra: jsonx.Extra{"host": json.RawMessage(`"a"`)}}}}
 	c := h.Circuit()
 	c.Leases = append(c.Leases, breaker.Lease{PID: 11, Start: 6})
 	h.setCircuit(c)
@@ -441,8 +442,8 @@ func BenchmarkPeekOneKeyOf1000(b *testing.B) {
 
 func TestRateRuleFieldsRoundTrip(t *testing.T) {
 	h := &Hook{State: "closed", Calls: []Call{
-		{At: statefile.TimeOf(time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC))},
-		{At: statefile.TimeOf(time.Date(2026, 11, 23, 6, 0, 1, 0, time.UTC)), Failed: true, Slow: true},
+		{At: jsonx.TimeOf(time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC))},
+		{At: jsonx.TimeOf(time.Date(2026, 11, 23, 6, 0, 1, 0, time.UTC)), Failed: true, Slow: true},
 	}, RecentCalls: "sfs", TrialFailures: 2}
 	out, err := h.MarshalJSON()
 	if err != nil {

@@ -3,6 +3,7 @@ package hookstate
 import (
 	"bytes"
 	"fmt"
+	"guard/internal/jsonx"
 
 	"guard/statefile"
 )
@@ -49,7 +50,7 @@ func (d *Document) unmarshalSealed(data []byte) (bool, error) {
 	// What follows hooks is small: read it as an object of its own.
 	obj := make([]byte, 0, len(tail)+2)
 	obj = append(append(append(obj, '{'), tail...), '}')
-	members, _, err := statefile.Members(obj, "")
+	members, _, err := jsonx.Members(obj, "")
 	if err != nil {
 		return false, nil
 	}
@@ -98,7 +99,7 @@ func (s *source) search(key string) (*entry, error) {
 	var b bytes.Buffer
 	b.Grow(len(key) + 16)
 	b.WriteString("\n    ")
-	statefile.AppendString(&b, key)
+	jsonx.AppendString(&b, key)
 	b.WriteString(": ")
 	pat := b.Bytes()
 	i := bytes.Index(s.data[s.body:s.end], pat)
@@ -144,7 +145,7 @@ func (s *source) list() ([]*entry, error) {
 		if keyEnd <= keyStart || keyEnd+len(": ") > s.end || string(s.data[keyEnd:keyEnd+2]) != ": " {
 			return nil, statefile.Corrupt(fmt.Errorf("hooks: entry at byte %d is not laid out as guard writes it", off))
 		}
-		key, err := statefile.ParseString(s.data[keyStart:keyEnd])
+		key, err := jsonx.ParseString(s.data[keyStart:keyEnd])
 		if err != nil {
 			return nil, statefile.Corrupt(fmt.Errorf("hooks: %w", err))
 		}

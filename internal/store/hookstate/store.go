@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"guard/internal/jsonx"
 	"os"
 	"time"
 
@@ -80,7 +81,7 @@ func PeekData(data []byte, key string) (breaker.Circuit, error) {
 		if e != nil {
 			raw = e.raw
 		}
-	} else if r, ok := statefile.Find(data, "hooks", key); ok && string(r) != "null" {
+	} else if r, ok := jsonx.Find(data, "hooks", key); ok && string(r) != "null" {
 		raw = r
 	}
 	if raw == nil {
@@ -146,7 +147,7 @@ func (s *Store) keepAside(now time.Time, aside []Aside) error {
 			Key   string          `json:"key"`
 			Error string          `json:"error"`
 			Entry json.RawMessage `json:"entry"`
-		}{now.UTC().Format(statefile.TimeLayout), a.Key, a.Err.Error(), entry})
+		}{now.UTC().Format(jsonx.TimeLayout), a.Key, a.Err.Error(), entry})
 		b.Write(line)
 		b.WriteByte('\n')
 	}

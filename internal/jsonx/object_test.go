@@ -1,4 +1,4 @@
-package statefile
+package jsonx
 
 import (
 	"encoding/json"
@@ -49,7 +49,7 @@ func TestObjectKeepsUnknownMembersAtEveryLevel(t *testing.T) {
 	o.Inner.A = 10
 	o.List[0].A = 20
 	o.ByName["k"].A = 30
-	out, err := Marshal(o)
+	out, err := json.Marshal(o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package statefile
+package jsonx
 
 import (
 	"bytes"
@@ -25,7 +25,7 @@ type Extra map[string]json.RawMessage
 //
 //	func (h *Hook) UnmarshalJSON(b []byte) error {
 //		type plain Hook
-//		return statefile.UnmarshalObject(b, (*plain)(h), &h.Extra)
+//		return jsonx.UnmarshalObject(b, (*plain)(h), &h.Extra)
 //	}
 func UnmarshalObject(data []byte, v any, extra *Extra) error {
 	if err := json.Unmarshal(data, v); err != nil {
@@ -64,7 +64,7 @@ func MarshalObject(v any, extra Extra) ([]byte, error) {
 		return out, nil
 	}
 	if len(out) < 2 || out[len(out)-1] != '}' {
-		return nil, errors.New("statefile: MarshalObject needs a value that encodes as an object")
+		return nil, errors.New("jsonx: MarshalObject needs a value that encodes as an object")
 	}
 	out = out[:len(out)-1]
 	first := len(out) == 1 // just "{"
