@@ -29,7 +29,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"guard/internal/jsonx"
 	"hash/fnv"
 	"math/rand/v2"
 	"os"
@@ -40,6 +39,7 @@ import (
 	"syscall"
 	"time"
 
+	"guard/internal/jsonx"
 	"guard/internal/store"
 	"guard/statefile"
 )

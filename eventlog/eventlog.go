@@ -24,7 +24,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"guard/internal/jsonx"
 	"io"
 	"os"
 	"path/filepath"
@@ -33,6 +32,7 @@ import (
 	"syscall"
 	"time"
 
+	"guard/internal/jsonx"
 	"guard/statefile"
 )
 

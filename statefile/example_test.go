@@ -2,10 +2,10 @@ package statefile_test
 
 import (
 	"fmt"
-	"guard/internal/jsonx"
 	"os"
 	"path/filepath"
 
+	"guard/internal/jsonx"
 	"guard/statefile"
 )
 

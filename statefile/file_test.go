@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"guard/internal/atomicfile"
-	"guard/internal/jsonx"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +12,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"guard/internal/atomicfile"
+	"guard/internal/jsonx"
 )
 
 type counter struct {

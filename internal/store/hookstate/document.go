@@ -3,12 +3,12 @@ package hookstate
 import (
 	"bytes"
 	"fmt"
-	"guard/internal/jsonx"
 	"sort"
 	"time"
 
 	"guard/breaker"
 	"guard/eventlog"
+	"guard/internal/jsonx"
 	"guard/internal/store"
 	"guard/statefile"
 )

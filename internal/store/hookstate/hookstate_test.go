@@ -3,7 +3,6 @@ package hookstate
 import (
 	"encoding/json"
 	"fmt"
-	"guard/internal/jsonx"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"guard/breaker"
+	"guard/internal/jsonx"
 	"guard/statefile"
 )
 

@@ -3,8 +3,8 @@ package hookstate
 import (
 	"bytes"
 	"fmt"
-	"guard/internal/jsonx"
 
+	"guard/internal/jsonx"
 	"guard/statefile"
 )
 

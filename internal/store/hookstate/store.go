@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"guard/internal/jsonx"
 	"os"
 	"time"
 
 	"guard/breaker"
 	"guard/eventlog"
 	"guard/filestore"
+	"guard/internal/jsonx"
 	"guard/internal/store"
 	"guard/statefile"
 )
