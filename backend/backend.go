@@ -172,8 +172,8 @@ func AllEvents(cfg *config.Config) (store.Events, error) {
 // multiEvents reads several event logs as one, in time order.
 type multiEvents []store.Events
 
-func (m multiEvents) Read(keep func(*eventlog.Event) bool) (eventlog.ReadResult, error) {
-	var res eventlog.ReadResult
+func (m multiEvents) Read(keep func(*store.Event) bool) (store.ReadResult, error) {
+	var res store.ReadResult
 	for _, e := range m {
 		r, err := e.Read(keep)
 		if err != nil {

@@ -30,124 +30,10 @@ import (
 	"sort"
 	"strconv"
 	"syscall"
-	"time"
 
-	"guard/internal/jsonx"
+	"guard/internal/store"
 	"guard/statefile"
 )
-
-// An Event is one line of the log. Fields that do not apply are left out.
-type Event struct {
-	Time  time.Time `json:"-"` // written as "time" (RFC 3339 UTC, seconds) and "ts_ms"
-	Event string    `json:"event"`
-
-	Key     string `json:"key,omitempty"`    // the circuit's key, or the cooldown's service
-	Action  string `json:"action,omitempty"` // cooldown action
-	Outcome string `json:"outcome,omitempty"`
-
-	Exit       *int   `json:"exit,omitempty"`
-	DurationMS *int64 `json:"duration_ms,omitempty"`
-	Error      string `json:"error,omitempty"`
-	Probe      bool   `json:"probe,omitempty"`
-
-	From   string `json:"from,omitempty"`
-	To     string `json:"to,omitempty"`
-	Reason string `json:"reason,omitempty"`
-	State  string `json:"state,omitempty"`
-	Until  string `json:"until,omitempty"` // RFC 3339: retry_after, next allowed time
-
-	Used  *int `json:"used,omitempty"`
-	Limit *int `json:"limit,omitempty"`
-
-	PID  int    `json:"pid,omitempty"`
-	File string `json:"file,omitempty"`
-
-	// Raw is the line as read, for 'guard log --json'; empty on write.
-	Raw json.RawMessage `json:"-"`
-}
-
-// Int returns a pointer to n, for the optional numeric fields.
-func Int(n int) *int { return &n }
-
-// Int64 returns a pointer to n.
-func Int64(n int64) *int64 { return &n }
-
-// MarshalJSON writes the event on one line, its time first. It is written
-// by hand because every guard run logs: encoding/json would set up its
-// reflection for Event in every process.
-func (e Event) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	w := jsonx.NewObjectWriter(&b, "", true)
-	w.String("time", e.Time.UTC().Format("2006-01-02T15:04:05Z"))
-	w.Int("ts_ms", e.Time.UnixMilli())
-	w.String("event", e.Event)
-	for _, f := range []struct{ name, v string }{{"key", e.Key}, {"action", e.Action}, {"outcome", e.Outcome}} {
-		if f.v != "" {
-			w.String(f.name, f.v)
-		}
-	}
-	if e.Exit != nil {
-		w.Int("exit", int64(*e.Exit))
-	}
-	if e.DurationMS != nil {
-		w.Int("duration_ms", *e.DurationMS)
-	}
-	if e.Error != "" {
-		w.String("error", e.Error)
-	}
-	if e.Probe {
-		w.Bool("probe", true)
-	}
-	for _, f := range []struct{ name, v string }{{"from", e.From}, {"to", e.To}, {"reason", e.Reason}, {"state", e.State}, {"until", e.Until}} {
-		if f.v != "" {
-			w.String(f.name, f.v)
-		}
-	}
-	if e.Used != nil {
-		w.Int("used", int64(*e.Used))
-	}
-	if e.Limit != nil {
-		w.Int("limit", int64(*e.Limit))
-	}
-	if e.PID != 0 {
-		w.Int("pid", int64(e.PID))
-	}
-	if e.File != "" {
-		w.String("file", e.File)
-	}
-	w.Close()
-	return b.Bytes(), nil
-}
-
-// UnmarshalJSON reads an event, taking its time from ts_ms, or from time.
-func (e *Event) UnmarshalJSON(b []byte) error {
-	type plain Event
-	var w struct {
-		Time string `json:"time"`
-		TSMS int64  `json:"ts_ms"`
-		plain
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	*e = Event(w.plain)
-	switch {
-	case w.TSMS != 0:
-		e.Time = time.UnixMilli(w.TSMS).UTC()
-	case w.Time != "":
-		t, err := time.Parse(time.RFC3339Nano, w.Time)
-		if err != nil {
-			return fmt.Errorf("time: %v", err)
-		}
-		e.Time = t
-	default:
-		return errors.New("event has no time")
-	}
-	if e.Event == "" {
-		return errors.New("event has no name")
-	}
-	return nil
-}
 
 // A Log is an event log file.
 type Log struct {
@@ -157,7 +43,7 @@ type Log struct {
 }
 
 // Append writes events to the log, one line each, in a single write.
-func (l *Log) Append(events ...Event) error {
+func (l *Log) Append(events ...store.Event) error {
 	if len(events) == 0 {
 		return nil
 	}
@@ -267,19 +153,13 @@ func exists(p string) bool {
 type Logs []*Log
 
 // Read reads every event of the logs; see Read.
-func (ls Logs) Read(keep func(*Event) bool) (ReadResult, error) { return Read(ls, keep) }
-
-// ReadResult is what Read found.
-type ReadResult struct {
-	Events    []Event // in time order
-	Malformed int     // lines that were not events, skipped
-}
+func (ls Logs) Read(keep func(*store.Event) bool) (store.ReadResult, error) { return Read(ls, keep) }
 
 // Read reads every event of the given logs (each with its rotated files),
 // merged in time order; events of the same millisecond keep the order they
 // were written in. keep, if not nil, filters events as they are read.
-func Read(logs []*Log, keep func(*Event) bool) (ReadResult, error) {
-	var res ReadResult
+func Read(logs []*Log, keep func(*store.Event) bool) (store.ReadResult, error) {
+	var res store.ReadResult
 	seen := map[string]bool{}
 	for _, l := range logs {
 		for _, path := range l.Files() {
@@ -305,8 +185,8 @@ func Read(logs []*Log, keep func(*Event) bool) (ReadResult, error) {
 
 // ReadFrom reads the events of one stream of JSON Lines (another backend's
 // log, say) that keep accepts, in the order they come.
-func ReadFrom(r io.Reader, keep func(*Event) bool) (ReadResult, error) {
-	var res ReadResult
+func ReadFrom(r io.Reader, keep func(*store.Event) bool) (store.ReadResult, error) {
+	var res store.ReadResult
 	n, err := readFile(r, keep, &res.Events)
 	res.Malformed = n
 	return res, err
@@ -314,7 +194,7 @@ func ReadFrom(r io.Reader, keep func(*Event) bool) (ReadResult, error) {
 
 // readFile appends the events in r to out and returns how many lines were
 // malformed.
-func readFile(r io.Reader, keep func(*Event) bool, out *[]Event) (int, error) {
+func readFile(r io.Reader, keep func(*store.Event) bool, out *[]store.Event) (int, error) {
 	malformed := 0
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
@@ -322,7 +202,7 @@ func readFile(r io.Reader, keep func(*Event) bool, out *[]Event) (int, error) {
 		if len(line) > 0 {
 			trimmed := bytes.TrimSpace(line)
 			if len(trimmed) > 0 {
-				var e Event
+				var e store.Event
 				if json.Unmarshal(trimmed, &e) != nil {
 					malformed++
 				} else {

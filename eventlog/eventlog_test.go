@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"guard/internal/store"
 )
 
 var t0 = time.Date(2026, 2, 10, 14, 2, 0, 123e6, time.UTC)
@@ -19,8 +21,8 @@ var t0 = time.Date(2026, 2, 10, 14, 2, 0, 123e6, time.UTC)
 func TestAppendAndRead(t *testing.T) {
 	l := &Log{Path: filepath.Join(t.TempDir(), "sub", "events.jsonl"), MaxSize: 1 << 20, MaxFiles: 3}
 	err := l.Append(
-		Event{Time: t0, Event: "run", Key: "python3 lint.py", Outcome: "failure", Exit: Int(1), DurationMS: Int64(12), Error: "exit 1: boom"},
-		Event{Time: t0.Add(time.Millisecond), Event: "transition", Key: "python3 lint.py", From: "closed", To: "open", Reason: "3 consecutive failures"},
+		store.Event{Time: t0, Event: "run", Key: "python3 lint.py", Outcome: "failure", Exit: store.Int(1), DurationMS: store.Int64(12), Error: "exit 1: boom"},
+		store.Event{Time: t0.Add(time.Millisecond), Event: "transition", Key: "python3 lint.py", From: "closed", To: "open", Reason: "3 consecutive failures"},
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +51,7 @@ func TestAppendAndRead(t *testing.T) {
 func TestRotation(t *testing.T) {
 	l := &Log{Path: filepath.Join(t.TempDir(), "events.jsonl"), MaxSize: 400, MaxFiles: 2}
 	for i := range 30 {
-		if err := l.Append(Event{Time: t0.Add(time.Duration(i) * time.Second), Event: "run", Key: fmt.Sprint(i)}); err != nil {
+		if err := l.Append(store.Event{Time: t0.Add(time.Duration(i) * time.Second), Event: "run", Key: fmt.Sprint(i)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -91,9 +93,9 @@ func TestReadMergesLogsInTimeOrder(t *testing.T) {
 	dir := t.TempDir()
 	a := &Log{Path: filepath.Join(dir, "a.jsonl")}
 	b := &Log{Path: filepath.Join(dir, "b.jsonl")}
-	a.Append(Event{Time: t0, Event: "run", Key: "1"}, Event{Time: t0.Add(2 * time.Second), Event: "run", Key: "3"})
-	b.Append(Event{Time: t0.Add(time.Second), Event: "cooldown", Key: "2"})
-	res, _ := Read([]*Log{a, b, a}, func(e *Event) bool { return e.Key != "3" })
+	a.Append(store.Event{Time: t0, Event: "run", Key: "1"}, store.Event{Time: t0.Add(2 * time.Second), Event: "run", Key: "3"})
+	b.Append(store.Event{Time: t0.Add(time.Second), Event: "cooldown", Key: "2"})
+	res, _ := Read([]*Log{a, b, a}, func(e *store.Event) bool { return e.Key != "3" })
 	if len(res.Events) != 2 || res.Events[0].Key != "1" || res.Events[1].Key != "2" {
 		t.Errorf("Read = %+v; want 1 then 2, a read once, 3 filtered", res.Events)
 	}
@@ -129,7 +131,7 @@ func TestRotationUnderConcurrentWriters(t *testing.T) {
 	for _, f := range l.Files() {
 		data, _ := os.ReadFile(f)
 		for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
-			var e Event
+			var e store.Event
 			if err := json.Unmarshal(line, &e); err != nil {
 				t.Fatalf("torn line in %s: %q", filepath.Base(f), line)
 			}
@@ -159,7 +161,7 @@ func TestChildAppends(t *testing.T) {
 	// Small files and room for all of them, so nothing is rotated away.
 	l := &Log{Path: path, MaxSize: 4 << 10, MaxFiles: 10000}
 	for i := range n {
-		if err := l.Append(Event{Time: time.Now(), Event: "run", Key: id + "-" + strconv.Itoa(i), Error: strings.Repeat("x", 50)}); err != nil {
+		if err := l.Append(store.Event{Time: time.Now(), Event: "run", Key: id + "-" + strconv.Itoa(i), Error: strings.Repeat("x", 50)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -170,7 +172,7 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte("{}\n[]\nnull\n\"x\"\n{\"time\":\"bad\",\"event\":\"x\"}\n"))
 	f.Add([]byte(`{"time":"2026-02-10T14:02:00Z","event":"skip","used":-1,"limit":"x"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var out []Event
+		var out []store.Event
 		malformed, err := readFile(bytes.NewReader(data), nil, &out)
 		if err != nil {
 			t.Fatalf("readFile: %v", err)

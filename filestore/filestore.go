@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"guard/eventlog"
+	"guard/internal/store"
 	"guard/statefile"
 )
 
@@ -27,7 +28,7 @@ func Open(path string, opts statefile.Options, log *eventlog.Log, logErr func(er
 	s := &Store{log: log, logErr: logErr}
 	quarantined := opts.OnQuarantine
 	opts.OnQuarantine = func(to string, cause error) {
-		s.Append(eventlog.Event{Time: time.Now(), Event: eventlog.Quarantine, File: to, Error: cause.Error()})
+		s.Append(store.Event{Time: time.Now(), Event: store.EventQuarantine, File: to, Error: cause.Error()})
 		if quarantined != nil {
 			quarantined(to, cause)
 		}
@@ -41,7 +42,7 @@ func Open(path string, opts statefile.Options, log *eventlog.Log, logErr func(er
 }
 
 // Append logs events, reporting a failure to logErr.
-func (s *Store) Append(events ...eventlog.Event) {
+func (s *Store) Append(events ...store.Event) {
 	if s.log == nil || len(events) == 0 {
 		return
 	}
@@ -77,7 +78,7 @@ func (s *Store) Import(data []byte, now time.Time, from string, keep func(old []
 		if kept != "" {
 			reason = "earlier state backed up to " + kept
 		}
-		s.Append(eventlog.Event{Time: now, Event: eventlog.Import, File: from, Reason: reason})
+		s.Append(store.Event{Time: now, Event: store.EventImport, File: from, Reason: reason})
 		return data, nil
 	})
 }

@@ -30,7 +30,7 @@ var settings = breaker.Settings{FailureThreshold: 3, SuccessThreshold: 2, Cooldo
 type backend struct {
 	circuits store.Circuits
 	runs     store.Runs
-	events   func() []eventlog.Event
+	events   func() []store.Event
 }
 
 // backends returns every backend the protocol's tests run on: the
@@ -49,7 +49,7 @@ func backends(t *testing.T) map[string]func() backend {
 			t.Cleanup(db.Close)
 			db.LocalClock = true // the tests play time forward
 			ev := db.Events()
-			return backend{db.Circuits(0), db.Runs(), func() []eventlog.Event {
+			return backend{db.Circuits(0), db.Runs(), func() []store.Event {
 				res, err := ev.Read(nil)
 				if err != nil {
 					t.Fatal(err)
@@ -64,7 +64,7 @@ func backends(t *testing.T) map[string]func() backend {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return backend{s.Circuits(), bulkhead.Slots{Dir: bulkhead.Dir(s.Path())}, func() []eventlog.Event {
+			return backend{s.Circuits(), bulkhead.Slots{Dir: bulkhead.Dir(s.Path())}, func() []store.Event {
 				res, err := eventlog.Read([]*eventlog.Log{log}, nil)
 				if err != nil {
 					t.Fatal(err)
@@ -104,7 +104,7 @@ func run(t *testing.T, p *circuit.Protocol, key string, now time.Time, exit int)
 	return dec
 }
 
-func eventNames(evs []eventlog.Event) []string {
+func eventNames(evs []store.Event) []string {
 	var out []string
 	for _, e := range evs {
 		out = append(out, e.Event)

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"guard/breaker"
-	"guard/eventlog"
 	"guard/internal/store"
 )
 
@@ -36,12 +35,12 @@ func Admit(tx store.CircuitTx, key string, s breaker.Settings, now time.Time, ho
 	tx.Count(0, reaped)
 	logBreaker(tx, key, now, &c, dec.Events)
 	if !dec.Run {
-		e := eventlog.Event{Time: now, Event: eventlog.Skip, Key: key, Reason: string(dec.Skip), State: string(c.State)}
+		e := store.Event{Time: now, Event: store.EventSkip, Key: key, Reason: string(dec.Skip), State: string(c.State)}
 		if s.Observe {
-			e.Outcome = eventlog.Observed // it runs anyway
+			e.Outcome = store.OutcomeObserved // it runs anyway
 		}
 		if !c.RetryAfter.IsZero() {
-			e.Until = eventlog.Stamp(c.RetryAfter)
+			e.Until = store.Stamp(c.RetryAfter)
 		}
 		tx.Log(e)
 	}
@@ -82,9 +81,9 @@ func Record(tx store.CircuitTx, key string, s breaker.Settings, now time.Time, r
 		failed = 1
 	}
 	tx.Count(1, failed)
-	tx.Log(eventlog.Event{
-		Time: now, Event: eventlog.Run, Key: key, Outcome: string(r.Outcome),
-		Exit: eventlog.Int(run.Exit), DurationMS: eventlog.Int64(run.Duration.Milliseconds()),
+	tx.Log(store.Event{
+		Time: now, Event: store.EventRun, Key: key, Outcome: string(r.Outcome),
+		Exit: store.Int(run.Exit), DurationMS: store.Int64(run.Duration.Milliseconds()),
 		Error: r.Error, Probe: r.Probe, State: string(c.State),
 	})
 	logBreaker(tx, key, now, &c, events)
@@ -100,7 +99,7 @@ func Reject(tx store.CircuitTx, key string, now time.Time, reason string) error 
 	}
 	c.Reject()
 	tx.Put(key, c)
-	tx.Log(eventlog.Event{Time: now, Event: eventlog.Rejected, Key: key, Reason: reason})
+	tx.Log(store.Event{Time: now, Event: store.EventRejected, Key: key, Reason: reason})
 	return nil
 }
 
@@ -116,7 +115,7 @@ func Reset(tx store.CircuitTx, key string, now time.Time) (breaker.Event, bool, 
 	from := c.State
 	ev := c.Reset(now)
 	tx.Put(key, c)
-	tx.Log(eventlog.Event{Time: now, Event: eventlog.Reset, Key: key, From: string(orClosed(from)), To: string(breaker.Closed), Reason: ev.Reason})
+	tx.Log(store.Event{Time: now, Event: store.EventReset, Key: key, From: string(orClosed(from)), To: string(breaker.Closed), Reason: ev.Reason})
 	return ev, true, nil
 }
 
@@ -130,9 +129,9 @@ func Trip(tx store.CircuitTx, key string, now time.Time, dur time.Duration, reas
 	from := c.State
 	ev := c.Trip(now, dur, reason)
 	tx.Put(key, c)
-	e := eventlog.Event{Time: now, Event: eventlog.Trip, Key: key, From: string(orClosed(from)), To: string(breaker.Open), Reason: ev.Reason}
+	e := store.Event{Time: now, Event: store.EventTrip, Key: key, From: string(orClosed(from)), To: string(breaker.Open), Reason: ev.Reason}
 	if dur > 0 {
-		e.Until = eventlog.Stamp(c.RetryAfter)
+		e.Until = store.Stamp(c.RetryAfter)
 	}
 	tx.Log(e)
 	return ev, nil
@@ -147,7 +146,7 @@ func Probe(tx store.CircuitTx, key string, now time.Time) (breaker.Event, bool, 
 	ev, changed, err := c.Probe(now)
 	if changed {
 		tx.Put(key, c)
-		tx.Log(eventlog.Event{Time: now, Event: eventlog.Probe, Key: key, From: string(ev.From), To: string(ev.To), Reason: ev.Reason})
+		tx.Log(store.Event{Time: now, Event: store.EventProbe, Key: key, From: string(ev.From), To: string(ev.To), Reason: ev.Reason})
 	}
 	return ev, changed, err
 }
@@ -162,18 +161,18 @@ func orClosed(s breaker.State) breaker.State {
 // logBreaker logs what key's circuit did.
 func logBreaker(tx store.CircuitTx, key string, now time.Time, c *breaker.Circuit, evs []breaker.Event) {
 	for _, ev := range evs {
-		e := eventlog.Event{Time: now, Key: key, Reason: ev.Reason}
+		e := store.Event{Time: now, Key: key, Reason: ev.Reason}
 		switch ev.Kind {
 		case breaker.Reaped:
-			e.Event = eventlog.Reaped
+			e.Event = store.EventReaped
 			if ev.Lease != nil {
 				e.PID = ev.Lease.PID
 			}
 		default:
-			e.Event = eventlog.Transition
+			e.Event = store.EventTransition
 			e.From, e.To = string(ev.From), string(ev.To)
 			if ev.To == breaker.Open && !c.RetryAfter.IsZero() {
-				e.Until = eventlog.Stamp(c.RetryAfter)
+				e.Until = store.Stamp(c.RetryAfter)
 			}
 		}
 		tx.Log(e)

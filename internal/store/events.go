@@ -2,15 +2,13 @@ package store
 
 import (
 	"time"
-
-	"guard/eventlog"
 )
 
 // Events is the event log: one line per run outcome, skip, transition and
 // decision, appended by the transactions that made them.
 type Events interface {
 	// Read returns the events keep accepts, in time order.
-	Read(keep func(*eventlog.Event) bool) (eventlog.ReadResult, error)
+	Read(keep func(*Event) bool) (ReadResult, error)
 }
 
 // A Checkpoint takes and restores the whole state, in the JSON file's

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"guard/breaker"
-	"guard/eventlog"
 )
 
 // Circuits is the state of every key's circuit breaker.
@@ -38,7 +37,7 @@ type CircuitTx interface {
 	// how many of them failed.
 	Count(executions, failures int)
 	// Log queues events, appended with the transaction.
-	Log(events ...eventlog.Event)
+	Log(events ...Event)
 }
 
 // A CircuitView reads the circuits.

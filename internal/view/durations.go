@@ -8,7 +8,6 @@ import (
 	"sort"
 	"time"
 
-	"guard/eventlog"
 	"guard/internal/store"
 )
 
@@ -31,8 +30,8 @@ type Timings map[string]*Durations
 // RunTimings reads the run events of events (every "run" with a duration)
 // and sums up each key's.
 func RunTimings(events store.Events) (Timings, error) {
-	res, err := events.Read(func(e *eventlog.Event) bool {
-		return e.Event == eventlog.Run && e.DurationMS != nil
+	res, err := events.Read(func(e *store.Event) bool {
+		return e.Event == store.EventRun && e.DurationMS != nil
 	})
 	if err != nil {
 		return nil, err

@@ -7,12 +7,12 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"guard/eventlog"
 	"guard/internal/jsonx"
+	"guard/internal/store"
 )
 
 // WriteEvents prints events as aligned text, one per line.
-func WriteEvents(w io.Writer, evs []eventlog.Event) {
+func WriteEvents(w io.Writer, evs []store.Event) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, ev := range evs {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ev.Time.UTC().Format(jsonx.TimeLayout), ev.Event, Printable(ev.Key), Printable(DescribeEvent(&ev)))
@@ -21,11 +21,11 @@ func WriteEvents(w io.Writer, evs []eventlog.Event) {
 }
 
 // DescribeEvent says what an event means, in a few words.
-func DescribeEvent(ev *eventlog.Event) string {
+func DescribeEvent(ev *store.Event) string {
 	var b strings.Builder
 	add := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	switch ev.Event {
-	case eventlog.Run:
+	case store.EventRun:
 		add("%s", ev.Outcome)
 		var details []string
 		if ev.Exit != nil {
@@ -43,8 +43,8 @@ func DescribeEvent(ev *eventlog.Event) string {
 		if ev.Error != "" {
 			add(": %s", LastError(ev.Error, 120))
 		}
-	case eventlog.Skip:
-		if ev.Outcome == eventlog.Observed {
+	case store.EventSkip:
+		if ev.Outcome == store.OutcomeObserved {
 			add("would have skipped (observe mode): circuit %s", ev.Reason)
 		} else {
 			add("skipped: circuit %s", ev.Reason)
@@ -52,7 +52,7 @@ func DescribeEvent(ev *eventlog.Event) string {
 		if ev.Until != "" {
 			add(" until %s", ev.Until)
 		}
-	case eventlog.Transition, eventlog.Reset, eventlog.Trip, eventlog.Probe:
+	case store.EventTransition, store.EventReset, store.EventTrip, store.EventProbe:
 		add("%s -> %s", ev.From, ev.To)
 		if ev.Reason != "" {
 			add(": %s", ev.Reason)
@@ -60,18 +60,18 @@ func DescribeEvent(ev *eventlog.Event) string {
 		if ev.Until != "" {
 			add(" (until %s)", ev.Until)
 		}
-	case eventlog.Reaped:
+	case store.EventReaped:
 		add("probe lease of pid %d reaped: %s", ev.PID, ev.Reason)
-	case eventlog.Rejected:
+	case store.EventRejected:
 		add("rejected: %s", ev.Reason)
-	case eventlog.Quarantine:
+	case store.EventQuarantine:
 		add("state file moved to %s: %s", ev.File, ev.Error)
-	case eventlog.Import:
+	case store.EventImport:
 		add("state imported from %s", ev.File)
 		if ev.Reason != "" {
 			add(" (%s)", strings.TrimPrefix(ev.Reason, "backup: "))
 		}
-	case eventlog.Cooldown:
+	case store.EventCooldown:
 		add("%s %s", ev.Action, ev.Outcome)
 		if ev.Used != nil && ev.Limit != nil {
 			add(" (%d of %d used)", *ev.Used, *ev.Limit)
@@ -79,7 +79,7 @@ func DescribeEvent(ev *eventlog.Event) string {
 		if ev.Until != "" {
 			add("; next allowed at %s", ev.Until)
 		}
-	case eventlog.CooldownRecord:
+	case store.EventCooldownRecord:
 		add("%s recorded: %s", ev.Action, ev.Outcome)
 		if ev.Error != "" {
 			add(": %s", LastError(ev.Error, 120))
@@ -87,7 +87,7 @@ func DescribeEvent(ev *eventlog.Event) string {
 		if ev.Used != nil && ev.Limit != nil {
 			add(" (%d of %d used)", *ev.Used, *ev.Limit)
 		}
-	case eventlog.CooldownHealth:
+	case store.EventCooldownHealth:
 		add("%s", ev.Outcome)
 		if ev.Reason != "" {
 			add(": %s", ev.Reason)

@@ -5,14 +5,14 @@ import (
 	"time"
 
 	"guard/config"
-	"guard/eventlog"
 	"guard/internal/jsonx"
+	"guard/internal/store"
 )
 
 // EventFilter returns the test guard log applies to events: key and event
 // are exact names or globs ("" for any), since and until a duration ago
 // (1h) or an RFC 3339 time ("" for no bound).
-func EventFilter(key, event, since, until string, now time.Time) (func(*eventlog.Event) bool, error) {
+func EventFilter(key, event, since, until string, now time.Time) (func(*store.Event) bool, error) {
 	keyOK, err := matcher("key", key)
 	if err != nil {
 		return nil, err
@@ -29,7 +29,7 @@ func EventFilter(key, event, since, until string, now time.Time) (func(*eventlog
 	if err != nil {
 		return nil, err
 	}
-	return func(ev *eventlog.Event) bool {
+	return func(ev *store.Event) bool {
 		return keyOK(ev.Key) && eventOK(ev.Event) &&
 			(from.IsZero() || !ev.Time.Before(from)) && (to.IsZero() || ev.Time.Before(to))
 	}, nil

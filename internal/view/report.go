@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"guard/breaker"
-	"guard/eventlog"
 	"guard/internal/circuit"
 	"guard/internal/jsonx"
 	"guard/internal/store"
@@ -211,8 +210,8 @@ func WriteMarkdown(w io.Writer, r Report, events store.Events, now time.Time) er
 	for _, d := range details {
 		wanted[d.Command] = true
 	}
-	res, readErr := events.Read(func(ev *eventlog.Event) bool { return wanted[ev.Key] })
-	trail := map[string][]eventlog.Event{}
+	res, readErr := events.Read(func(ev *store.Event) bool { return wanted[ev.Key] })
+	trail := map[string][]store.Event{}
 	for _, ev := range res.Events {
 		trail[ev.Key] = append(trail[ev.Key], ev)
 	}

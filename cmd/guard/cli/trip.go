@@ -6,7 +6,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"guard/config"
-	"guard/eventlog"
 	"guard/internal/circuit"
 	"guard/internal/store"
 )
@@ -55,7 +54,7 @@ func (e *env) trip(c *cli.Context) error {
 		return err
 	}
 	if dur > 0 {
-		fmt.Fprintf(e.stdout, "tripped %q: open for %s, until %s\n", key, config.FormatDuration(dur), eventlog.Stamp(now.Add(dur)))
+		fmt.Fprintf(e.stdout, "tripped %q: open for %s, until %s\n", key, config.FormatDuration(dur), store.Stamp(now.Add(dur)))
 	} else {
 		fmt.Fprintf(e.stdout, "tripped %q: open until 'guard reset %s'\n", key, circuit.KeyArg(key))
 	}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"guard/breaker"
-	"guard/eventlog"
 	"guard/internal/store"
 )
 
@@ -78,4 +77,4 @@ var (
 func Tx(d *Document, actions []Action) store.BudgetTx { return tx{d, actions} }
 
 // Pending returns the events noted since the document was read.
-func (d *Document) Pending() []eventlog.Event { return d.pending }
+func (d *Document) Pending() []store.Event { return d.pending }

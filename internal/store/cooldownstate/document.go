@@ -40,7 +40,6 @@ import (
 	"strings"
 	"time"
 
-	"guard/eventlog"
 	"guard/internal/jsonx"
 	"guard/internal/store"
 )
@@ -53,11 +52,11 @@ type Document struct {
 	// stamp, with whatever else the file holds.
 	Extra jsonx.Extra `json:"-"`
 
-	pending []eventlog.Event // to log with the next update; see Note
+	pending []store.Event // to log with the next update; see Note
 }
 
 // Note queues events to be logged by the next Store.Update, under the lock.
-func (d *Document) Note(events ...eventlog.Event) {
+func (d *Document) Note(events ...store.Event) {
 	d.pending = append(d.pending, events...)
 }
 

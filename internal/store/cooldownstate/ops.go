@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"guard/breaker"
-	"guard/eventlog"
 	"guard/internal/jsonx"
+	"guard/internal/store"
 )
 
 // service returns the entry of name, creating it (with an empty array for
@@ -79,8 +79,8 @@ func (d *Document) Decide(service string, a Action, now time.Time) (breaker.Verd
 }
 
 func (d *Document) noteVerdict(service string, a Action, now time.Time, v breaker.Verdict) {
-	e := eventlog.Event{Time: now, Event: eventlog.Cooldown, Key: service, Action: a.Name, Outcome: "allowed",
-		Used: eventlog.Int(v.Used), Limit: eventlog.Int(v.Limit)}
+	e := store.Event{Time: now, Event: store.EventCooldown, Key: service, Action: a.Name, Outcome: "allowed",
+		Used: store.Int(v.Used), Limit: store.Int(v.Limit)}
 	if !v.Allowed {
 		e.Outcome = "refused"
 		if !v.NextAllowed.IsZero() {
@@ -91,12 +91,12 @@ func (d *Document) noteVerdict(service string, a Action, now time.Time, v breake
 }
 
 func (d *Document) noteRecord(service string, a Action, now time.Time, success bool, errMsg string) {
-	e := eventlog.Event{Time: now, Event: eventlog.CooldownRecord, Key: service, Action: a.Name, Outcome: "success"}
+	e := store.Event{Time: now, Event: store.EventCooldownRecord, Key: service, Action: a.Name, Outcome: "success"}
 	if !success {
 		e.Outcome, e.Error = "failure", errMsg
 	}
 	if v, err := d.Check(service, a, now); err == nil {
-		e.Used, e.Limit = eventlog.Int(v.Used), eventlog.Int(v.Limit)
+		e.Used, e.Limit = store.Int(v.Used), store.Int(v.Limit)
 	}
 	d.Note(e)
 }
@@ -243,7 +243,7 @@ func (d *Document) Healthy(service string, resetAfter int, actions []Action, now
 		return 0, false, err
 	}
 	s.ConsecutiveHealthy, cleared = breaker.HealthyCheck(s.ConsecutiveHealthy, resetAfter)
-	e := eventlog.Event{Time: now, Event: eventlog.CooldownHealth, Key: service, Outcome: "healthy",
+	e := store.Event{Time: now, Event: store.EventCooldownHealth, Key: service, Outcome: "healthy",
 		Reason: fmt.Sprintf("%d in a row", s.ConsecutiveHealthy)}
 	if cleared {
 		for _, a := range actions {
@@ -271,7 +271,7 @@ func (d *Document) Unhealthy(service string, actions []Action, now time.Time) er
 		return err
 	}
 	s.ConsecutiveHealthy = 0
-	d.Note(eventlog.Event{Time: now, Event: eventlog.CooldownHealth, Key: service, Outcome: "unhealthy"})
+	d.Note(store.Event{Time: now, Event: store.EventCooldownHealth, Key: service, Outcome: "unhealthy"})
 	return nil
 }
 
@@ -285,7 +285,7 @@ func (d *Document) Mark(name string, now time.Time) error {
 		d.Extra = jsonx.Extra{}
 	}
 	d.Extra["last_"+name] = raw
-	d.Note(eventlog.Event{Time: now, Event: eventlog.Mark, Key: "last_" + name})
+	d.Note(store.Event{Time: now, Event: store.EventMark, Key: "last_" + name})
 	return nil
 }
 

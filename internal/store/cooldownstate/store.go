@@ -9,6 +9,7 @@ import (
 
 	"guard/eventlog"
 	"guard/filestore"
+	"guard/internal/store"
 	"guard/statefile"
 )
 
@@ -48,7 +49,7 @@ func (s *Store) Snapshot() (*Document, error) {
 // change, prunes old records and replaces the file. The events fn noted
 // are then logged, still under the lock, changed or not.
 func (s *Store) Update(now time.Time, fn func(d *Document) (changed bool, err error)) error {
-	var pending []eventlog.Event
+	var pending []store.Event
 	return statefile.UpdateThen(s.File(), func(d *Document) (bool, error) {
 		changed, err := fn(d)
 		pending = d.pending

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"guard/breaker"
-	"guard/eventlog"
 	"guard/internal/jsonx"
 	"guard/internal/store"
 	"guard/statefile"
@@ -32,7 +31,7 @@ type Document struct {
 	entries []*entry          // in file order, then new keys; with a source not yet listed, only those looked up
 	index   map[string]*entry // by key, built once lookups add up
 	lookups int
-	pending []eventlog.Event // to log with the next write; see Note
+	pending []store.Event // to log with the next write; see Note
 
 	src *source // the file, if guard wrote it
 	err error   // the source is not what its checksum says; see listAll

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"guard/breaker"
-	"guard/eventlog"
 	"guard/internal/circuit"
 	"guard/internal/store"
 )
@@ -74,7 +73,7 @@ func (d *Document) Count(executions, failures int) {
 }
 
 // Log queues events for the next write (store.CircuitTx); see Note.
-func (d *Document) Log(events ...eventlog.Event) { d.Note(events...) }
+func (d *Document) Log(events ...store.Event) { d.Note(events...) }
 
 // Stats returns global_stats (store.CircuitView).
 func (d *Document) Stats() store.Stats {

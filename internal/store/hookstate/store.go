@@ -102,7 +102,7 @@ func PeekData(data []byte, key string) (breaker.Circuit, error) {
 // The events fn noted are then logged, still under the lock, whether or not
 // anything changed, unless fn or the write failed.
 func (s *Store) Update(now time.Time, fn func(d *Document) (changed bool, err error)) error {
-	var pending []eventlog.Event
+	var pending []store.Event
 	var aside []Aside
 	err := statefile.UpdateThen(s.File(), func(d *Document) (bool, error) {
 		changed, err := fn(d)
@@ -116,7 +116,7 @@ func (s *Store) Update(now time.Time, fn func(d *Document) (changed bool, err er
 				return false, err
 			}
 			for _, a := range aside {
-				pending = append(pending, eventlog.Event{Time: now, Event: eventlog.Quarantine, Key: a.Key, File: s.QuarantinePath(), Error: a.Err.Error()})
+				pending = append(pending, store.Event{Time: now, Event: store.EventQuarantine, Key: a.Key, File: s.QuarantinePath(), Error: a.Err.Error()})
 			}
 			changed = true
 		}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"guard/eventlog"
 	"guard/internal/store"
 	"guard/internal/store/cooldownstate"
 	"guard/statefile"
@@ -31,7 +30,7 @@ func (db *DB) Budgets(retention time.Duration, actions []store.Action) *Budgets 
 
 // Update runs fn in one transaction; see store.Budgets.
 func (b *Budgets) Update(now time.Time, fn func(tx store.BudgetTx) (bool, error)) error {
-	return b.db.update(cooldown, now, func(doc []byte, now time.Time) ([]byte, []eventlog.Event, []store.Aside, error) {
+	return b.db.update(cooldown, now, func(doc []byte, now time.Time) ([]byte, []store.Event, []store.Aside, error) {
 		d := &cooldownstate.Document{}
 		var lost []store.Aside
 		if doc != nil {

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"guard/breaker"
-	"guard/eventlog"
 	"guard/internal/store"
 	"guard/internal/store/hookstate"
 	"guard/statefile"
@@ -49,7 +48,7 @@ func (t circuitTx) Now() time.Time { return t.now }
 // aside, and the state starts afresh.
 func (c *Circuits) Update(now time.Time, fn func(tx store.CircuitTx) (bool, error)) error {
 	var aside []store.Aside
-	err := c.db.update(hooks, now, func(doc []byte, now time.Time) ([]byte, []eventlog.Event, []store.Aside, error) {
+	err := c.db.update(hooks, now, func(doc []byte, now time.Time) ([]byte, []store.Event, []store.Aside, error) {
 		d := &hookstate.Document{}
 		var lost []store.Aside
 		if doc != nil {
@@ -65,7 +64,7 @@ func (c *Circuits) Update(now time.Time, fn func(tx store.CircuitTx) (bool, erro
 		events := d.Pending()
 		aside = append(lost, d.Aside()...)
 		for _, a := range aside {
-			events = append(events, eventlog.Event{Time: now, Event: eventlog.Quarantine, Key: a.Key, File: "guard_quarantine", Error: a.Err.Error()})
+			events = append(events, store.Event{Time: now, Event: store.EventQuarantine, Key: a.Key, File: "guard_quarantine", Error: a.Err.Error()})
 		}
 		if !changed && len(aside) == 0 {
 			return nil, events, nil, nil

@@ -19,27 +19,27 @@ type Events struct{ db *DB }
 func (db *DB) Events() Events { return Events{db} }
 
 // Read returns the events keep accepts, in time order.
-func (e Events) Read(keep func(*eventlog.Event) bool) (eventlog.ReadResult, error) {
+func (e Events) Read(keep func(*store.Event) bool) (store.ReadResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), e.db.timeout)
 	defer cancel()
 	if err := e.db.ready(ctx); err != nil {
-		return eventlog.ReadResult{}, err
+		return store.ReadResult{}, err
 	}
 	rows, err := e.db.conn.Query(ctx, `SELECT line FROM guard_events ORDER BY ts, id`)
 	if err != nil {
-		return eventlog.ReadResult{}, err
+		return store.ReadResult{}, err
 	}
 	var b strings.Builder
 	for rows.Next() {
 		var line string
 		if err := rows.Scan(&line); err != nil {
-			return eventlog.ReadResult{}, err
+			return store.ReadResult{}, err
 		}
 		b.WriteString(line)
 		b.WriteByte('\n')
 	}
 	if err := rows.Err(); err != nil {
-		return eventlog.ReadResult{}, err
+		return store.ReadResult{}, err
 	}
 	return eventlog.ReadFrom(strings.NewReader(b.String()), keep)
 }
@@ -78,7 +78,7 @@ func (c Checkpoint) Check(data []byte) error { return c.check(data) }
 // NAME.bak-<UTC time>.
 func (c Checkpoint) Import(data []byte, now time.Time, from string) (string, error) {
 	var kept string
-	err := c.db.update(c.name, now, func(old []byte, dbnow time.Time) ([]byte, []eventlog.Event, []store.Aside, error) {
+	err := c.db.update(c.name, now, func(old []byte, dbnow time.Time) ([]byte, []store.Event, []store.Aside, error) {
 		reason := "no earlier state"
 		if old != nil {
 			kept = fmt.Sprintf("%s.bak-%s", c.name, dbnow.UTC().Format("20060102T150405.000000Z"))
@@ -88,7 +88,7 @@ func (c Checkpoint) Import(data []byte, now time.Time, from string) (string, err
 			reason = "earlier state backed up to " + kept
 			kept = "the row " + kept + " of guard_state"
 		}
-		return data, []eventlog.Event{{Time: dbnow, Event: eventlog.Import, File: from, Reason: reason}}, nil, nil
+		return data, []store.Event{{Time: dbnow, Event: store.EventImport, File: from, Reason: reason}}, nil, nil
 	})
 	return kept, err
 }

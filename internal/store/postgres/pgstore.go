@@ -11,7 +11,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"guard/backend"
-	"guard/eventlog"
 	"guard/internal/store"
 )
 
@@ -242,7 +241,7 @@ func (db *DB) migrate(ctx context.Context) error {
 // and, if fn returns a new document, writes it; the events fn returns are
 // appended in the same transaction. Two round trips: BEGIN, the lock and
 // the read in the first; the writes and COMMIT in the second.
-func (db *DB) update(name string, local time.Time, fn func(doc []byte, now time.Time) (out []byte, events []eventlog.Event, aside []store.Aside, err error)) error {
+func (db *DB) update(name string, local time.Time, fn func(doc []byte, now time.Time) (out []byte, events []store.Event, aside []store.Aside, err error)) error {
 	ctx, cancel := context.WithTimeout(context.Background(), db.timeout)
 	defer cancel()
 	// The lock and the read must be two statements: a statement reads from

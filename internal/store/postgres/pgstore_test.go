@@ -9,7 +9,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"guard/eventlog"
 	"guard/internal/store"
 	"guard/internal/store/postgres/pgtest"
 )
@@ -95,13 +94,13 @@ func TestReleasedSlots(t *testing.T) {
 func TestFailedUpdateRollsBack(t *testing.T) {
 	db := open(t, pgtest.Shared(t).NewDB(t))
 	boom := pgx.ErrTxClosed
-	err := db.update("doc", time.Now(), func(doc []byte, now time.Time) ([]byte, []eventlog.Event, []store.Aside, error) {
+	err := db.update("doc", time.Now(), func(doc []byte, now time.Time) ([]byte, []store.Event, []store.Aside, error) {
 		return nil, nil, nil, boom
 	})
 	if err != boom {
 		t.Fatalf("update: %v; want fn's error", err)
 	}
-	if err := db.update("doc", time.Now(), func(doc []byte, now time.Time) ([]byte, []eventlog.Event, []store.Aside, error) {
+	if err := db.update("doc", time.Now(), func(doc []byte, now time.Time) ([]byte, []store.Event, []store.Aside, error) {
 		return []byte("v1"), nil, nil, nil
 	}); err != nil {
 		t.Fatal(err)

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"guard/breaker"
-	"guard/eventlog"
 	"guard/internal/store"
 )
 
@@ -22,7 +21,7 @@ type Circuits struct {
 	mu       sync.Mutex
 	circuits map[string]breaker.Circuit
 	stats    store.Stats
-	events   []eventlog.Event
+	events   []store.Event
 	updates  int // transactions committed
 	relaxed  int // of which relaxed (store.CircuitTx.Relax)
 }
@@ -67,7 +66,7 @@ func (c *Circuits) Snapshot() (store.CircuitView, error) {
 }
 
 // Events returns the events logged so far.
-func (c *Circuits) Events() []eventlog.Event {
+func (c *Circuits) Events() []store.Event {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return slices.Clone(c.events)
@@ -91,7 +90,7 @@ func (c *Circuits) Updates() int {
 type tx struct {
 	circuits map[string]breaker.Circuit
 	stats    store.Stats
-	events   []eventlog.Event
+	events   []store.Event
 	relaxed  bool
 }
 
@@ -104,9 +103,9 @@ func (t *tx) Has(key string) bool { _, ok := t.circuits[key]; return ok }
 func (t *tx) Circuit(key string) (breaker.Circuit, error) {
 	return clone(t.circuits[key]), nil
 }
-func (t *tx) Stats() store.Stats        { return t.stats }
-func (t *tx) Aside() []store.Aside      { return nil }
-func (t *tx) Log(evs ...eventlog.Event) { t.events = append(t.events, evs...) }
+func (t *tx) Stats() store.Stats     { return t.stats }
+func (t *tx) Aside() []store.Aside   { return nil }
+func (t *tx) Log(evs ...store.Event) { t.events = append(t.events, evs...) }
 func (t *tx) Count(executions, failures int) {
 	t.stats.TotalExecutions += int64(executions)
 	t.stats.TotalFailures += int64(failures)

@@ -1,0 +1,167 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"guard/internal/jsonx"
+)
+
+// An Event is one entry of the audit trail: what guard decided, for whom,
+// and why. Every backend keeps the same events (a JSON line each in the file
+// backend's log). Fields that do not apply are left out.
+type Event struct {
+	Time  time.Time `json:"-"` // written as "time" (RFC 3339 UTC, seconds) and "ts_ms"
+	Event string    `json:"event"`
+
+	Key     string `json:"key,omitempty"`    // the circuit's key, or the cooldown's service
+	Action  string `json:"action,omitempty"` // cooldown action
+	Outcome string `json:"outcome,omitempty"`
+
+	Exit       *int   `json:"exit,omitempty"`
+	DurationMS *int64 `json:"duration_ms,omitempty"`
+	Error      string `json:"error,omitempty"`
+	Probe      bool   `json:"probe,omitempty"`
+
+	From   string `json:"from,omitempty"`
+	To     string `json:"to,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	State  string `json:"state,omitempty"`
+	Until  string `json:"until,omitempty"` // RFC 3339: retry_after, next allowed time
+
+	Used  *int `json:"used,omitempty"`
+	Limit *int `json:"limit,omitempty"`
+
+	PID  int    `json:"pid,omitempty"`
+	File string `json:"file,omitempty"`
+
+	// Raw is the line as read, for 'guard log --json'; empty on write.
+	Raw json.RawMessage `json:"-"`
+}
+
+// Int returns a pointer to n, for the optional numeric fields.
+func Int(n int) *int { return &n }
+
+// Int64 returns a pointer to n.
+func Int64(n int64) *int64 { return &n }
+
+// MarshalJSON writes the event on one line, its time first. It is written
+// by hand because every guard run logs: encoding/json would set up its
+// reflection for Event in every process.
+func (e Event) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	w := jsonx.NewObjectWriter(&b, "", true)
+	w.String("time", e.Time.UTC().Format("2006-01-02T15:04:05Z"))
+	w.Int("ts_ms", e.Time.UnixMilli())
+	w.String("event", e.Event)
+	for _, f := range []struct{ name, v string }{{"key", e.Key}, {"action", e.Action}, {"outcome", e.Outcome}} {
+		if f.v != "" {
+			w.String(f.name, f.v)
+		}
+	}
+	if e.Exit != nil {
+		w.Int("exit", int64(*e.Exit))
+	}
+	if e.DurationMS != nil {
+		w.Int("duration_ms", *e.DurationMS)
+	}
+	if e.Error != "" {
+		w.String("error", e.Error)
+	}
+	if e.Probe {
+		w.Bool("probe", true)
+	}
+	for _, f := range []struct{ name, v string }{{"from", e.From}, {"to", e.To}, {"reason", e.Reason}, {"state", e.State}, {"until", e.Until}} {
+		if f.v != "" {
+			w.String(f.name, f.v)
+		}
+	}
+	if e.Used != nil {
+		w.Int("used", int64(*e.Used))
+	}
+	if e.Limit != nil {
+		w.Int("limit", int64(*e.Limit))
+	}
+	if e.PID != 0 {
+		w.Int("pid", int64(e.PID))
+	}
+	if e.File != "" {
+		w.String("file", e.File)
+	}
+	w.Close()
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads an event, taking its time from ts_ms, or from time.
+func (e *Event) UnmarshalJSON(b []byte) error {
+	type plain Event
+	var w struct {
+		Time string `json:"time"`
+		TSMS int64  `json:"ts_ms"`
+		plain
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*e = Event(w.plain)
+	switch {
+	case w.TSMS != 0:
+		e.Time = time.UnixMilli(w.TSMS).UTC()
+	case w.Time != "":
+		t, err := time.Parse(time.RFC3339Nano, w.Time)
+		if err != nil {
+			return fmt.Errorf("time: %v", err)
+		}
+		e.Time = t
+	default:
+		return errors.New("event has no time")
+	}
+	if e.Event == "" {
+		return errors.New("event has no name")
+	}
+	return nil
+}
+
+// ReadResult is what Read found.
+type ReadResult struct {
+	Events    []Event // in time order
+	Malformed int     // lines that were not events, skipped
+}
+
+// The events guard logs, each with what it means. Event.Event is one of
+// these.
+const (
+	EventRun            = "run"             // a command ran: outcome, exit, duration_ms, error, probe
+	EventSkip           = "skip"            // a call was skipped: the circuit was open (reason, until)
+	EventTransition     = "transition"      // a circuit changed state: from, to, reason, until
+	EventReaped         = "reaped"          // a dead or expired probe lease was removed: pid, reason
+	EventRejected       = "rejected"        // a call found every max_concurrent slot taken: reason
+	EventReset          = "reset"           // guard reset closed a circuit: from, to
+	EventTrip           = "trip"            // guard trip forced a circuit open: reason, until
+	EventProbe          = "probe"           // guard probe let an open circuit probe now: from, to
+	EventQuarantine     = "quarantine"      // a state file, or one key's entry, was set aside: file, error
+	EventImport         = "import"          // guard state import replaced the state: file, reason (the backup)
+	EventCooldown       = "cooldown"        // a budget was checked: action, outcome (allowed, refused), used, limit, until
+	EventCooldownRecord = "cooldown_record" // an action was recorded against its budget: action, outcome, error
+	EventCooldownHealth = "cooldown_health" // a healthy or unhealthy check of a service: outcome, reason
+	EventMark           = "mark"            // guard cooldown mark set last_NAME: reason
+)
+
+// OutcomeObserved is the outcome of a skip in observe mode: the call would have
+// been skipped, and ran.
+const OutcomeObserved = "observed"
+
+// EventNames lists every event, in the order of the constants above.
+var EventNames = []string{EventRun, EventSkip, EventTransition, EventReaped, EventRejected, EventReset, EventTrip, EventProbe, EventQuarantine, EventImport, EventCooldown, EventCooldownRecord, EventCooldownHealth, EventMark}
+
+// Stamp writes t as an event's "until": RFC 3339 UTC, rounded up to the
+// second, so that a retry time is never shown before it has come.
+func Stamp(t time.Time) string {
+	if r := t.Truncate(time.Second); !r.Equal(t) {
+		t = r.Add(time.Second)
+	}
+	return t.UTC().Format(jsonx.TimeLayout)
+}
