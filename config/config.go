@@ -50,7 +50,7 @@ type Breaker struct {
 	// process group gets SIGTERM, then SIGKILL after KillGrace.
 	KillBackground bool
 	// Scope says which calls share a circuit: auto, global, project or
-	// session (see runproto.ScopedKey).
+	// session (see circuit.ScopedKey).
 	Scope string
 	// The trip rules beside failure_threshold (see breaker.Settings):
 	// k of the last OfLast calls, a failure rate or a slow-call rate over
@@ -184,7 +184,7 @@ func Default(home string) *Config {
 
 // defaultPatterns are compiled when first used (see Pattern.Regexp): most
 // guard commands never need them. They match the normal form of each
-// simple command (see shellcmd.Command.Normal): positional words first,
+// simple command (see shell.Command.Normal): positional words first,
 // then options. The first pattern that matches a simple command decides
 // its action. They are Claude Ops' patterns, plus
 // "docker compose up ... --force-recreate", which is a redeploy.

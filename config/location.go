@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 )
@@ -13,7 +14,7 @@ import (
 // string ("host=db dbname=guard"), which guard does not take. A file
 // really named so can still be given as ./host=db.
 func CheckStateLocation(where string) error {
-	if strings.HasPrefix(where, "postgres://") || strings.HasPrefix(where, "postgresql://") {
+	if IsDatabaseURL(where) {
 		return nil
 	}
 	lower := strings.ToLower(where)
@@ -58,4 +59,22 @@ func redactConnString(s string) string {
 		}
 	}
 	return strings.Join(fields, " ")
+}
+
+// IsDatabaseURL reports whether a state location names a PostgreSQL
+// database: a postgres:// or postgresql:// URL.
+func IsDatabaseURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// Redact hides the password of a database URL, for output.
+func Redact(where string) string {
+	u, err := url.Parse(where)
+	if !IsDatabaseURL(where) || err != nil || u.User == nil {
+		return where
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
 }

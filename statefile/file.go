@@ -367,15 +367,8 @@ func Marshal(doc any) ([]byte, error) {
 // caller holds the lock, so no other guard races for the name.
 func (f *File) quarantine() (string, error) {
 	stamp := f.opts.Now().UTC().Format("20060102T150405Z")
-	base := f.path + ".corrupt-" + stamp
-	to := base
-	for i := 2; ; i++ {
-		if _, err := os.Lstat(to); errors.Is(err, fs.ErrNotExist) {
-			break
-		}
-		to = fmt.Sprintf("%s-%d", base, i)
-	}
-	if err := rename(f.path, to); err != nil {
+	to := atomicfile.FreePath(f.path + ".corrupt-" + stamp)
+	if err := os.Rename(f.path, to); err != nil {
 		return "", err
 	}
 	return to, atomicfile.SyncDir(filepath.Dir(f.path))

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"guard/breaker"
+	"guard/internal/circuit"
 	"guard/internal/store/hookstate"
 )
 
@@ -153,12 +154,12 @@ func writeState(path string, n int, tripped bool) {
 	for i := range n {
 		key := benchKey(i)
 		for j := range 5 {
-			d.Record(key, s, now.Add(-time.Duration(5-j)*time.Minute), breaker.Result{Outcome: breaker.Success}, hookstate.Run{})
+			circuit.Record(d, key, s, now.Add(-time.Duration(5-j)*time.Minute), breaker.Result{Outcome: breaker.Success}, circuit.Run{})
 		}
-		d.Record(key, s, now.Add(-time.Minute), breaker.Result{Outcome: breaker.Failure, Error: "exit 1: something went wrong"}, hookstate.Run{Exit: 1})
+		circuit.Record(d, key, s, now.Add(-time.Minute), breaker.Result{Outcome: breaker.Failure, Error: "exit 1: something went wrong"}, circuit.Run{Exit: 1})
 	}
 	if tripped {
-		d.Trip("tripped", now, 0, "bench")
+		circuit.Trip(d, "tripped", now, 0, "bench")
 	}
 	data, err := d.MarshalState()
 	check(err)

@@ -1,6 +1,7 @@
 // Package atomicfile replaces files atomically and durably: the one way
-// guard writes a file whole, whether a state file (package statefile,
-// under its lock), a report, a checkpoint or Claude Code's settings.json.
+// guard writes a file whole (Replace), whether a state file (package
+// statefile calls it under its lock, relaxing the fsyncs where it may), a
+// report, a checkpoint or Claude Code's settings.json (WriteFile).
 // A reader sees the old file or the new one, never a mix; after a crash of
 // the machine, the old or the new one, never an empty one. Files keep
 // their mode, owner and group.
@@ -12,6 +13,7 @@ package atomicfile
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,58 +21,241 @@ import (
 	"time"
 )
 
-// WriteFile atomically replaces the file at path with data, for files that
-// are not kept under a lock (reports, backups, Claude Code's
-// settings.json): a temp file of a unique name beside it, write, fsync,
-// close, rename, fsync of the directory. An existing file keeps its mode,
-// owner and group (when root writes a user's file, it stays the user's); a
-// new file gets mode, and the owner and group of owner if that is not nil
-// (a backup belongs to whoever owns the file it backs up). A symlink at path
-// is followed, so that the link stays. Until the rename succeeds the old
-// file is untouched.
-func WriteFile(path string, data []byte, mode os.FileMode, owner os.FileInfo) (err error) {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
+// Options say how Replace writes a file.
+type Options struct {
+	// Mode is the mode of a new file (0: 0600); a file that exists keeps
+	// its own.
+	Mode os.FileMode
+	// Owner, if not nil, gives a new file its owner and group when root
+	// writes it (a file that exists keeps its own): a backup belongs to
+	// whoever owns the file it backs up, a new state file to the owner of
+	// its directory.
+	Owner os.FileInfo
+	// Locked says the caller holds a lock that keeps every other writer of
+	// path away. The temp file is then always ".NAME.tmp": one left by a
+	// writer that died before its rename is replaced, so crashes leave no
+	// litter. Without it, the temp file gets a unique name.
+	Locked bool
+	// NoDirSync skips the directory's fsync after the rename: a power loss
+	// may then lose the new file and keep the old one, whole (statefile's
+	// relaxed writes).
+	NoDirSync bool
+	// NoFileSync skips the temp file's fsync as well. Only where the
+	// filesystem orders a replacing rename after the new file's data
+	// (statefile's renameKeepsData) does a power loss still leave the old
+	// file or the new one, whole, and never an empty one.
+	NoFileSync bool
+
+	// Seams for tests; nil in production. Failpoint, if set, is called after
+	// each step ("after-create", "after-write", "after-sync", "after-close",
+	// "after-rename", "after-relaxed-rename", "after-dirsync") and an error
+	// it returns stops Replace there, as a crash would. SyncFile and SyncDir
+	// replace the two fsyncs.
+	Failpoint func(step string) error
+	SyncFile  func(*os.File) error
+	SyncDir   func(dir string) error
+}
+
+// Replace atomically replaces the file at path with the segments of data,
+// one after the other: a temp file beside it, write, fsync, close, rename,
+// fsync of the directory (see Options for what may be skipped). Until the
+// rename succeeds the old file is untouched, and the temp file is removed on
+// any failure. path must not be a symlink: the caller resolves it.
+func Replace(path string, data [][]byte, o Options) (err error) {
+	dir := filepath.Dir(path)
+	mode, uid, gid := o.Mode, -1, -1
+	if mode == 0 {
+		mode = 0o600
 	}
-	uid, gid := -1, -1
-	if owner != nil {
-		uid, gid = OwnerToKeep(owner)
+	if o.Owner != nil {
+		uid, gid = OwnerToKeep(o.Owner)
 	}
 	if fi, err := os.Stat(path); err == nil {
 		mode = fi.Mode().Perm()
 		uid, gid = OwnerToKeep(fi)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
+	failpoint := o.Failpoint
+	if failpoint == nil {
+		failpoint = func(string) error { return nil }
 	}
+
+	var tmp *os.File
+	if o.Locked {
+		tmp, err = createFixedTemp(path)
+	} else {
+		tmp, err = os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	}
+	if err != nil {
+		return fmt.Errorf("cannot create temp file: %w", err)
+	}
+	renamed := false
 	defer func() {
-		if err != nil {
+		if !renamed {
 			_ = tmp.Close()
 			_ = os.Remove(tmp.Name())
 		}
 	}()
-	if err = tmp.Chmod(mode); err != nil {
+
+	if err := failpoint("after-create"); err != nil {
 		return err
 	}
+	if mode != 0o600 || !o.Locked { // a fixed temp file is created 0600
+		if err := tmp.Chmod(mode); err != nil {
+			return fmt.Errorf("cannot set mode of temp file: %w", err)
+		}
+	}
 	if uid >= 0 {
-		if err = tmp.Chown(uid, gid); err != nil {
+		// Root editing a user's file must not leave it owned by root.
+		if err := tmp.Chown(uid, gid); err != nil {
 			return fmt.Errorf("cannot keep the owner of %s: %w", path, err)
 		}
 	}
-	if _, err = tmp.Write(data); err != nil {
+	if err := writeSegments(tmp, data); err != nil {
+		return fmt.Errorf("cannot write temp file: %w", err)
+	}
+	if err := failpoint("after-write"); err != nil {
 		return err
 	}
-	if err = tmp.Sync(); err != nil {
+	if !o.NoFileSync {
+		sync := o.SyncFile
+		if sync == nil {
+			sync = (*os.File).Sync
+		}
+		if err := sync(tmp); err != nil {
+			return fmt.Errorf("cannot sync temp file: %w", err)
+		}
+	}
+	if err := failpoint("after-sync"); err != nil {
 		return err
 	}
-	if err = tmp.Close(); err != nil {
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("cannot close temp file: %w", err)
+	}
+	if err := failpoint("after-close"); err != nil {
 		return err
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
+	if err := rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("cannot replace file: %w", err)
+	}
+	renamed = true
+	if err := failpoint("after-rename"); err != nil {
 		return err
 	}
-	return SyncDir(filepath.Dir(path))
+	if o.NoDirSync {
+		return failpoint("after-relaxed-rename")
+	}
+	syncDir := o.SyncDir
+	if syncDir == nil {
+		syncDir = SyncDir
+	}
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("cannot sync directory: %w", err)
+	}
+	return failpoint("after-dirsync")
+}
+
+// WriteFile atomically and durably replaces the file at path with data,
+// for files that are not kept under a lock (reports, backups, Claude
+// Code's settings.json): see Replace. A new file gets mode, and the owner
+// and group of owner if that is not nil. A symlink at path is followed, so
+// that the link stays.
+func WriteFile(path string, data []byte, mode os.FileMode, owner os.FileInfo) error {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	return Replace(path, [][]byte{data}, Options{Mode: mode, Owner: owner})
+}
+
+// createFixedTemp creates ".NAME.tmp" beside path, mode 0600, O_EXCL, for
+// a caller that holds the lock on path's writers. One that exists already
+// was left by a writer that died before its rename (nobody else holds the
+// lock): it is removed and made afresh.
+func createFixedTemp(path string) (*os.File, error) {
+	dir, base := filepath.Split(path)
+	name := filepath.Join(dir, "."+base+".tmp")
+	f, err := openFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if os.IsExist(err) {
+		if err := os.Remove(name); err != nil {
+			return nil, err
+		}
+		f, err = openFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	}
+	return f, err
+}
+
+// openFile is os.OpenFile, close-on-exec, kept out of Go's network poller
+// (which cannot wait on a regular file anyway, and costs five more system
+// calls to find that out on every open).
+func openFile(path string, flag int, perm os.FileMode) (*os.File, error) {
+	for {
+		fd, err := syscall.Open(path, flag|syscall.O_CLOEXEC, uint32(perm.Perm()))
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		}
+		return os.NewFile(uintptr(fd), path), nil
+	}
+}
+
+// rename renames as os.Rename does, without the extra Lstat os.Rename makes
+// to give a clearer error when the target is a directory.
+func rename(from, to string) error {
+	if err := syscall.Rename(from, to); err != nil {
+		return &os.LinkError{Op: "rename", Old: from, New: to, Err: err}
+	}
+	return nil
+}
+
+// writeSegments writes segs to f one after the other, with as few writev
+// calls as the kernel allows. It may change the slices in segs.
+func writeSegments(f *os.File, segs [][]byte) error {
+	if len(segs) == 1 {
+		_, err := f.Write(segs[0])
+		return err
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var werr error
+	err = rc.Write(func(fd uintptr) bool {
+		for {
+			for len(segs) > 0 && len(segs[0]) == 0 {
+				segs = segs[1:]
+			}
+			if len(segs) == 0 {
+				return true
+			}
+			batch := segs[:min(len(segs), 1024)] // IOV_MAX
+			n, err := writev(int(fd), batch)
+			if err == syscall.EINTR {
+				continue
+			}
+			if err != nil {
+				werr = err
+				return true
+			}
+			if n == 0 {
+				werr = io.ErrShortWrite
+				return true
+			}
+			for n > 0 { // drop what was written
+				if n >= len(segs[0]) {
+					n -= len(segs[0])
+					segs = segs[1:]
+				} else {
+					segs[0] = segs[0][n:]
+					n = 0
+				}
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return werr
 }
 
 // OwnerToKeep returns the owner and group a file written in place of the

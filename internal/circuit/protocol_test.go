@@ -9,17 +9,14 @@ import (
 	"time"
 
 	"guard/breaker"
-	"guard/bulkhead"
 	"guard/config"
-	"guard/eventlog"
 	"guard/internal/circuit"
 	"guard/internal/store"
-	"guard/internal/store/hookstate"
+	"guard/internal/store/file"
 	"guard/internal/store/postgres"
 	"guard/internal/store/postgres/pgtest"
 	"guard/internal/store/storetest"
 	"guard/internal/supervise"
-	"guard/statefile"
 )
 
 var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
@@ -59,13 +56,12 @@ func backends(t *testing.T) map[string]func() backend {
 		},
 		"file": func() backend {
 			dir := t.TempDir()
-			log := &eventlog.Log{Path: filepath.Join(dir, "events.jsonl")}
-			s, err := hookstate.Open(filepath.Join(dir, "state.json"), statefile.Options{}, 0, log, func(err error) { t.Error(err) })
+			h, err := file.OpenHooks(config.Default(dir), filepath.Join(dir, "state.json"), store.Options{LogFailed: func(err error) { t.Error(err) }})
 			if err != nil {
 				t.Fatal(err)
 			}
-			return backend{s.Circuits(), bulkhead.Slots{Dir: bulkhead.Dir(s.Path())}, func() []store.Event {
-				res, err := eventlog.Read([]*eventlog.Log{log}, nil)
+			return backend{h.Circuits, h.Runs, func() []store.Event {
+				res, err := h.Events.Read(nil)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -156,7 +156,7 @@ func PythonKey(argv []string) string {
 	return clean(strings.TrimSuffix(last, filepath.Ext(last)))
 }
 
-// unquoteDouble takes the double quotes off a word shellcmd kept as
+// unquoteDouble takes the double quotes off a word package shell kept as
 // written: "$DIR/x.py" is $DIR/x.py.
 func unquoteDouble(w string) string {
 	if len(w) >= 2 && w[0] == '"' && w[len(w)-1] == '"' {

@@ -11,9 +11,8 @@ import (
 	"guard/config"
 	"guard/internal/cooldown"
 	"guard/internal/store"
-	"guard/internal/store/cooldownstate"
+	"guard/internal/store/file"
 	"guard/internal/supervise"
-	"guard/statefile"
 )
 
 var (
@@ -23,12 +22,13 @@ var (
 )
 
 func rules(t *testing.T) *cooldown.Rules {
-	s, err := cooldownstate.Open(filepath.Join(t.TempDir(), "cooldown.json"), statefile.Options{}, time.Hour, []store.Action{restart}, nil, nil)
+	dir := t.TempDir()
+	cfg := config.Default(dir)
+	s, err := file.OpenCooldown(cfg, filepath.Join(dir, "cooldown.json"), []store.Action{restart}, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := config.Default("/h")
-	return &cooldown.Rules{Budgets: s.Budgets(), Actions: []store.Action{restart, redeploy}, ResetAfterHealthy: 2, Patterns: cfg.Cooldown.Patterns}
+	return &cooldown.Rules{Budgets: s.Budgets, Actions: []store.Action{restart, redeploy}, ResetAfterHealthy: 2, Patterns: cfg.Cooldown.Patterns}
 }
 
 func TestMatch(t *testing.T) {

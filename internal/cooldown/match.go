@@ -18,7 +18,7 @@ type Match struct {
 }
 
 // Match finds the budgeted actions in command. The command is read as a
-// shell reads it (package shellcmd): each simple command it runs, through
+// shell reads it (package shell): each simple command it runs, through
 // pipelines, lists, subshells, sudo and env, is put in its normal form,
 // and a pattern must match that from its first word, so that words that
 // are only arguments (echo docker restart web) are no action. The first

@@ -1,10 +1,15 @@
 // Package store says what guard keeps and how the rest of guard reaches
 // it, whatever keeps it: the circuits of every key (with their probe
 // leases and counts), the runs in flight that max_concurrent limits, and
-// the event log that explains both. The run protocol (package runproto),
-// the circuit steps (package circuit) and the CLI work through these
-// interfaces only; a backend implements them. The JSON file backend
-// (hookstate, bulkhead, eventlog) is the embedded default.
+// the event log that explains both, and the action budgets of services.
+// Package circuit (the steps and the run protocol), package cooldown and
+// the CLI work through these interfaces only; a backend implements them and
+// registers itself for a kind of location (Register): store/file for paths,
+// the default, and store/postgres for postgres:// URLs, linked into
+// guard-pg only. This package owns the data every backend shares: the
+// Event, the errors callers branch on (ErrBusy, ErrCorrupt), holders. The
+// two documents (store/hookstate, store/cooldownstate) are the JSON file
+// formats, which the backends read and write.
 //
 // A backend guarantees:
 //

@@ -1,14 +1,13 @@
 package store
 
-import "guard/statefile"
+import "errors"
 
 // Errors a backend's methods return, for callers to branch on with
-// errors.Is. (They are the JSON file's own sentinels, which the other
-// backends wrap.)
+// errors.Is. Each backend wraps its own causes so that they match these.
 var (
 	// ErrBusy is a state that stayed locked for the lock timeout.
-	ErrBusy = statefile.ErrLockTimeout
+	ErrBusy = errors.New("state busy: lock not obtained in time")
 	// ErrCorrupt is a state that does not parse; the next update sets it
 	// aside and starts afresh.
-	ErrCorrupt = statefile.ErrCorrupt
+	ErrCorrupt = errors.New("state does not parse")
 )

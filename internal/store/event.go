@@ -1,10 +1,12 @@
 package store
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"guard/internal/jsonx"
@@ -164,4 +166,44 @@ func Stamp(t time.Time) string {
 		t = r.Add(time.Second)
 	}
 	return t.UTC().Format(jsonx.TimeLayout)
+}
+
+// ReadEvents reads the events of one stream of JSON Lines (an event log
+// file, a database's rows as lines) that keep accepts, in the order they
+// come; a line that is not an event is counted as malformed and skipped.
+func ReadEvents(r io.Reader, keep func(*Event) bool) (ReadResult, error) {
+	var res ReadResult
+	n, err := readFile(r, keep, &res.Events)
+	res.Malformed = n
+	return res, err
+}
+
+// readFile appends the events in r to out and returns how many lines were
+// malformed.
+func readFile(r io.Reader, keep func(*Event) bool, out *[]Event) (int, error) {
+	malformed := 0
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			trimmed := bytes.TrimSpace(line)
+			if len(trimmed) > 0 {
+				var e Event
+				if json.Unmarshal(trimmed, &e) != nil {
+					malformed++
+				} else {
+					e.Raw = append(json.RawMessage(nil), trimmed...)
+					if keep == nil || keep(&e) {
+						*out = append(*out, e)
+					}
+				}
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return malformed, nil
+		}
+		if err != nil {
+			return malformed, err
+		}
+	}
 }

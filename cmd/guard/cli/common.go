@@ -10,10 +10,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"guard/backend"
 	"guard/config"
 	"guard/internal/circuit"
 	"guard/internal/store"
+	_ "guard/internal/store/file" // the backend of state files
+	"guard/internal/supervise"
 	"guard/internal/view"
 )
 
@@ -44,25 +45,46 @@ func (e *env) loadConfigFrom(path, state string) (*config.Config, error) {
 	return cfg, nil
 }
 
-// backendOptions are how a backend reports to this command.
-func (e *env) backendOptions() backend.Options {
-	return backend.Options{
-		Warn: func(format string, args ...any) {
-			for i, a := range args {
-				if s, ok := a.(string); ok {
-					args[i] = view.Printable(s)
-				}
-			}
-			e.warnf(format, args...)
+// backendOptions are how a backend reports to this command: as warnings,
+// worded here.
+func (e *env) backendOptions() store.Options {
+	return store.Options{
+		Quarantined: func(what, to string, cause error) {
+			e.warnf("%s did not parse (%s); moved it to %s and started afresh", what, view.ErrorLine(cause), view.Printable(to))
+		},
+		SetAside: func(a store.Aside, keptIn string) {
+			e.warnf("the state of %q was malformed (%s); kept it in %s and started it afresh", view.Printable(a.Key), view.ErrorLine(a.Err), view.Printable(keptIn))
 		},
 		LogFailed: e.logFailed,
 	}
 }
 
+// host returns the name guard records for this host in leases, slots and
+// events: GUARD_HOST if set, else the host name.
+func host(getenv func(string) string) string {
+	if h := getenv("GUARD_HOST"); h != "" {
+		return h
+	}
+	h, _ := os.Hostname()
+	return h
+}
+
+// liveness checks holders from this host.
+func liveness(host string) store.Liveness {
+	return store.Liveness{Host: host, Local: supervise.Alive}
+}
+
+// noEvents is an empty event log.
+type noEvents struct{}
+
+func (noEvents) Read(func(*store.Event) bool) (store.ReadResult, error) {
+	return store.ReadResult{}, nil
+}
+
 // openHooks opens the hook state that cfg names. A state that does not
 // parse is set aside by the first update, with a warning.
-func (e *env) openHooks(cfg *config.Config) (*backend.Hooks, error) {
-	h, err := backend.OpenHooks(cfg, e.backendOptions())
+func (e *env) openHooks(cfg *config.Config) (*store.Hooks, error) {
+	h, err := store.OpenHooks(cfg, e.backendOptions())
 	return h, e.handoff(err)
 }
 
@@ -72,7 +94,7 @@ func (e *env) openHooks(cfg *config.Config) (*backend.Hooks, error) {
 // process (same pid, streams and environment), so it returns only if it
 // cannot, with an error that says why; any other err it returns as it is.
 func (e *env) handoff(err error) error {
-	var nd *backend.NeedsDriverError
+	var nd *store.NeedsDriverError
 	if !errors.As(err, &nd) || !e.exits {
 		return err
 	}
@@ -108,7 +130,7 @@ func isExecutable(path string) bool {
 }
 
 // openHooksOf opens the hook state a command's flags name.
-func (e *env) openHooksOf(c *cli.Context) (*backend.Hooks, error) {
+func (e *env) openHooksOf(c *cli.Context) (*store.Hooks, error) {
 	cfg, err := e.loadConfig(c)
 	if err != nil {
 		return nil, err
@@ -125,7 +147,7 @@ func (e *env) logFailed(err error) {
 }
 
 // snapshot reads the state for a command that only reads it.
-func (e *env) snapshot(c *cli.Context) (*config.Config, *backend.Hooks, store.CircuitView, error) {
+func (e *env) snapshot(c *cli.Context) (*config.Config, *store.Hooks, store.CircuitView, error) {
 	cfg, err := e.loadConfig(c)
 	if err != nil {
 		return nil, nil, nil, err

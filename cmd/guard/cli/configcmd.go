@@ -2,11 +2,14 @@ package cli
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/urfave/cli/v2"
 
-	"guard/backend"
+	"guard/config"
 	"guard/internal/circuit"
+	"guard/internal/store"
+	"guard/internal/view"
 )
 
 func (e *env) configCommand() *cli.Command {
@@ -55,9 +58,9 @@ func (e *env) configCheck(c *cli.Context) error {
 		return err
 	}
 	for _, where := range []string{cfg.StateFile, cfg.Cooldown.StateFile} {
-		if backend.IsURL(where) && !backend.HasDriver() {
+		if config.IsDatabaseURL(where) && !store.HasBackend(store.KindPostgres) {
 			// guard-pg can say whether the database can be reached.
-			e.handoff(&backend.NeedsDriverError{URL: where})
+			e.handoff(&store.NeedsDriverError{URL: where})
 			break
 		}
 	}
@@ -75,13 +78,34 @@ func (e *env) configCheck(c *cli.Context) error {
 		return nil
 	}
 	shown := *cfg // with no password in sight
-	shown.StateFile, shown.Cooldown.StateFile = backend.Redact(cfg.StateFile), backend.Redact(cfg.Cooldown.StateFile)
+	shown.StateFile, shown.Cooldown.StateFile = config.Redact(cfg.StateFile), config.Redact(cfg.Cooldown.StateFile)
 	out, err := shown.YAML()
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "# effective configuration, from %s\n", cfg.Source)
-	fmt.Fprintf(e.stdout, "# hook state: %s\n", backend.Describe(cfg, cfg.StateFile))
-	fmt.Fprintf(e.stdout, "# cooldown state: %s\n%s", backend.Describe(cfg, cfg.Cooldown.StateFile), out)
+	fmt.Fprintf(e.stdout, "# hook state: %s\n", e.describe(cfg, cfg.StateFile))
+	fmt.Fprintf(e.stdout, "# cooldown state: %s\n%s", e.describe(cfg, cfg.Cooldown.StateFile), out)
 	return nil
+}
+
+// describe says which backend holds the state at where and whether it can
+// be reached: "PostgreSQL at postgres://...: reachable" or "JSON file
+// /path: ...".
+func (e *env) describe(cfg *config.Config, where string) string {
+	switch {
+	case where == "":
+		return "none: " + config.ErrNoHome.Error()
+	case store.Kind(where) == store.KindPostgres && !store.HasBackend(store.KindPostgres):
+		return fmt.Sprintf("PostgreSQL at %s: this guard has no PostgreSQL driver; guard-pg, installed beside it, runs such states", config.Redact(where))
+	case store.Kind(where) == store.KindPostgres:
+		if err := store.Ping(cfg, where); err != nil {
+			return fmt.Sprintf("PostgreSQL at %s: not reachable: %s", config.Redact(where), view.ErrorLine(err))
+		}
+		return fmt.Sprintf("PostgreSQL at %s: reachable", config.Redact(where))
+	}
+	if _, err := os.Stat(where); err != nil {
+		return fmt.Sprintf("JSON file %s: not there yet (the first run creates it)", where)
+	}
+	return fmt.Sprintf("JSON file %s: present", where)
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"guard/backend"
 	"guard/config"
 	"guard/internal/circuit"
 	"guard/internal/cooldown"
@@ -185,7 +184,7 @@ Example:
 type budgets struct {
 	cfg *config.Config
 	*cooldown.Rules
-	state *backend.Cooldown
+	state *store.Cooldown
 }
 
 func (e *env) openCooldown(c *cli.Context) (*budgets, error) {
@@ -199,7 +198,7 @@ func (e *env) openCooldown(c *cli.Context) (*budgets, error) {
 // openCooldownAt opens the cooldown state at path (empty: the one cfg
 // names) with cfg's actions.
 func (e *env) openCooldownAt(cfg *config.Config, path string) (*budgets, error) {
-	st, err := backend.OpenCooldown(cfg, path, e.backendOptions())
+	st, err := store.OpenCooldown(cfg, path, e.backendOptions())
 	if err != nil {
 		return nil, e.handoff(err)
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/sys/unix"
 
-	"guard/backend"
 	"guard/breaker"
+	"guard/config"
 	"guard/internal/circuit"
 	"guard/internal/claude/doctor"
 	"guard/internal/store"
@@ -112,7 +112,7 @@ func (e *env) doctorGuard(c *cli.Context, check func(doctor.Checked, []doctor.Fi
 	hooks, err := e.openHooks(cfg)
 	if err == nil {
 		var probs []doctor.Finding
-		if !backend.IsURL(where) {
+		if !config.IsDatabaseURL(where) {
 			probs = writable(where)
 		}
 		v, serr := hooks.Circuits.Snapshot()
@@ -158,7 +158,7 @@ func (e *env) doctorGuard(c *cli.Context, check func(doctor.Checked, []doctor.Fi
 // doctorCircuits reports the open and half-open circuits.
 func (e *env) doctorCircuits(v store.CircuitView, check func(doctor.Checked, []doctor.Finding)) {
 	now := e.now()
-	sts, err := view.Statuses(v, nil, nil, now, backend.Liveness(backend.Host(e.getenv)).Alive)
+	sts, err := view.Statuses(v, nil, nil, now, liveness(host(e.getenv)).Alive)
 	if err != nil {
 		check(doctor.Checked{What: "circuits", Detail: "unreadable"}, []doctor.Finding{{Where: "state", Problem: view.ErrorLine(err), Fix: "the next guard run sets the entry aside"}})
 		return

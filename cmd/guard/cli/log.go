@@ -5,8 +5,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"guard/backend"
 	"guard/internal/circuit"
+	"guard/internal/store"
 	"guard/internal/view"
 )
 
@@ -63,7 +63,7 @@ func (e *env) log(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	events, err := backend.AllEvents(cfg)
+	events, err := store.AllEvents(cfg)
 	err = e.handoff(err)
 	if err != nil {
 		return err

@@ -1,7 +1,9 @@
 // Package cli is guard's command line: flag parsing, printing and exit
-// codes, over the packages that do the work (runproto, budget, view,
-// backend). cmd/guard is its main; the end-to-end tests run it the same
-// way.
+// codes, over the packages that do the work (internal/circuit,
+// internal/cooldown, internal/claude, internal/view, and the states
+// internal/store opens). cmd/guard is its main; the end-to-end tests run it
+// the same way. It is the one place that words errors for people and picks
+// exit statuses.
 package cli
 
 import (
@@ -12,7 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"guard/backend"
+	"guard/config"
+	"guard/internal/store"
 )
 
 // Main runs guard with the process's arguments, streams and environment,
@@ -27,14 +30,14 @@ func Main() int {
 		now:     time.Now,
 		exits:   true,
 	}
-	if !backend.HasDriver() && len(os.Args) > 1 && readsState[os.Args[1]] {
+	if !store.HasBackend(store.KindPostgres) && len(os.Args) > 1 && readsState[os.Args[1]] {
 		// A state in PostgreSQL named in the environment goes to guard-pg
 		// at once, before this guard spends time on its config. (One named
 		// only in the config is handed over once the config is read.)
 		for _, v := range []string{"GUARD_STATE", "GUARD_COOLDOWN_STATE"} {
-			if url := os.Getenv(v); backend.IsURL(url) {
+			if url := os.Getenv(v); config.IsDatabaseURL(url) {
 				e.args = os.Args
-				e.handoff(&backend.NeedsDriverError{URL: url})
+				e.handoff(&store.NeedsDriverError{URL: url})
 				break
 			}
 		}

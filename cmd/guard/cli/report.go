@@ -7,9 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"guard/backend"
 	"guard/config"
-	"guard/eventlog"
 	"guard/internal/atomicfile"
 	"guard/internal/store"
 	"guard/internal/view"
@@ -78,7 +76,7 @@ func (e *env) report(c *cli.Context) error {
 		return err
 	}
 	now := e.now()
-	sts, err := view.Statuses(v, nil, nil, now, backend.Liveness(backend.Host(e.getenv)).Alive)
+	sts, err := view.Statuses(v, nil, nil, now, liveness(host(e.getenv)).Alive)
 	if err != nil {
 		return fmt.Errorf("%w; the next guard run will move it aside", err)
 	}
@@ -116,12 +114,12 @@ func (e *env) report(c *cli.Context) error {
 	case "prometheus":
 		err = view.WritePrometheus(&buf, r, sts)
 	case "markdown":
-		events, eerr := backend.AllEvents(cfg)
+		events, eerr := store.AllEvents(cfg)
 		eerr = e.handoff(eerr)
 		if eerr == nil {
 			eerr = view.WriteMarkdown(&buf, r, events, now)
 		} else {
-			view.WriteMarkdown(&buf, r, eventlog.Logs{}, now)
+			view.WriteMarkdown(&buf, r, noEvents{}, now)
 		}
 		if err = eerr; err != nil {
 			e.warnf("%v", view.ErrorLine(err))
@@ -146,7 +144,7 @@ func (e *env) report(c *cli.Context) error {
 // cooldownReport returns the budgets of every service in the cooldown
 // state, or none if there is no cooldown state.
 func (e *env) cooldownReport(cfg *config.Config, now time.Time) (map[string]view.ServiceStatus, error) {
-	if !backend.CooldownExists(cfg) {
+	if !store.CooldownExists(cfg) {
 		return map[string]view.ServiceStatus{}, nil
 	}
 	cd, err := e.openCooldownAt(cfg, "")

@@ -12,7 +12,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"guard/backend"
 	"guard/config"
 	"guard/internal/circuit"
 	"guard/internal/earlysig"
@@ -132,10 +131,10 @@ func (e *env) guardRun(l runLine) (err error) {
 	if err != nil {
 		return e.guardFailed(cfg, b, argv, key, err)
 	}
-	host := backend.Host(e.getenv)
+	host := host(e.getenv)
 	p := &circuit.Protocol{
 		Circuits: hooks.Circuits, Runs: hooks.Runs,
-		Live: backend.Liveness(host), Self: store.Holder{Host: host, PID: os.Getpid()},
+		Live: liveness(host), Self: store.Holder{Host: host, PID: os.Getpid()},
 	}
 	now := e.now()
 	var deadline time.Time

@@ -12,7 +12,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"guard/backend"
 	"guard/config"
 	"guard/internal/circuit"
 	"guard/internal/store"
@@ -79,8 +78,8 @@ func (e *env) warnAside(v store.CircuitView) {
 }
 
 // inFlight lists the runs in flight, and the liveness that checked them.
-func (e *env) inFlight(hooks *backend.Hooks) ([]store.Run, func(store.Holder) bool) {
-	alive := backend.Liveness(backend.Host(e.getenv)).Alive
+func (e *env) inFlight(hooks *store.Hooks) ([]store.Run, func(store.Holder) bool) {
+	alive := liveness(host(e.getenv)).Alive
 	runs, _ := hooks.Runs.List(alive)
 	return runs, alive
 }
@@ -185,7 +184,7 @@ func (e *env) statusOnce(c *cli.Context, w io.Writer) error {
 // timings reads the run times of every key from the event log; nil, with a
 // warning, if it cannot be read.
 func (e *env) timings(cfg *config.Config) view.Timings {
-	events, err := backend.AllEvents(cfg)
+	events, err := store.AllEvents(cfg)
 	if err = e.handoff(err); err == nil {
 		var t view.Timings
 		if t, err = view.RunTimings(events); err == nil {

@@ -9,33 +9,22 @@ import (
 	"guard/internal/store"
 )
 
-// Budgets returns the store as a store.Budgets.
-func (s *Store) Budgets() store.Budgets { return budgets{s} }
-
-type budgets struct{ s *Store }
-
-func (b budgets) Update(now time.Time, fn func(tx store.BudgetTx) (bool, error)) error {
-	return b.s.Update(now, func(d *Document) (bool, error) { return fn(tx{d, b.s.actions}) })
-}
-
-func (b budgets) Snapshot() (store.BudgetView, error) { return b.s.Snapshot() }
-
 // tx is a Document inside an update, with the configured actions every new
 // service gets an array for.
 type tx struct {
 	*Document
-	actions []Action
+	actions []store.Action
 }
 
-func (t tx) Record(service string, a Action, now time.Time, success bool, errMsg string) error {
+func (t tx) Record(service string, a store.Action, now time.Time, success bool, errMsg string) error {
 	return t.Document.Record(service, a, t.actions, now, success, errMsg)
 }
 
-func (t tx) Reserve(service string, a Action, now time.Time, pid int) (breaker.Verdict, error) {
+func (t tx) Reserve(service string, a store.Action, now time.Time, pid int) (breaker.Verdict, error) {
 	return t.Document.Reserve(service, a, t.actions, now, pid)
 }
 
-func (t tx) Finish(service string, a Action, now time.Time, pid int, success bool, errMsg string) error {
+func (t tx) Finish(service string, a store.Action, now time.Time, pid int, success bool, errMsg string) error {
 	return t.Document.Finish(service, a, t.actions, now, pid, success, errMsg)
 }
 
@@ -72,9 +61,9 @@ var (
 	_ store.BudgetTx   = tx{}
 )
 
-// Tx returns d as the budgets inside one transaction of another backend
-// that keeps the document whole, with the configured actions.
-func Tx(d *Document, actions []Action) store.BudgetTx { return tx{d, actions} }
+// Tx returns d inside an update as a store.BudgetTx, with the configured
+// actions every new service gets an array for.
+func Tx(d *Document, actions []store.Action) store.BudgetTx { return tx{d, actions} }
 
 // Pending returns the events noted since the document was read.
 func (d *Document) Pending() []store.Event { return d.pending }

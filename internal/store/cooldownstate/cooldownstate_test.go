@@ -2,7 +2,6 @@ package cooldownstate
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,9 +12,9 @@ import (
 
 var (
 	t0       = time.Date(2025, 6, 15, 12, 0, 0, 0, time.UTC)
-	restart  = Action{Name: "restart", Field: "restarts", Limit: 2, Window: 4 * time.Hour}
-	redeploy = Action{Name: "redeploy", Field: "redeployments", Limit: 1, Window: 24 * time.Hour}
-	actions  = []Action{redeploy, restart}
+	restart  = store.Action{Name: "restart", Field: "restarts", Limit: 2, Window: 4 * time.Hour}
+	redeploy = store.Action{Name: "redeploy", Field: "redeployments", Limit: 1, Window: 24 * time.Hour}
+	actions  = []store.Action{redeploy, restart}
 )
 
 func parse(t *testing.T, s string) *Document {
@@ -158,7 +157,7 @@ func TestPlainTimestampArrays(t *testing.T) {
 }
 
 func TestReserveAndFinish(t *testing.T) {
-	one := Action{Name: "redeploy", Field: "redeployments", Limit: 1, Window: 24 * time.Hour}
+	one := store.Action{Name: "redeploy", Field: "redeployments", Limit: 1, Window: 24 * time.Hour}
 	d := &Document{}
 	v, err := d.Reserve("api", one, actions, t0, 100)
 	if err != nil || !v.Allowed {
@@ -255,16 +254,6 @@ func TestMarkAndLast(t *testing.T) {
 	}
 }
 
-func TestStoreRetentionCoversWindows(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "cooldown.json"), statefile.Options{}, time.Hour,
-		[]Action{{Name: "rebuild", Field: "rebuilds", Limit: 1, Window: 72 * time.Hour}}, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.retention != 72*time.Hour {
-		t.Errorf("retention = %s; want raised to the 72h window", s.retention)
-	}
-}
 
 func TestBadArrayIsAnError(t *testing.T) {
 	d := parse(t, `{"services":{"nginx":{"restarts":"lots"}}}`)
@@ -370,7 +359,7 @@ func TestMirrorsIntoBareArrays(t *testing.T) {
 	named := restart
 	named.Timestamps = "restart_timestamps"
 	d = parse(t, `{"services":{}}`)
-	d.Record("x", named, []Action{named}, t0, true, "")
+	d.Record("x", named, []store.Action{named}, t0, true, "")
 	if out := marshal(t, d); !strings.Contains(out, `"restart_timestamps": [`) {
 		t.Errorf("no restart_timestamps:\n%s", out)
 	}

@@ -129,11 +129,8 @@ func (r Record) MarshalJSON() ([]byte, error) {
 	return jsonx.MarshalObject(plain(r), r.Extra)
 }
 
-// An Action is a budgeted kind of action; see store.Action.
-type Action = store.Action
-
 // aliases are the plain-timestamp arrays some deployments keep for a.
-func aliases(a Action) []string {
+func aliases(a store.Action) []string {
 	names := []string{a.Name + "_timestamps"}
 	if s := timestampsName(a); s != names[0] {
 		names = append(names, s)
@@ -146,7 +143,7 @@ func aliases(a Action) []string {
 
 // timestampsName is the plain-timestamp array Claude Ops keeps for a:
 // restart_timestamps for restarts.
-func timestampsName(a Action) string { return strings.TrimSuffix(a.Field, "s") + "_timestamps" }
+func timestampsName(a store.Action) string { return strings.TrimSuffix(a.Field, "s") + "_timestamps" }
 
 // keepsTimestamps reports whether any service in d keeps a plain-timestamp
 // array.
@@ -168,7 +165,7 @@ func (d *Document) keepsTimestamps() bool {
 // to as well, "" for none: the one the action's configuration names, else
 // one s already keeps, else, if the file keeps such arrays elsewhere,
 // Claude Ops' name for it.
-func (d *Document) mirror(s *Service, a Action) string {
+func (d *Document) mirror(s *Service, a store.Action) string {
 	if a.Timestamps != "" && a.Timestamps != a.Field {
 		return a.Timestamps
 	}
@@ -223,7 +220,7 @@ func (s *Service) setRecords(field string, rs []Record) error {
 // a record of the array has too (to the second: Claude Ops' jq drops the
 // fraction) is the same action, counted once. A record guard cannot read
 // counts as at now.
-func (s *Service) times(a Action, now time.Time) ([]time.Time, error) {
+func (s *Service) times(a store.Action, now time.Time) ([]time.Time, error) {
 	var ts []time.Time
 	inArray := map[int64]int{}
 	for i, field := range append([]string{a.Field}, aliases(a)...) {

@@ -12,7 +12,7 @@ import (
 
 // service returns the entry of name, creating it (with an empty array for
 // every action) on first use: services register implicitly.
-func (d *Document) service(name string, actions []Action) (*Service, error) {
+func (d *Document) service(name string, actions []store.Action) (*Service, error) {
 	if d.Services == nil {
 		d.Services = map[string]*Service{}
 	}
@@ -41,7 +41,7 @@ func (d *Document) service(name string, actions []Action) (*Service, error) {
 
 // appendMirror adds t to the plain-timestamp array guard writes a's records
 // on s to as well, if there is one (see mirror).
-func (d *Document) appendMirror(s *Service, a Action, t time.Time) error {
+func (d *Document) appendMirror(s *Service, a store.Action, t time.Time) error {
 	m := d.mirror(s, a)
 	if m == "" {
 		return nil
@@ -55,7 +55,7 @@ func (d *Document) appendMirror(s *Service, a Action, t time.Time) error {
 
 // Check returns the verdict of a's budget for service at now. An unknown
 // service has used nothing.
-func (d *Document) Check(service string, a Action, now time.Time) (breaker.Verdict, error) {
+func (d *Document) Check(service string, a store.Action, now time.Time) (breaker.Verdict, error) {
 	budget := breaker.Budget{Limit: a.Limit, Window: a.Window}
 	s := d.Services[service]
 	if s == nil {
@@ -70,7 +70,7 @@ func (d *Document) Check(service string, a Action, now time.Time) (breaker.Verdi
 
 // Decide is Check, and notes the decision for the event log: "allowed" or
 // "refused", with the budget used and the next allowed time.
-func (d *Document) Decide(service string, a Action, now time.Time) (breaker.Verdict, error) {
+func (d *Document) Decide(service string, a store.Action, now time.Time) (breaker.Verdict, error) {
 	v, err := d.Check(service, a, now)
 	if err == nil {
 		d.noteVerdict(service, a, now, v)
@@ -78,7 +78,7 @@ func (d *Document) Decide(service string, a Action, now time.Time) (breaker.Verd
 	return v, err
 }
 
-func (d *Document) noteVerdict(service string, a Action, now time.Time, v breaker.Verdict) {
+func (d *Document) noteVerdict(service string, a store.Action, now time.Time, v breaker.Verdict) {
 	e := store.Event{Time: now, Event: store.EventCooldown, Key: service, Action: a.Name, Outcome: "allowed",
 		Used: store.Int(v.Used), Limit: store.Int(v.Limit)}
 	if !v.Allowed {
@@ -90,7 +90,7 @@ func (d *Document) noteVerdict(service string, a Action, now time.Time, v breake
 	d.Note(e)
 }
 
-func (d *Document) noteRecord(service string, a Action, now time.Time, success bool, errMsg string) {
+func (d *Document) noteRecord(service string, a store.Action, now time.Time, success bool, errMsg string) {
 	e := store.Event{Time: now, Event: store.EventCooldownRecord, Key: service, Action: a.Name, Outcome: "success"}
 	if !success {
 		e.Outcome, e.Error = "failure", errMsg
@@ -103,7 +103,7 @@ func (d *Document) noteRecord(service string, a Action, now time.Time, success b
 
 // appendRecord adds r to a's array on s, as a plain timestamp if the array
 // already holds only plain timestamps.
-func (s *Service) appendRecord(a Action, r Record) error {
+func (s *Service) appendRecord(a store.Action, r Record) error {
 	rs, err := s.records(a.Field)
 	if err != nil {
 		return err
@@ -119,7 +119,7 @@ func (s *Service) appendRecord(a Action, r Record) error {
 
 // Record appends a finished action to service's array for a. actions are
 // all configured actions, for registering a new service.
-func (d *Document) Record(service string, a Action, actions []Action, now time.Time, success bool, errMsg string) error {
+func (d *Document) Record(service string, a store.Action, actions []store.Action, now time.Time, success bool, errMsg string) error {
 	s, err := d.service(service, actions)
 	if err != nil {
 		return err
@@ -142,7 +142,7 @@ func (d *Document) Record(service string, a Action, actions []Action, now time.T
 // records the action as in progress for the guard process pid, so that no
 // other caller can take the same room. It returns the verdict before the
 // reservation.
-func (d *Document) Reserve(service string, a Action, actions []Action, now time.Time, pid int) (breaker.Verdict, error) {
+func (d *Document) Reserve(service string, a store.Action, actions []store.Action, now time.Time, pid int) (breaker.Verdict, error) {
 	v, err := d.Decide(service, a, now)
 	if err != nil || !v.Allowed {
 		return v, err
@@ -161,7 +161,7 @@ func (d *Document) Reserve(service string, a Action, actions []Action, now time.
 // reservation is gone (a healthy streak cleared the budgets meanwhile), it
 // records the action afresh at now. A reservation kept as a plain
 // timestamp has nothing to complete.
-func (d *Document) Finish(service string, a Action, actions []Action, now time.Time, pid int, success bool, errMsg string) error {
+func (d *Document) Finish(service string, a store.Action, actions []store.Action, now time.Time, pid int, success bool, errMsg string) error {
 	s, err := d.service(service, actions)
 	if err != nil {
 		return err
@@ -195,7 +195,7 @@ func (d *Document) Finish(service string, a Action, actions []Action, now time.T
 // Release gives back the reservation pid made for a on service, for an
 // action that never started (its command was not found): it did not
 // happen, so it must not use up the budget.
-func (d *Document) Release(service string, a Action, pid int, reservedAt time.Time) error {
+func (d *Document) Release(service string, a store.Action, pid int, reservedAt time.Time) error {
 	s := d.Services[service]
 	if s == nil {
 		return nil
@@ -237,7 +237,7 @@ func (s *Service) dropPlain(field string, t time.Time) error {
 // Healthy counts a healthy check of service. When the streak reaches
 // resetAfter, every action array of the service is emptied and the streak
 // starts again; cleared reports that.
-func (d *Document) Healthy(service string, resetAfter int, actions []Action, now time.Time) (streak int, cleared bool, err error) {
+func (d *Document) Healthy(service string, resetAfter int, actions []store.Action, now time.Time) (streak int, cleared bool, err error) {
 	s, err := d.service(service, actions)
 	if err != nil {
 		return 0, false, err
@@ -265,7 +265,7 @@ func (d *Document) Healthy(service string, resetAfter int, actions []Action, now
 }
 
 // Unhealthy ends service's healthy streak.
-func (d *Document) Unhealthy(service string, actions []Action, now time.Time) error {
+func (d *Document) Unhealthy(service string, actions []store.Action, now time.Time) error {
 	s, err := d.service(service, actions)
 	if err != nil {
 		return err
@@ -307,13 +307,13 @@ func (d *Document) Last(name string) (time.Time, error) {
 // retention from every service's action arrays (keeping records still in
 // progress, and leaving alone arrays it cannot read), and gives a new file
 // the reference's last_run and last_daily_digest members.
-func (d *Document) tidy(now time.Time, retention time.Duration, actions []Action) error {
+func (d *Document) tidy(now time.Time, retention time.Duration, actions []store.Action) error {
 	return d.Tidy(now, retention, actions)
 }
 
 // Tidy prunes old records before a write; see tidy. Another backend that
 // keeps the document whole calls it too.
-func (d *Document) Tidy(now time.Time, retention time.Duration, actions []Action) error {
+func (d *Document) Tidy(now time.Time, retention time.Duration, actions []store.Action) error {
 	for _, name := range []string{"run", "daily_digest"} {
 		if _, ok := d.Extra["last_"+name]; !ok {
 			if d.Extra == nil {

@@ -36,13 +36,10 @@ type Document struct {
 	src *source // the file, if guard wrote it
 	err error   // the source is not what its checksum says; see listAll
 
-	aside []Aside // entries that did not check out, set aside
+	aside []store.Aside // entries that did not check out, set aside
 
 	relaxed bool // see Relax
 }
-
-// An Aside is an entry that did not check out; see store.Aside.
-type Aside = store.Aside
 
 // Relax marks the update as one that only moved the counters of a closed,
 // healthy circuit (store.CircuitTx).
@@ -53,7 +50,7 @@ func (d *Document) Relax() { d.relaxed = true }
 func (d *Document) Relaxed() bool { return d.relaxed && len(d.aside) == 0 }
 
 // Aside returns the entries set aside so far.
-func (d *Document) Aside() []Aside { return d.aside }
+func (d *Document) Aside() []store.Aside { return d.aside }
 
 // find returns key's entry, or nil. A call looks up a key or two, and a
 // linear search is cheaper than building an index over thousands of keys;
@@ -144,7 +141,7 @@ func (d *Document) Hook(key string) (*Hook, error) {
 			err = h.Check()
 		}
 		if err != nil {
-			d.aside = append(d.aside, Aside{Key: key, Raw: bytes.Clone(e.raw), Err: err})
+			d.aside = append(d.aside, store.Aside{Key: key, Raw: bytes.Clone(e.raw), Err: err})
 			d.remove(key) // so that no way of writing the document keeps it
 			return nil, nil
 		}

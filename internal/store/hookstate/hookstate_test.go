@@ -3,13 +3,12 @@ package hookstate
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"guard/breaker"
+	"guard/internal/circuit"
 	"guard/internal/jsonx"
 	"guard/statefile"
 )
@@ -80,8 +79,8 @@ func TestReadsPythonFile(t *testing.T) {
 func TestWritesPythonFieldNames(t *testing.T) {
 	var d Document
 	json.Unmarshal([]byte(pythonFile), &d)
-	mustRecord(t, &d, "new hook", settings, t0, breaker.Result{Outcome: breaker.Failure, Error: "exit 1: boom"}, Run{})
-	d.tidy(t0, 0)
+	mustRecord(t, &d, "new hook", settings, t0, breaker.Result{Outcome: breaker.Failure, Error: "exit 1: boom"}, circuit.Run{})
+	d.Tidy(t0, 0)
 	out, err := d.MarshalState()
 	if err != nil {
 		t.Fatal(err)
@@ -123,8 +122,8 @@ func TestUnknownMembersSurviveEveryLevel(t *testing.T) {
 	}
 	// A probe from pid 11 fails and re-opens the circuit; pid 10's lease
 	// is cleared, but the key's other unknown members stay.
-	mustRecord(t, &d, "k", settings, t0, breaker.Result{Outcome: breaker.Success}, Run{})
-	d.tidy(t0, 0)
+	mustRecord(t, &d, "k", settings, t0, breaker.Result{Outcome: breaker.Success}, circuit.Run{})
+	d.Tidy(t0, 0)
 	out, _ := d.MarshalState()
 	for _, want := range []string{`"owner": "me"`, `"by": "person"`, `"retries": 7`, `"python_extra": true`, `"host": "a"`} {
 		if !strings.Contains(string(out), want) {
@@ -133,9 +132,9 @@ func TestUnknownMembersSurviveEveryLevel(t *testing.T) {
 	}
 }
 
-func mustRecord(t *testing.T, d *Document, key string, s breaker.Settings, now time.Time, r breaker.Result, run Run) {
+func mustRecord(t *testing.T, d *Document, key string, s breaker.Settings, now time.Time, r breaker.Result, run circuit.Run) {
 	t.Helper()
-	if _, err := d.Record(key, s, now, r, run); err != nil {
+	if _, err := circuit.Record(d, key, s, now, r, run); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -153,11 +152,11 @@ func TestLeaseExtraFollowsItsLease(t *testing.T) {
 func TestTidyPrunesIdleClosedKeys(t *testing.T) {
 	var d Document
 	month := 30 * 24 * time.Hour
-	mustRecord(t, &d, "old ok", settings, t0.Add(-2*month), breaker.Result{Outcome: breaker.Success}, Run{})
-	mustRecord(t, &d, "old failing", settings, t0.Add(-2*month), breaker.Result{Outcome: breaker.Failure}, Run{})
-	d.Trip("old open", t0.Add(-2*month), 0, "")
-	mustRecord(t, &d, "recent", settings, t0.Add(-time.Hour), breaker.Result{Outcome: breaker.Success}, Run{})
-	d.tidy(t0, month)
+	mustRecord(t, &d, "old ok", settings, t0.Add(-2*month), breaker.Result{Outcome: breaker.Success}, circuit.Run{})
+	mustRecord(t, &d, "old failing", settings, t0.Add(-2*month), breaker.Result{Outcome: breaker.Failure}, circuit.Run{})
+	circuit.Trip(&d, "old open", t0.Add(-2*month), 0, "")
+	mustRecord(t, &d, "recent", settings, t0.Add(-time.Hour), breaker.Result{Outcome: breaker.Success}, circuit.Run{})
+	d.Tidy(t0, month)
 	for key, want := range map[string]bool{"old ok": false, "old failing": true, "old open": true, "recent": true} {
 		if got := d.Has(key); got != want {
 			t.Errorf("%q kept = %v; want %v", key, got, want)
@@ -166,47 +165,17 @@ func TestTidyPrunesIdleClosedKeys(t *testing.T) {
 	if d.GlobalStats.HooksDisabled != 1 {
 		t.Errorf("hooks_disabled = %d; want 1", d.GlobalStats.HooksDisabled)
 	}
-	d.tidy(t0.Add(10*month), 0) // retention 0 keeps everything
+	d.Tidy(t0.Add(10*month), 0) // retention 0 keeps everything
 	if d.Len() != 3 {
 		t.Errorf("retention 0 pruned: %v", d.Keys())
 	}
 }
 
-func TestStoreUpdateAndSnapshot(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "hook_state.json")
-	s, err := Open(path, statefile.Options{}, 0, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := s.Snapshot()
-	if err != nil || d.Len() != 0 {
-		t.Fatalf("Snapshot of no file = %v, %v", d, err)
-	}
-	for i := range 3 {
-		err := s.Update(t0.Add(time.Duration(i)*time.Second), func(d *Document) (bool, error) {
-			_, err := d.Record("k", settings, t0, breaker.Result{Outcome: breaker.Failure, Error: "exit 1"}, Run{})
-			return true, err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	d, err = s.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c, _ := d.Circuit("k"); c.State != breaker.Open {
-		t.Errorf("state = %s; want open", c.State)
-	}
-	if d.Version != 1 || d.GlobalStats.HooksDisabled != 1 || !d.GlobalStats.LastUpdated.Equal(t0.Add(2*time.Second)) {
-		t.Errorf("bookkeeping = version %d, %+v", d.Version, d.GlobalStats)
-	}
-}
 
 func TestNewerVersionIsKept(t *testing.T) {
 	var d Document
 	json.Unmarshal([]byte(`{"version": 3}`), &d)
-	d.tidy(t0, 0)
+	d.Tidy(t0, 0)
 	if d.Version != 3 {
 		t.Errorf("Version = %d; want 3 kept", d.Version)
 	}
@@ -222,12 +191,12 @@ func FuzzDocument(f *testing.F) {
 			return
 		}
 		for _, k := range d.Keys() {
-			if _, err := d.Admit(k, settings, t0, breaker.Lease{PID: 1}, nil); err != nil {
+			if _, _, err := circuit.Admit(&d, k, settings, t0, breaker.Lease{PID: 1}, nil); err != nil {
 				return // an entry that does not decode: Update would move the file aside
 			}
-			d.Record(k, settings, t0, breaker.Result{Outcome: breaker.Failure}, Run{})
+			circuit.Record(&d, k, settings, t0, breaker.Result{Outcome: breaker.Failure}, circuit.Run{})
 		}
-		d.tidy(t0, time.Hour)
+		d.Tidy(t0, time.Hour)
 		out, err := d.MarshalState()
 		if err != nil {
 			t.Fatalf("Marshal: %v", err)
@@ -251,9 +220,9 @@ func TestUntouchedEntriesAreCopiedAsTheyWere(t *testing.T) {
 	if err := d.UnmarshalState([]byte(in)); err != nil {
 		t.Fatal(err)
 	}
-	mustRecord(t, &d, "c", settings, t0, breaker.Result{Outcome: breaker.Success}, Run{})
+	mustRecord(t, &d, "c", settings, t0, breaker.Result{Outcome: breaker.Success}, circuit.Run{})
 	d.GlobalStats.LastSweep.Time = t0 // no sweep on this write
-	d.tidy(t0, 0)
+	d.Tidy(t0, 0)
 	out, err := d.MarshalState()
 	if err != nil {
 		t.Fatal(err)
@@ -281,13 +250,13 @@ func TestOpenCountKeptInStep(t *testing.T) {
 	var d Document
 	s := settings
 	s.FailureThreshold = 1
-	d.tidy(t0, 0) // a first sweep
-	mustRecord(t, &d, "a", s, t0, breaker.Result{Outcome: breaker.Failure}, Run{})
-	mustRecord(t, &d, "b", s, t0, breaker.Result{Outcome: breaker.Failure}, Run{})
+	d.Tidy(t0, 0) // a first sweep
+	mustRecord(t, &d, "a", s, t0, breaker.Result{Outcome: breaker.Failure}, circuit.Run{})
+	mustRecord(t, &d, "b", s, t0, breaker.Result{Outcome: breaker.Failure}, circuit.Run{})
 	if d.GlobalStats.HooksDisabled != 2 {
 		t.Errorf("hooks_disabled = %d; want 2", d.GlobalStats.HooksDisabled)
 	}
-	d.Reset("a", t0)
+	circuit.Reset(&d, "a", t0)
 	if d.GlobalStats.HooksDisabled != 1 {
 		t.Errorf("hooks_disabled = %d; want 1 after a reset", d.GlobalStats.HooksDisabled)
 	}
@@ -296,13 +265,13 @@ func TestOpenCountKeptInStep(t *testing.T) {
 func TestSweepAtMostHourly(t *testing.T) {
 	var d Document
 	month := 30 * 24 * time.Hour
-	mustRecord(t, &d, "old", settings, t0.Add(-2*month), breaker.Result{Outcome: breaker.Success}, Run{})
+	mustRecord(t, &d, "old", settings, t0.Add(-2*month), breaker.Result{Outcome: breaker.Success}, circuit.Run{})
 	d.GlobalStats.LastSweep.Time = t0.Add(-time.Minute)
-	d.tidy(t0, month)
+	d.Tidy(t0, month)
 	if !d.Has("old") {
 		t.Error("pruned within the hour of the last sweep")
 	}
-	d.tidy(t0.Add(time.Hour), month)
+	d.Tidy(t0.Add(time.Hour), month)
 	if d.Has("old") {
 		t.Error("not pruned an hour after the last sweep")
 	}
@@ -311,77 +280,6 @@ func TestSweepAtMostHourly(t *testing.T) {
 	}
 }
 
-// TestMalformedEntryIsSetAside covers hostile-user findings 15 and 16: an
-// entry guard would never write is set aside on its own, kept in the
-// quarantine file, and its key starts afresh, while every other key keeps
-// its state; the file itself is never moved aside for it.
-func TestMalformedEntryIsSetAside(t *testing.T) {
-	for _, bad := range []string{
-		`{"state":"closed","failure_count":"three"}`,
-		`{"state":"bogus"}`,
-		`{"state":"OPEN"}`,
-		`{"state":"closed","consecutive_failures":-100}`,
-		`{"state":"open","totals":{"failures":-1}}`,
-		`[1,2]`,
-	} {
-		path := filepath.Join(t.TempDir(), "hook_state.json")
-		os.WriteFile(path, []byte(`{"hooks":{"k":`+bad+`,"other":{"state":"open","consecutive_failures":3,"retry_after":"2999-01-01T00:00:00Z"}}}`), 0o600)
-		var moved string
-		var setAside []string
-		s, err := Open(path, statefile.Options{OnQuarantine: func(to string, _ error) { moved = to }}, 0, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.OnSetAside = func(a Aside, _ string) { setAside = append(setAside, a.Key) }
-		// Touching another key is fine and leaves k be.
-		if err := s.Update(t0, func(d *Document) (bool, error) {
-			_, err := d.Record("other", settings, t0, breaker.Result{Outcome: breaker.Ignored}, Run{})
-			return true, err
-		}); err != nil || moved != "" || len(setAside) != 0 {
-			t.Fatalf("%s: Update(other) = %v, moved %q, set aside %q", bad, err, moved, setAside)
-		}
-		// A run of k sets it aside, and k starts afresh.
-		if c, err := s.Peek("k"); err == nil {
-			t.Errorf("%s: Peek = %+v, nil; want an error (the entry is not used)", bad, c)
-		}
-		if err := s.Update(t0, func(d *Document) (bool, error) {
-			_, err := d.Record("k", settings, t0, breaker.Result{Outcome: breaker.Success}, Run{})
-			return true, err
-		}); err != nil {
-			t.Fatalf("%s: Update(k) = %v", bad, err)
-		}
-		if moved != "" || len(setAside) != 1 || setAside[0] != "k" {
-			t.Errorf("%s: moved %q, set aside %q; want k set aside alone", bad, moved, setAside)
-		}
-		d, _ := s.Snapshot()
-		if c, _ := d.Circuit("k"); c.Totals.Successes != 1 || c.State != breaker.Closed {
-			t.Errorf("%s: k = %+v; want a fresh closed circuit with one success", bad, c)
-		}
-		if c, _ := d.Circuit("other"); c.State != breaker.Open {
-			t.Errorf("%s: other = %v; want it still open", bad, c.State)
-		}
-		q, err := os.ReadFile(s.QuarantinePath())
-		if err != nil || !strings.Contains(string(q), `"key":"k"`) || !strings.Contains(string(q), `"entry":`+bad) {
-			t.Errorf("%s: quarantine file = %s, %v; want the entry kept", bad, q, err)
-		}
-		// Once set aside, it is gone from the file, however the update
-		// went: here one that only looks at k, in a file guard sealed.
-		os.WriteFile(path, []byte(`{"hooks":{"k":`+bad+`,"other":{"state":"closed"}}}`), 0o600)
-		s.Update(t0, func(d *Document) (bool, error) { return true, nil }) // seal it
-		if err := s.Update(t0, func(d *Document) (bool, error) {
-			_, err := d.Circuit("k")
-			return false, err
-		}); err != nil {
-			t.Fatal(err)
-		}
-		if data, _ := os.ReadFile(path); strings.Contains(string(data), `"k"`) {
-			t.Errorf("%s: k is still in the file after it was set aside:\n%s", bad, data)
-		}
-		if Validate([]byte(`{"hooks":{"k":`+bad+`}}`)) == nil {
-			t.Errorf("%s: Validate accepts it", bad)
-		}
-	}
-}
 
 // BenchmarkUpdateOneKeyOf1000 is the work of one guard run's update on a
 // state of 1,000 keys: read the file guard wrote, record one outcome,
@@ -390,9 +288,9 @@ func TestMalformedEntryIsSetAside(t *testing.T) {
 func BenchmarkUpdateOneKeyOf1000(b *testing.B) {
 	var d Document
 	for i := range 1000 {
-		d.Record(fmt.Sprintf("uv run check_%d.py --strict", i), settings, t0, breaker.Result{Outcome: breaker.Success}, Run{})
+		circuit.Record(&d, fmt.Sprintf("uv run check_%d.py --strict", i), settings, t0, breaker.Result{Outcome: breaker.Success}, circuit.Run{})
 	}
-	d.tidy(t0, 0)
+	d.Tidy(t0, 0)
 	sealed, _ := d.MarshalState()
 	unsealed, _ := statefile.Unseal(sealed)
 	unsealed = append(append([]byte(nil), unsealed[:len(unsealed)-2]...), "\n}\n"...)
@@ -407,8 +305,8 @@ func BenchmarkUpdateOneKeyOf1000(b *testing.B) {
 				if err := d.UnmarshalState(bc.data); err != nil {
 					b.Fatal(err)
 				}
-				d.Record("uv run check_500.py --strict", settings, t0, breaker.Result{Outcome: breaker.Success}, Run{})
-				d.tidy(t0, 0)
+				circuit.Record(&d, "uv run check_500.py --strict", settings, t0, breaker.Result{Outcome: breaker.Success}, circuit.Run{})
+				d.Tidy(t0, 0)
 				if _, err := d.MarshalSegments(); err != nil {
 					b.Fatal(err)
 				}
@@ -417,28 +315,6 @@ func BenchmarkUpdateOneKeyOf1000(b *testing.B) {
 	}
 }
 
-// BenchmarkPeekOneKeyOf1000 is guard run's look at a closed circuit before
-// it runs the child, on a state of 1,000 keys.
-func BenchmarkPeekOneKeyOf1000(b *testing.B) {
-	var d Document
-	for i := range 1000 {
-		d.Record(fmt.Sprintf("uv run check_%d.py --strict", i), settings, t0, breaker.Result{Outcome: breaker.Success}, Run{})
-	}
-	d.tidy(t0, 0)
-	data, _ := d.MarshalState()
-	path := filepath.Join(b.TempDir(), "state.json")
-	os.WriteFile(path, data, 0o600)
-	s, err := Open(path, statefile.Options{}, 0, nil, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(data)))
-	for b.Loop() {
-		if c, err := s.Peek("uv run check_500.py --strict"); err != nil || c.Totals.Successes != 1 {
-			b.Fatal(c, err)
-		}
-	}
-}
 
 func TestRateRuleFieldsRoundTrip(t *testing.T) {
 	h := &Hook{State: "closed", Calls: []Call{

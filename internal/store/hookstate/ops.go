@@ -5,47 +5,11 @@ import (
 	"time"
 
 	"guard/breaker"
-	"guard/internal/circuit"
 	"guard/internal/store"
 )
 
-// The operations below apply one breaker step to one key (see package
-// circuit, which every backend shares). Callers run them inside
-// Store.Update. A Document is the store.CircuitTx of the JSON file.
-
-// Admit asks key's circuit whether a call may run; see circuit.Admit.
-func (d *Document) Admit(key string, s breaker.Settings, now time.Time, holder breaker.Lease, alive func(breaker.Lease) bool) (breaker.Decision, error) {
-	dec, _, err := circuit.Admit(d, key, s, now, holder, alive)
-	return dec, err
-}
-
-// A Run is what became of one run, for the event log.
-type Run = circuit.Run
-
-// Record applies the outcome of a call of key that ran; see circuit.Record.
-func (d *Document) Record(key string, s breaker.Settings, now time.Time, r breaker.Result, run Run) ([]breaker.Event, error) {
-	return circuit.Record(d, key, s, now, r, run)
-}
-
-// Reject counts a rejected call of key; see circuit.Reject.
-func (d *Document) Reject(key string, now time.Time, reason string) error {
-	return circuit.Reject(d, key, now, reason)
-}
-
-// Reset closes key's circuit; see circuit.Reset.
-func (d *Document) Reset(key string, now time.Time) (breaker.Event, bool, error) {
-	return circuit.Reset(d, key, now)
-}
-
-// Trip forces key's circuit open; see circuit.Trip.
-func (d *Document) Trip(key string, now time.Time, dur time.Duration, reason string) (breaker.Event, error) {
-	return circuit.Trip(d, key, now, dur, reason)
-}
-
-// Probe lets key's open circuit probe now; see circuit.Probe.
-func (d *Document) Probe(key string, now time.Time) (breaker.Event, bool, error) {
-	return circuit.Probe(d, key, now)
-}
+// A Document is the JSON file's store.CircuitTx: the methods below are
+// what package circuit's steps use inside an update.
 
 // Rename moves from's entry, whole (members guard does not know
 // included), to the key to, if from has one and to has none
@@ -88,15 +52,11 @@ var _ store.CircuitTx = (*Document)(nil)
 // circuits. Between sweeps a write touches only the entries it changed.
 const sweepEvery = time.Hour
 
-// tidy brings the document's bookkeeping up to date before a write: the
+// Tidy brings the document's bookkeeping up to date before a write: the
 // version, the update time and, at most once every sweepEvery, the sweep:
 // keys that have been closed, failure-free and idle for longer than
 // retention (0 keeps every key) are pruned, and hooks_disabled is
 // recounted (writes in between keep it in step themselves).
-func (d *Document) tidy(now time.Time, retention time.Duration) { d.Tidy(now, retention) }
-
-// Tidy brings the document's bookkeeping up to date before a write; see
-// tidy. Another backend that keeps the document whole calls it too.
 func (d *Document) Tidy(now time.Time, retention time.Duration) {
 	d.Version = max(d.Version, Version)
 	d.GlobalStats.LastUpdated.Time = now

@@ -18,9 +18,9 @@ func sealedFile(t testing.TB, keys ...string) []byte {
 	t.Helper()
 	var d Document
 	for _, k := range keys {
-		d.Record(k, settings, t0, breaker.Result{Outcome: breaker.Success}, Run{})
+		circuit.Record(&d, k, settings, t0, breaker.Result{Outcome: breaker.Success}, circuit.Run{})
 	}
-	d.tidy(t0, 0)
+	d.Tidy(t0, 0)
 	out, err := d.MarshalState()
 	if err != nil {
 		t.Fatal(err)
@@ -75,9 +75,9 @@ func TestSplicedWriteChangesOnlyTheEntryTouched(t *testing.T) {
 	if err := d.UnmarshalState(data); err != nil {
 		t.Fatal(err)
 	}
-	mustRecord(t, &d, "c", settings, t0.Add(time.Second), breaker.Result{Outcome: breaker.Failure, Error: "boom"}, Run{Exit: 1})
-	mustRecord(t, &d, "new key", settings, t0.Add(time.Second), breaker.Result{Outcome: breaker.Success}, Run{})
-	d.tidy(t0.Add(time.Second), 0)
+	mustRecord(t, &d, "c", settings, t0.Add(time.Second), breaker.Result{Outcome: breaker.Failure, Error: "boom"}, circuit.Run{Exit: 1})
+	mustRecord(t, &d, "new key", settings, t0.Add(time.Second), breaker.Result{Outcome: breaker.Success}, circuit.Run{})
+	d.Tidy(t0.Add(time.Second), 0)
 	if d.src.listed {
 		t.Fatal("a write of two keys split the whole file")
 	}
@@ -96,9 +96,9 @@ func TestSplicedWriteChangesOnlyTheEntryTouched(t *testing.T) {
 	for _, k := range full.Keys() {
 		full.Hook(k)
 	}
-	mustRecord(t, &full, "c", settings, t0.Add(time.Second), breaker.Result{Outcome: breaker.Failure, Error: "boom"}, Run{Exit: 1})
-	mustRecord(t, &full, "new key", settings, t0.Add(time.Second), breaker.Result{Outcome: breaker.Success}, Run{})
-	full.tidy(t0.Add(time.Second), 0)
+	mustRecord(t, &full, "c", settings, t0.Add(time.Second), breaker.Result{Outcome: breaker.Failure, Error: "boom"}, circuit.Run{Exit: 1})
+	mustRecord(t, &full, "new key", settings, t0.Add(time.Second), breaker.Result{Outcome: breaker.Success}, circuit.Run{})
+	full.Tidy(t0.Add(time.Second), 0)
 	want, _ := full.MarshalState()
 	if string(out) != string(want) {
 		t.Fatalf("spliced write:\n%s\nwant:\n%s", out, want)
@@ -126,7 +126,7 @@ func TestListedWriteCopiesRunsWhole(t *testing.T) {
 	if err := d.UnmarshalState(data); err != nil {
 		t.Fatal(err)
 	}
-	mustRecord(t, &d, "key 50", settings, t0, breaker.Result{Outcome: breaker.Success}, Run{})
+	mustRecord(t, &d, "key 50", settings, t0, breaker.Result{Outcome: breaker.Success}, circuit.Run{})
 	if d.Len() != 100 {
 		t.Fatalf("Len() = %d", d.Len())
 	}
@@ -233,7 +233,7 @@ func FuzzSealedDocument(f *testing.F) {
 		if _, err := d.Hook(key); err != nil {
 			return
 		}
-		d.Record(key, settings, t0, breaker.Result{Outcome: breaker.Success}, Run{})
+		circuit.Record(&d, key, settings, t0, breaker.Result{Outcome: breaker.Success}, circuit.Run{})
 		if cut%2 == 0 {
 			d.Keys()
 		}

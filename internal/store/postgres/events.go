@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"guard/eventlog"
 	"guard/internal/store"
 	"guard/statefile"
 )
@@ -41,7 +40,7 @@ func (e Events) Read(keep func(*store.Event) bool) (store.ReadResult, error) {
 	if err := rows.Err(); err != nil {
 		return store.ReadResult{}, err
 	}
-	return eventlog.ReadFrom(strings.NewReader(b.String()), keep)
+	return store.ReadEvents(strings.NewReader(b.String()), keep)
 }
 
 // Checkpoint is one state's document, taken and restored whole, as a
@@ -91,4 +90,13 @@ func (c Checkpoint) Import(data []byte, now time.Time, from string) (string, err
 		return data, []store.Event{{Time: dbnow, Event: store.EventImport, File: from, Reason: reason}}, nil, nil
 	})
 	return kept, err
+}
+
+// Join reads other with e when it is the same database's log
+// (store.Joiner): one table, read once.
+func (e Events) Join(other store.Events) (store.Events, bool) {
+	if o, ok := other.(Events); ok && o.db.where == e.db.where {
+		return e, true
+	}
+	return nil, false
 }

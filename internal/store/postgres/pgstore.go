@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"guard/backend"
+	"guard/config"
 	"guard/internal/store"
 )
 
@@ -73,7 +73,7 @@ type DB struct {
 func Open(ctx context.Context, rawURL string, connectTimeout time.Duration) (*DB, error) {
 	cfg, err := pgx.ParseConfig(rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("%s is not a PostgreSQL URL guard can use: %v", backend.Redact(rawURL), err)
+		return nil, fmt.Errorf("%s is not a PostgreSQL URL guard can use: %v", config.Redact(rawURL), err)
 	}
 	if !strings.Contains(rawURL, "connect_timeout") && connectTimeout > 0 {
 		cfg.ConnectTimeout = connectTimeout
@@ -82,7 +82,7 @@ func Open(ctx context.Context, rawURL string, connectTimeout time.Duration) (*DB
 	// run together), not two (prepare, then run): a guard's connection
 	// lives for one call, so a cache of prepared statements never pays.
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
-	db := &DB{where: backend.Redact(rawURL), timeout: max(cfg.ConnectTimeout, time.Second) * 5, held: map[string]bool{}}
+	db := &DB{where: config.Redact(rawURL), timeout: max(cfg.ConnectTimeout, time.Second) * 5, held: map[string]bool{}}
 	if db.conn, err = pgx.ConnectConfig(ctx, cfg); err != nil {
 		return nil, fmt.Errorf("cannot reach the database at %s: %w", db.where, unwrapConnect(err))
 	}

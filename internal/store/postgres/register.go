@@ -3,41 +3,35 @@ package postgres
 import (
 	"context"
 
-	"guard/backend"
 	"guard/config"
 	"guard/internal/store"
 	"guard/internal/store/cooldownstate"
 	"guard/internal/store/hookstate"
-	"guard/internal/view"
 )
 
-// Linking this package in registers it as guard's database driver (see
-// backend.Driver): cmd/guard-pg does.
+// Linking this package in registers it as the backend of postgres:// URLs
+// (see store.Backend): cmd/guard-pg does.
 func init() {
-	backend.Register(&backend.Driver{
-		OpenHooks: func(cfg *config.Config, url string, o backend.Options) (*backend.Hooks, error) {
+	store.Register(store.KindPostgres, &store.Backend{
+		OpenHooks: func(cfg *config.Config, url string, o store.Options) (*store.Hooks, error) {
 			db, err := Open(context.Background(), url, cfg.ConnectTimeout)
 			if err != nil {
 				return nil, err
 			}
 			c := db.Circuits(cfg.CircuitBreaker.Retention)
-			c.OnSetAside = func(a store.Aside, where string) {
-				if o.Warn != nil {
-					o.Warn("the state of %q was malformed (%s); kept it in %s and started it afresh", a.Key, view.ErrorLine(a.Err), where)
-				}
-			}
-			return &backend.Hooks{
+			c.OnSetAside = o.SetAside
+			return &store.Hooks{
 				Circuits: c, Runs: db.Runs(), Events: db.Events(),
 				Checkpoint: db.Checkpoint(false, hookstate.Validate, &hookstate.Document{Version: hookstate.Version}),
 				Where:      db.Where(),
 			}, nil
 		},
-		OpenCooldown: func(cfg *config.Config, url string, actions []store.Action, o backend.Options) (*backend.Cooldown, error) {
+		OpenCooldown: func(cfg *config.Config, url string, actions []store.Action, o store.Options) (*store.Cooldown, error) {
 			db, err := Open(context.Background(), url, cfg.ConnectTimeout)
 			if err != nil {
 				return nil, err
 			}
-			return &backend.Cooldown{
+			return &store.Cooldown{
 				Budgets: db.Budgets(cfg.Cooldown.Retention, actions), Actions: actions, Events: db.Events(),
 				Checkpoint: db.Checkpoint(true, func(b []byte) error { return cooldownstate.Validate(b, actions) }, &cooldownstate.Document{}),
 				Where:      db.Where(),

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package statefile
+package atomicfile
 
 import "syscall"
 

@@ -1,31 +1,30 @@
-// Package filestore is the plumbing the JSON file backend's stores share
-// (hookstate for hook_state.json, cooldownstate for cooldown.json): a
-// locked, atomically replaced state file (package statefile), the event log
-// its changes go to, the event of a file set aside because it did not
-// parse, and checkpoints (export and import) of the whole file.
-package filestore
+// The plumbing both state files share: a locked, atomically replaced state
+// file (package statefile), the event log its changes go to, the event of
+// a file set aside because it did not parse, and checkpoints (export and
+// import) of the whole file.
+
+package file
 
 import (
 	"time"
 
-	"guard/eventlog"
 	"guard/internal/store"
 	"guard/statefile"
 )
 
-// A Store is a state file and its event log.
-type Store struct {
+// A stateFile is a state file and its event log.
+type stateFile struct {
 	file   *statefile.File
-	log    *eventlog.Log
+	log    *EventLog
 	logErr func(error)
 }
 
-// Open returns the store of the state file at path. Events go to log
+// openStateFile returns the state file at path. Events go to log
 // (nil: nowhere); a failure to log goes to logErr, since it must not fail
 // the update it describes. A file set aside because it did not parse is
 // logged as a quarantine event, then reported to opts.OnQuarantine.
-func Open(path string, opts statefile.Options, log *eventlog.Log, logErr func(error)) (*Store, error) {
-	s := &Store{log: log, logErr: logErr}
+func openStateFile(path string, opts statefile.Options, log *EventLog, logErr func(error)) (*stateFile, error) {
+	s := &stateFile{log: log, logErr: logErr}
 	quarantined := opts.OnQuarantine
 	opts.OnQuarantine = func(to string, cause error) {
 		s.Append(store.Event{Time: time.Now(), Event: store.EventQuarantine, File: to, Error: cause.Error()})
@@ -42,7 +41,7 @@ func Open(path string, opts statefile.Options, log *eventlog.Log, logErr func(er
 }
 
 // Append logs events, reporting a failure to logErr.
-func (s *Store) Append(events ...store.Event) {
+func (s *stateFile) Append(events ...store.Event) {
 	if s.log == nil || len(events) == 0 {
 		return
 	}
@@ -52,23 +51,23 @@ func (s *Store) Append(events ...store.Event) {
 }
 
 // File returns the state file.
-func (s *Store) File() *statefile.File { return s.file }
+func (s *stateFile) File() *statefile.File { return s.file }
 
 // Path returns the resolved path of the state file.
-func (s *Store) Path() string { return s.file.Path() }
+func (s *stateFile) Path() string { return s.file.Path() }
 
 // Log returns the event log, or nil.
-func (s *Store) Log() *eventlog.Log { return s.log }
+func (s *stateFile) Log() *EventLog { return s.log }
 
 // Export returns the state file's bytes, read under the lock, or nil if
 // there is no state.
-func (s *Store) Export() ([]byte, error) { return s.file.ReadLocked() }
+func (s *stateFile) Export() ([]byte, error) { return s.file.ReadLocked() }
 
 // Import replaces the state file with data under the lock, after handing
 // the file it replaces to keep (nil if there was none), and logs an import
 // event naming from and what keep said it kept. If keep fails, nothing
 // changes.
-func (s *Store) Import(data []byte, now time.Time, from string, keep func(old []byte) (kept string, err error)) error {
+func (s *stateFile) Import(data []byte, now time.Time, from string, keep func(old []byte) (kept string, err error)) error {
 	return s.file.Swap(func(old []byte) ([]byte, error) {
 		kept, err := keep(old)
 		if err != nil {

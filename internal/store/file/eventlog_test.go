@@ -1,4 +1,4 @@
-package eventlog
+package file
 
 import (
 	"bytes"
@@ -16,13 +16,13 @@ import (
 	"guard/internal/store"
 )
 
-var t0 = time.Date(2026, 2, 10, 14, 2, 0, 123e6, time.UTC)
+var logT0 = time.Date(2026, 2, 10, 14, 2, 0, 123e6, time.UTC)
 
 func TestAppendAndRead(t *testing.T) {
-	l := &Log{Path: filepath.Join(t.TempDir(), "sub", "events.jsonl"), MaxSize: 1 << 20, MaxFiles: 3}
+	l := &EventLog{Path: filepath.Join(t.TempDir(), "sub", "events.jsonl"), MaxSize: 1 << 20, MaxFiles: 3}
 	err := l.Append(
-		store.Event{Time: t0, Event: "run", Key: "python3 lint.py", Outcome: "failure", Exit: store.Int(1), DurationMS: store.Int64(12), Error: "exit 1: boom"},
-		store.Event{Time: t0.Add(time.Millisecond), Event: "transition", Key: "python3 lint.py", From: "closed", To: "open", Reason: "3 consecutive failures"},
+		store.Event{Time: logT0, Event: "run", Key: "python3 lint.py", Outcome: "failure", Exit: store.Int(1), DurationMS: store.Int64(12), Error: "exit 1: boom"},
+		store.Event{Time: logT0.Add(time.Millisecond), Event: "transition", Key: "python3 lint.py", From: "closed", To: "open", Reason: "3 consecutive failures"},
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -36,11 +36,11 @@ func TestAppendAndRead(t *testing.T) {
 	if lines[0] != want {
 		t.Errorf("line = %s\nwant   %s", lines[0], want)
 	}
-	res, err := Read([]*Log{l}, nil)
+	res, err := readEventLogs([]*EventLog{l}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Events) != 2 || res.Events[1].From != "closed" || !res.Events[0].Time.Equal(t0) || *res.Events[0].Exit != 1 {
+	if len(res.Events) != 2 || res.Events[1].From != "closed" || !res.Events[0].Time.Equal(logT0) || *res.Events[0].Exit != 1 {
 		t.Errorf("Read = %+v", res.Events)
 	}
 	if info, _ := os.Stat(l.Path); info.Mode().Perm() != 0o600 {
@@ -49,9 +49,9 @@ func TestAppendAndRead(t *testing.T) {
 }
 
 func TestRotation(t *testing.T) {
-	l := &Log{Path: filepath.Join(t.TempDir(), "events.jsonl"), MaxSize: 400, MaxFiles: 2}
+	l := &EventLog{Path: filepath.Join(t.TempDir(), "events.jsonl"), MaxSize: 400, MaxFiles: 2}
 	for i := range 30 {
-		if err := l.Append(store.Event{Time: t0.Add(time.Duration(i) * time.Second), Event: "run", Key: fmt.Sprint(i)}); err != nil {
+		if err := l.Append(store.Event{Time: logT0.Add(time.Duration(i) * time.Second), Event: "run", Key: fmt.Sprint(i)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -64,7 +64,7 @@ func TestRotation(t *testing.T) {
 			t.Errorf("%s is %d bytes; want at most 400", f, fi.Size())
 		}
 	}
-	res, _ := Read([]*Log{l}, nil)
+	res, _ := readEventLogs([]*EventLog{l}, nil)
 	// The oldest were rotated away; what is left is the newest, in order.
 	if n := len(res.Events); n == 0 || n >= 30 {
 		t.Fatalf("read %d events", n)
@@ -80,7 +80,7 @@ func TestReadSkipsMalformedLines(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "events.jsonl")
 	good := `{"time":"2026-02-10T14:02:00Z","ts_ms":1770732120000,"event":"run","key":"k"}`
 	os.WriteFile(path, []byte(good+"\nnot json\n{\"event\":\"no time\"}\n{\"time\":\"2026-02-10T14:03:00Z\"}\n\n"+good+"\n{\"time\":\"2026-02-10T14:0"), 0o600)
-	res, err := Read([]*Log{{Path: path}}, nil)
+	res, err := readEventLogs([]*EventLog{{Path: path}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,11 +91,11 @@ func TestReadSkipsMalformedLines(t *testing.T) {
 
 func TestReadMergesLogsInTimeOrder(t *testing.T) {
 	dir := t.TempDir()
-	a := &Log{Path: filepath.Join(dir, "a.jsonl")}
-	b := &Log{Path: filepath.Join(dir, "b.jsonl")}
-	a.Append(store.Event{Time: t0, Event: "run", Key: "1"}, store.Event{Time: t0.Add(2 * time.Second), Event: "run", Key: "3"})
-	b.Append(store.Event{Time: t0.Add(time.Second), Event: "cooldown", Key: "2"})
-	res, _ := Read([]*Log{a, b, a}, func(e *store.Event) bool { return e.Key != "3" })
+	a := &EventLog{Path: filepath.Join(dir, "a.jsonl")}
+	b := &EventLog{Path: filepath.Join(dir, "b.jsonl")}
+	a.Append(store.Event{Time: logT0, Event: "run", Key: "1"}, store.Event{Time: logT0.Add(2 * time.Second), Event: "run", Key: "3"})
+	b.Append(store.Event{Time: logT0.Add(time.Second), Event: "cooldown", Key: "2"})
+	res, _ := readEventLogs([]*EventLog{a, b, a}, func(e *store.Event) bool { return e.Key != "3" })
 	if len(res.Events) != 2 || res.Events[0].Key != "1" || res.Events[1].Key != "2" {
 		t.Errorf("Read = %+v; want 1 then 2, a read once, 3 filtered", res.Events)
 	}
@@ -123,7 +123,7 @@ func TestRotationUnderConcurrentWriters(t *testing.T) {
 	}
 	wg.Wait()
 
-	l := &Log{Path: path, MaxFiles: 10000}
+	l := &EventLog{Path: path, MaxFiles: 10000}
 	if len(l.Files()) < 3 {
 		t.Fatalf("the log rotated into only %d files; want many", len(l.Files()))
 	}
@@ -159,40 +159,10 @@ func TestChildAppends(t *testing.T) {
 	id := os.Getenv("EVENTLOG_CHILD_ID")
 	n, _ := strconv.Atoi(os.Getenv("EVENTLOG_CHILD_N"))
 	// Small files and room for all of them, so nothing is rotated away.
-	l := &Log{Path: path, MaxSize: 4 << 10, MaxFiles: 10000}
+	l := &EventLog{Path: path, MaxSize: 4 << 10, MaxFiles: 10000}
 	for i := range n {
 		if err := l.Append(store.Event{Time: time.Now(), Event: "run", Key: id + "-" + strconv.Itoa(i), Error: strings.Repeat("x", 50)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-}
-
-func FuzzRead(f *testing.F) {
-	f.Add([]byte(`{"time":"2026-02-10T14:02:00Z","ts_ms":1770732120000,"event":"run","key":"k","exit":1}` + "\n"))
-	f.Add([]byte("{}\n[]\nnull\n\"x\"\n{\"time\":\"bad\",\"event\":\"x\"}\n"))
-	f.Add([]byte(`{"time":"2026-02-10T14:02:00Z","event":"skip","used":-1,"limit":"x"}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var out []store.Event
-		malformed, err := readFile(bytes.NewReader(data), nil, &out)
-		if err != nil {
-			t.Fatalf("readFile: %v", err)
-		}
-		lines := 0
-		for _, l := range bytes.Split(data, []byte("\n")) {
-			if len(bytes.TrimSpace(l)) > 0 {
-				lines++
-			}
-		}
-		if len(out)+malformed != lines {
-			t.Fatalf("%d events + %d malformed != %d lines", len(out), malformed, lines)
-		}
-		for _, e := range out {
-			if e.Event == "" || e.Time.IsZero() && e.Raw == nil {
-				t.Fatalf("event without name or time: %+v", e)
-			}
-			if _, err := e.MarshalJSON(); err != nil {
-				t.Fatalf("cannot write back an event read: %v", err)
-			}
-		}
-	})
 }

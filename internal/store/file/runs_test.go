@@ -1,4 +1,4 @@
-package bulkhead
+package file
 
 import (
 	"errors"
@@ -6,35 +6,37 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"guard/internal/store"
 )
 
 func alive(pid int, _ uint64) bool { return pid == os.Getpid() }
 
 func TestLimitHolds(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state.json.runs")
-	run := Run{Key: "k", PID: os.Getpid(), Started: time.Now()}
-	a, err := Acquire(dir, 2, 0, run)
+	run := slotRecord{Key: "k", PID: os.Getpid(), Started: time.Now()}
+	a, err := acquire(dir, 2, 0, run)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Acquire(dir, 2, 0, run)
+	b, err := acquire(dir, 2, 0, run)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Acquire(dir, 2, 0, run); !errors.Is(err, ErrFull) {
-		t.Fatalf("third Acquire = %v; want ErrFull", err)
+	if _, err := acquire(dir, 2, 0, run); !errors.Is(err, store.ErrFull) {
+		t.Fatalf("third Acquire = %v; want store.ErrFull", err)
 	}
 	// Another key has slots of its own.
 	other := run
 	other.Key = "other"
-	o, err := Acquire(dir, 1, 0, other)
+	o, err := acquire(dir, 1, 0, other)
 	if err != nil {
 		t.Fatalf("Acquire for another key: %v", err)
 	}
 	o.Release()
 
 	a.Release()
-	c, err := Acquire(dir, 2, 0, run)
+	c, err := acquire(dir, 2, 0, run)
 	if err != nil {
 		t.Fatalf("Acquire after a release: %v", err)
 	}
@@ -44,8 +46,8 @@ func TestLimitHolds(t *testing.T) {
 
 func TestAcquireWaitsForASlot(t *testing.T) {
 	dir := t.TempDir()
-	run := Run{Key: "k", PID: os.Getpid()}
-	held, err := Acquire(dir, 1, 0, run)
+	run := slotRecord{Key: "k", PID: os.Getpid()}
+	held, err := acquire(dir, 1, 0, run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +57,7 @@ func TestAcquireWaitsForASlot(t *testing.T) {
 		close(released)
 		held.Release()
 	}()
-	s, err := Acquire(dir, 1, time.Minute, run)
+	s, err := acquire(dir, 1, time.Minute, run)
 	if err != nil {
 		t.Fatalf("Acquire with a wait: %v", err)
 	}
@@ -70,13 +72,13 @@ func TestAcquireWaitsForASlot(t *testing.T) {
 func TestListShowsLiveRunsOnly(t *testing.T) {
 	dir := t.TempDir()
 	now := time.Now()
-	mine := Run{Key: "mine", PID: os.Getpid(), Started: now, Deadline: now.Add(time.Minute)}
-	s, err := Acquire(dir, 0, 0, mine)
+	mine := slotRecord{Key: "mine", PID: os.Getpid(), Started: now, Deadline: now.Add(time.Minute)}
+	s, err := acquire(dir, 0, 0, mine)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Started(4242)
-	limited, err := Acquire(dir, 3, 0, Run{Key: "limited", PID: os.Getpid(), Started: now.Add(-time.Second)})
+	limited, err := acquire(dir, 3, 0, slotRecord{Key: "limited", PID: os.Getpid(), Started: now.Add(-time.Second)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +86,7 @@ func TestListShowsLiveRunsOnly(t *testing.T) {
 	stale := filepath.Join(dir, keyHash("dead")+"-u0.slot")
 	os.WriteFile(stale, []byte(`{"key":"dead","pid":999999,"started":"2026-01-01T00:00:00Z"}`+"\n"), 0o600)
 
-	runs, err := List(dir, alive)
+	runs, err := listRuns(dir, alive)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +98,7 @@ func TestListShowsLiveRunsOnly(t *testing.T) {
 	}
 	s.Release()
 	limited.Release()
-	runs, _ = List(dir, alive)
+	runs, _ = listRuns(dir, alive)
 	if len(runs) != 0 {
 		t.Errorf("after release List = %+v; want none", runs)
 	}
@@ -108,33 +110,33 @@ func TestListShowsLiveRunsOnly(t *testing.T) {
 
 func TestUnlimitedSlotsAreReused(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state.json.runs")
-	long := Run{Key: "k", PID: os.Getpid(), StartTicks: 123456789, Started: time.Now(), Deadline: time.Now().Add(time.Hour)}
-	a, err := Acquire(dir, 0, 0, long)
+	long := slotRecord{Key: "k", PID: os.Getpid(), StartTicks: 123456789, Started: time.Now(), Deadline: time.Now().Add(time.Hour)}
+	a, err := acquire(dir, 0, 0, long)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a.Started(99999999)
-	b, err := Acquire(dir, 0, 0, long)
+	b, err := acquire(dir, 0, 0, long)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if runs, _ := List(dir, alive); len(runs) != 2 {
+	if runs, _ := listRuns(dir, alive); len(runs) != 2 {
 		t.Fatalf("two runs at once: List = %+v", runs)
 	}
 	a.Release()
 	b.Release()
-	if runs, _ := List(dir, alive); len(runs) != 0 {
+	if runs, _ := listRuns(dir, alive); len(runs) != 0 {
 		t.Fatalf("after release List = %+v; want none", runs)
 	}
 
 	// A shorter record over a longer one still reads back.
-	short := Run{Key: "k", PID: os.Getpid(), Started: time.Now()}
-	c, err := Acquire(dir, 0, 0, short)
+	short := slotRecord{Key: "k", PID: os.Getpid(), Started: time.Now()}
+	c, err := acquire(dir, 0, 0, short)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Release()
-	runs, err := List(dir, alive)
+	runs, err := listRuns(dir, alive)
 	if err != nil || len(runs) != 1 || runs[0].ChildPID != 0 || !runs[0].Deadline.IsZero() {
 		t.Fatalf("List = %+v, %v; want the short record", runs, err)
 	}

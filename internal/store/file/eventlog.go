@@ -1,4 +1,4 @@
-// Package eventlog is guard's audit trail: an append-only JSON Lines file of
+// The event log: guard's audit trail: an append-only JSON Lines file of
 // everything guard decided, read back by 'guard log' and 'guard report'.
 //
 // Every event is one line. Appends are made by callers that hold their state
@@ -16,15 +16,12 @@
 //
 // Appends are not fsynced: the state file is the durable record, and the log
 // explains it. A crash can lose the last lines, never corrupt earlier ones.
-package eventlog
+package file
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -35,15 +32,15 @@ import (
 	"guard/statefile"
 )
 
-// A Log is an event log file.
-type Log struct {
+// An EventLog is an event log file.
+type EventLog struct {
 	Path     string
 	MaxSize  int64 // rotate before passing this many bytes; 0: never
 	MaxFiles int   // rotated files kept
 }
 
 // Append writes events to the log, one line each, in a single write.
-func (l *Log) Append(events ...store.Event) error {
+func (l *EventLog) Append(events ...store.Event) error {
 	if len(events) == 0 {
 		return nil
 	}
@@ -80,7 +77,7 @@ func (l *Log) Append(events ...store.Event) error {
 // openLocked opens the log for appending and takes its flock, making sure
 // the file locked is still the one at Path (and not one rotated away while
 // we waited).
-func (l *Log) openLocked() (*os.File, error) {
+func (l *EventLog) openLocked() (*os.File, error) {
 	for {
 		f, err := statefile.OpenFile(l.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if errors.Is(err, os.ErrNotExist) {
@@ -107,7 +104,7 @@ func (l *Log) openLocked() (*os.File, error) {
 
 // rotate shifts the rotated files up by one and moves the log to .1. The
 // caller holds the log's lock.
-func (l *Log) rotate() error {
+func (l *EventLog) rotate() error {
 	keep := max(l.MaxFiles, 1)
 	n := l.rotated()
 	for i := n; i >= keep; i-- { // MaxFiles may have shrunk
@@ -121,10 +118,10 @@ func (l *Log) rotate() error {
 	return os.Rename(l.Path, l.rotatedPath(1))
 }
 
-func (l *Log) rotatedPath(i int) string { return l.Path + "." + strconv.Itoa(i) }
+func (l *EventLog) rotatedPath(i int) string { return l.Path + "." + strconv.Itoa(i) }
 
 // rotated returns how many rotated files there are: .1 to .n exist.
-func (l *Log) rotated() int {
+func (l *EventLog) rotated() int {
 	n := 0
 	for exists(l.rotatedPath(n + 1)) {
 		n++
@@ -133,7 +130,7 @@ func (l *Log) rotated() int {
 }
 
 // Files returns the log's files that exist, oldest first.
-func (l *Log) Files() []string {
+func (l *EventLog) Files() []string {
 	var files []string
 	for i := l.rotated(); i >= 1; i-- {
 		files = append(files, l.rotatedPath(i))
@@ -149,16 +146,18 @@ func exists(p string) bool {
 	return err == nil
 }
 
-// Logs are several event logs read as one (store.Events).
-type Logs []*Log
+// EventLogs are several event logs read as one (a store.Events).
+type EventLogs []*EventLog
 
-// Read reads every event of the logs; see Read.
-func (ls Logs) Read(keep func(*store.Event) bool) (store.ReadResult, error) { return Read(ls, keep) }
+// Read reads every event of the logs; see readEventLogs.
+func (ls EventLogs) Read(keep func(*store.Event) bool) (store.ReadResult, error) {
+	return readEventLogs(ls, keep)
+}
 
-// Read reads every event of the given logs (each with its rotated files),
+// readEventLogs reads every event of the given logs (each with its rotated files),
 // merged in time order; events of the same millisecond keep the order they
 // were written in. keep, if not nil, filters events as they are read.
-func Read(logs []*Log, keep func(*store.Event) bool) (store.ReadResult, error) {
+func readEventLogs(logs []*EventLog, keep func(*store.Event) bool) (store.ReadResult, error) {
 	var res store.ReadResult
 	seen := map[string]bool{}
 	for _, l := range logs {
@@ -171,9 +170,10 @@ func Read(logs []*Log, keep func(*store.Event) bool) (store.ReadResult, error) {
 			if err != nil {
 				return res, err
 			}
-			n, err := readFile(f, keep, &res.Events)
+			r, err := store.ReadEvents(f, keep)
 			f.Close()
-			res.Malformed += n
+			res.Events = append(res.Events, r.Events...)
+			res.Malformed += r.Malformed
 			if err != nil {
 				return res, fmt.Errorf("cannot read %s: %w", path, err)
 			}
@@ -183,41 +183,12 @@ func Read(logs []*Log, keep func(*store.Event) bool) (store.ReadResult, error) {
 	return res, nil
 }
 
-// ReadFrom reads the events of one stream of JSON Lines (another backend's
-// log, say) that keep accepts, in the order they come.
-func ReadFrom(r io.Reader, keep func(*store.Event) bool) (store.ReadResult, error) {
-	var res store.ReadResult
-	n, err := readFile(r, keep, &res.Events)
-	res.Malformed = n
-	return res, err
-}
-
-// readFile appends the events in r to out and returns how many lines were
-// malformed.
-func readFile(r io.Reader, keep func(*store.Event) bool, out *[]store.Event) (int, error) {
-	malformed := 0
-	br := bufio.NewReaderSize(r, 64<<10)
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			trimmed := bytes.TrimSpace(line)
-			if len(trimmed) > 0 {
-				var e store.Event
-				if json.Unmarshal(trimmed, &e) != nil {
-					malformed++
-				} else {
-					e.Raw = append(json.RawMessage(nil), trimmed...)
-					if keep == nil || keep(&e) {
-						*out = append(*out, e)
-					}
-				}
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return malformed, nil
-		}
-		if err != nil {
-			return malformed, err
-		}
+// Join reads other with ls when it is event logs too (store.Joiner): a
+// file read twice is read once.
+func (ls EventLogs) Join(other store.Events) (store.Events, bool) {
+	o, ok := other.(EventLogs)
+	if !ok {
+		return nil, false
 	}
+	return append(ls, o...), true
 }

@@ -1,17 +1,17 @@
-package backend
+package file
 
 import (
 	"fmt"
 	"time"
 
-	"guard/filestore"
 	"guard/internal/atomicfile"
 	"guard/statefile"
 )
 
-// checkpoint is a state file's store.Checkpoint.
+// A checkpoint is a state file's store.Checkpoint: its export and import,
+// whole.
 type checkpoint struct {
-	s     *filestore.Store
+	s     *stateFile
 	check func([]byte) error
 	empty any // the document to export when there is none
 }

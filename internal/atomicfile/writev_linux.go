@@ -1,4 +1,4 @@
-package statefile
+package atomicfile
 
 import "golang.org/x/sys/unix"
 

@@ -1,4 +1,4 @@
-// Package bulkhead limits how many runs of one key go on at once, across
+// Runs: the slots that limit how many runs of one key go on at once, across
 // processes, and keeps the list of runs in flight that 'guard status' shows.
 //
 // Each run holds an flock on a slot file in a directory beside the state
@@ -22,7 +22,8 @@
 // it started is still running (guard was SIGKILLed); from then on that
 // child no longer counts against the limit. A key that is no longer used
 // leaves its slot files behind: a few hundred bytes each.
-package bulkhead
+
+package file
 
 import (
 	"bytes"
@@ -44,17 +45,14 @@ import (
 	"guard/statefile"
 )
 
-// ErrFull is returned by Acquire when every slot stayed taken.
-var ErrFull = store.ErrFull
-
-// Dir returns the slot directory for the state file at statePath.
-func Dir(statePath string) string { return statePath + ".runs" }
+// RunsDir returns the slot directory for the state file at statePath.
+func RunsDir(statePath string) string { return statePath + ".runs" }
 
 // statePath is the state file whose runs dir holds.
 func statePath(dir string) string { return strings.TrimSuffix(dir, ".runs") }
 
-// A Run describes a run in flight.
-type Run struct {
+// A slotRecord is the first line of a slot file: the run that holds it.
+type slotRecord struct {
 	Key  string `json:"key"`
 	Host string `json:"host,omitempty"` // guard's host
 	PID  int    `json:"pid"`            // guard's
@@ -67,10 +65,10 @@ type Run struct {
 	Slot       string    `json:"-"`
 }
 
-// A Slot is a place held for one run.
-type Slot struct {
+// A slotFile is a slot held by one run.
+type slotFile struct {
 	f   *os.File
-	run Run
+	run slotRecord
 }
 
 // keyHash names a key's slot files. 64 bits of FNV-1a keep names short and
@@ -86,21 +84,18 @@ func keyHash(key string) string {
 // once beyond it are not listed.
 const maxUnlimited = 1024
 
-// Acquire takes a slot for run.Key in dir. With limit 0 the key is
+// acquire takes a slot for run.Key in dir. With limit 0 the key is
 // unlimited and the run takes the first free slot, adding one if none is.
 // Otherwise it takes one of limit slots, retrying until wait has passed,
-// and returns ErrFull if none freed up.
-func Acquire(dir string, limit int, wait time.Duration, run Run) (*Slot, error) {
-	return AcquireOrStop(dir, limit, wait, run, nil)
+// and returns store.ErrFull if none freed up.
+func acquire(dir string, limit int, wait time.Duration, run slotRecord) (*slotFile, error) {
+	return acquireOrStop(dir, limit, wait, run, nil)
 }
 
-// ErrStopped is returned by AcquireOrStop when stop said to give up.
-var ErrStopped = store.ErrStopped
-
-// AcquireOrStop is Acquire, but while it waits for a slot it gives up with
-// ErrStopped as soon as stop (if not nil) reports true: a run waiting in
+// acquireOrStop is Acquire, but while it waits for a slot it gives up with
+// store.ErrStopped as soon as stop (if not nil) reports true: a run waiting in
 // the queue that is sent SIGTERM ends at once, having run nothing.
-func AcquireOrStop(dir string, limit int, wait time.Duration, run Run, stop func() bool) (*Slot, error) {
+func acquireOrStop(dir string, limit int, wait time.Duration, run slotRecord, stop func() bool) (*slotFile, error) {
 	prefix := filepath.Join(dir, keyHash(run.Key))
 	if limit <= 0 {
 		for i := range maxUnlimited {
@@ -129,22 +124,22 @@ func AcquireOrStop(dir string, limit int, wait time.Duration, run Run, stop func
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			return nil, ErrFull
+			return nil, store.ErrFull
 		}
 		if stop != nil && stop() {
-			return nil, ErrStopped
+			return nil, store.ErrStopped
 		}
 		time.Sleep(min(left, nap/2+rand.N(nap)))
 		nap = min(2*nap, 50*time.Millisecond)
 		if stop != nil && stop() {
-			return nil, ErrStopped
+			return nil, store.ErrStopped
 		}
 	}
 }
 
 // try locks the slot file at path without waiting, creating it (and dir)
 // if need be.
-func try(dir, path string, run Run) (*Slot, bool, error) {
+func try(dir, path string, run slotRecord) (*slotFile, bool, error) {
 	f, err := statefile.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if errors.Is(err, os.ErrNotExist) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -164,14 +159,14 @@ func try(dir, path string, run Run) (*Slot, bool, error) {
 		}
 		return nil, false, fmt.Errorf("cannot lock slot: %w", err)
 	}
-	s := &Slot{f: f, run: run}
+	s := &slotFile{f: f, run: run}
 	s.write()
 	return s, true, nil
 }
 
 // write records the slot's run as the first line of its file, for List. It
 // is best effort: the record is for display only.
-func (s *Slot) write() {
+func (s *slotFile) write() {
 	var b bytes.Buffer
 	w := jsonx.NewObjectWriter(&b, "", true)
 	w.String("key", s.run.Key)
@@ -194,21 +189,21 @@ func (s *Slot) write() {
 }
 
 // Started records the PID of the run's child.
-func (s *Slot) Started(childPID int) {
+func (s *slotFile) Started(childPID int) {
 	s.run.ChildPID = childPID
 	s.write()
 }
 
 // Release frees the slot: its first line is emptied, then its lock let go.
-func (s *Slot) Release() {
+func (s *slotFile) Release() {
 	_, _ = s.f.WriteAt([]byte{'\n'}, 0)
 	_ = s.f.Close()
 }
 
-// List returns the runs in flight in dir, oldest first. alive reports
+// listRuns returns the runs in flight in dir, oldest first. alive reports
 // whether a guard process (PID and start ticks) still runs; records of dead
 // guards are skipped.
-func List(dir string, alive func(pid int, startTicks uint64) bool) ([]Run, error) {
+func listRuns(dir string, alive func(pid int, startTicks uint64) bool) ([]slotRecord, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -216,7 +211,7 @@ func List(dir string, alive func(pid int, startTicks uint64) bool) ([]Run, error
 	if err != nil {
 		return nil, err
 	}
-	var runs []Run
+	var runs []slotRecord
 	for _, e := range entries {
 		name := e.Name()
 		if !strings.HasSuffix(name, ".slot") {
@@ -230,7 +225,7 @@ func List(dir string, alive func(pid int, startTicks uint64) bool) ([]Run, error
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue // free, or its holder is still writing it
 		}
-		var r Run
+		var r slotRecord
 		if json.Unmarshal(line, &r) != nil || !alive(r.PID, r.StartTicks) {
 			continue
 		}
@@ -241,12 +236,12 @@ func List(dir string, alive func(pid int, startTicks uint64) bool) ([]Run, error
 	return runs, nil
 }
 
-// Slots are the slot files in a directory, as a store.Runs.
-type Slots struct{ Dir string }
+// Runs are the slot files in a directory, as a store.Runs.
+type Runs struct{ Dir string }
 
 // Acquire takes a slot; see store.Runs.
-func (s Slots) Acquire(r store.Run, limit int, wait time.Duration, stop func() bool) (store.Slot, error) {
-	slot, err := AcquireOrStop(s.Dir, limit, wait, Run{
+func (s Runs) Acquire(r store.Run, limit int, wait time.Duration, stop func() bool) (store.Slot, error) {
+	slot, err := acquireOrStop(s.Dir, limit, wait, slotRecord{
 		Key: r.Key, Host: r.Holder.Host, PID: r.Holder.PID, StartTicks: r.Holder.Start,
 		ChildPID: r.ChildPID, Started: r.Started, Deadline: r.Deadline,
 	}, stop)
@@ -257,8 +252,8 @@ func (s Slots) Acquire(r store.Run, limit int, wait time.Duration, stop func() b
 }
 
 // List returns the runs in flight; see store.Runs.
-func (s Slots) List(alive func(store.Holder) bool) ([]store.Run, error) {
-	runs, err := List(s.Dir, func(pid int, start uint64) bool { return true })
+func (s Runs) List(alive func(store.Holder) bool) ([]store.Run, error) {
+	runs, err := listRuns(s.Dir, func(pid int, start uint64) bool { return true })
 	var out []store.Run
 	for _, r := range runs {
 		h := store.Holder{Host: r.Host, PID: r.PID, Start: r.StartTicks}

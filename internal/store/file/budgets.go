@@ -1,0 +1,60 @@
+package file
+
+import (
+	"time"
+
+	"guard/internal/store"
+	"guard/internal/store/cooldownstate"
+	"guard/statefile"
+)
+
+// Budgets is cooldown.json, in the ops agent's format, and the event log
+// its decisions go to, as a store.Budgets.
+type Budgets struct {
+	*stateFile
+	retention time.Duration
+	actions   []store.Action
+}
+
+var _ store.Budgets = (*Budgets)(nil)
+
+// openBudgets opens the cooldown state file at path. Records older than
+// retention are pruned on every write; retention is raised to the longest
+// action window, so that pruning never drops a record a budget still
+// counts. Events go to log; see openStateFile.
+func openBudgets(path string, opts statefile.Options, retention time.Duration, actions []store.Action, log *EventLog, logErr func(error)) (*Budgets, error) {
+	fs, err := openStateFile(path, opts, log, logErr)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range actions {
+		retention = max(retention, a.Window)
+	}
+	return &Budgets{stateFile: fs, retention: retention, actions: actions}, nil
+}
+
+// Snapshot reads the current state without the lock (store.Budgets). A
+// missing file is an empty state.
+func (s *Budgets) Snapshot() (store.BudgetView, error) {
+	d := &cooldownstate.Document{}
+	if _, err := statefile.Load(s.File(), d); err != nil {
+		return nil, storeError(err)
+	}
+	return d, nil
+}
+
+// Update runs fn on the current state under the lock (store.Budgets) and,
+// if it reports a change, prunes old records and replaces the file. The
+// events fn logged are then appended to the event log, still under the
+// lock, changed or not.
+func (s *Budgets) Update(now time.Time, fn func(tx store.BudgetTx) (changed bool, err error)) error {
+	var pending []store.Event
+	return storeError(statefile.UpdateThen(s.File(), func(d *cooldownstate.Document) (bool, error) {
+		changed, err := fn(cooldownstate.Tx(d, s.actions))
+		pending = d.Pending()
+		if err != nil || !changed {
+			return false, err
+		}
+		return true, d.Tidy(now, s.retention, s.actions)
+	}, func() { s.Append(pending...) }))
+}

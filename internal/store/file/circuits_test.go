@@ -1,0 +1,147 @@
+package file
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"guard/breaker"
+	"guard/internal/circuit"
+	"guard/internal/store"
+	"guard/internal/store/hookstate"
+	"guard/statefile"
+)
+
+var (
+	t0       = time.Date(2026, 2, 10, 23, 35, 42, 0, time.UTC)
+	settings = breaker.Settings{FailureThreshold: 3, SuccessThreshold: 2, Cooldown: 5 * time.Minute, MaxCooldown: time.Hour, HalfOpenMaxCalls: 1}
+)
+
+func TestStoreUpdateAndSnapshot(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hook_state.json")
+	s, err := openCircuits(path, statefile.Options{}, 0, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := s.document()
+	if err != nil || d.Len() != 0 {
+		t.Fatalf("Snapshot of no file = %v, %v", d, err)
+	}
+	for i := range 3 {
+		err := s.Update(t0.Add(time.Duration(i)*time.Second), func(tx store.CircuitTx) (bool, error) {
+			_, err := circuit.Record(tx, "k", settings, t0, breaker.Result{Outcome: breaker.Failure, Error: "exit 1"}, circuit.Run{})
+			return true, err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err = s.document()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := d.Circuit("k"); c.State != breaker.Open {
+		t.Errorf("state = %s; want open", c.State)
+	}
+	if d.Version != 1 || d.GlobalStats.HooksDisabled != 1 || !d.GlobalStats.LastUpdated.Equal(t0.Add(2*time.Second)) {
+		t.Errorf("bookkeeping = version %d, %+v", d.Version, d.GlobalStats)
+	}
+}
+
+// TestMalformedEntryIsSetAside covers hostile-user findings 15 and 16: an
+// entry guard would never write is set aside on its own, kept in the
+// quarantine file, and its key starts afresh, while every other key keeps
+// its state; the file itself is never moved aside for it.
+func TestMalformedEntryIsSetAside(t *testing.T) {
+	for _, bad := range []string{
+		`{"state":"closed","failure_count":"three"}`,
+		`{"state":"bogus"}`,
+		`{"state":"OPEN"}`,
+		`{"state":"closed","consecutive_failures":-100}`,
+		`{"state":"open","totals":{"failures":-1}}`,
+		`[1,2]`,
+	} {
+		path := filepath.Join(t.TempDir(), "hook_state.json")
+		os.WriteFile(path, []byte(`{"hooks":{"k":`+bad+`,"other":{"state":"open","consecutive_failures":3,"retry_after":"2999-01-01T00:00:00Z"}}}`), 0o600)
+		var moved string
+		var setAside []string
+		s, err := openCircuits(path, statefile.Options{OnQuarantine: func(to string, _ error) { moved = to }}, 0, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.onSetAside = func(a store.Aside, _ string) { setAside = append(setAside, a.Key) }
+		// Touching another key is fine and leaves k be.
+		if err := s.Update(t0, func(tx store.CircuitTx) (bool, error) {
+			_, err := circuit.Record(tx, "other", settings, t0, breaker.Result{Outcome: breaker.Ignored}, circuit.Run{})
+			return true, err
+		}); err != nil || moved != "" || len(setAside) != 0 {
+			t.Fatalf("%s: Update(other) = %v, moved %q, set aside %q", bad, err, moved, setAside)
+		}
+		// A run of k sets it aside, and k starts afresh.
+		if c, err := s.Peek("k"); err == nil {
+			t.Errorf("%s: Peek = %+v, nil; want an error (the entry is not used)", bad, c)
+		}
+		if err := s.Update(t0, func(tx store.CircuitTx) (bool, error) {
+			_, err := circuit.Record(tx, "k", settings, t0, breaker.Result{Outcome: breaker.Success}, circuit.Run{})
+			return true, err
+		}); err != nil {
+			t.Fatalf("%s: Update(k) = %v", bad, err)
+		}
+		if moved != "" || len(setAside) != 1 || setAside[0] != "k" {
+			t.Errorf("%s: moved %q, set aside %q; want k set aside alone", bad, moved, setAside)
+		}
+		d, _ := s.document()
+		if c, _ := d.Circuit("k"); c.Totals.Successes != 1 || c.State != breaker.Closed {
+			t.Errorf("%s: k = %+v; want a fresh closed circuit with one success", bad, c)
+		}
+		if c, _ := d.Circuit("other"); c.State != breaker.Open {
+			t.Errorf("%s: other = %v; want it still open", bad, c.State)
+		}
+		q, err := os.ReadFile(s.QuarantinePath())
+		if err != nil || !strings.Contains(string(q), `"key":"k"`) || !strings.Contains(string(q), `"entry":`+bad) {
+			t.Errorf("%s: quarantine file = %s, %v; want the entry kept", bad, q, err)
+		}
+		// Once set aside, it is gone from the file, however the update
+		// went: here one that only looks at k, in a file guard sealed.
+		os.WriteFile(path, []byte(`{"hooks":{"k":`+bad+`,"other":{"state":"closed"}}}`), 0o600)
+		s.Update(t0, func(tx store.CircuitTx) (bool, error) { return true, nil }) // seal it
+		if err := s.Update(t0, func(tx store.CircuitTx) (bool, error) {
+			_, err := tx.Circuit("k")
+			return false, err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if data, _ := os.ReadFile(path); strings.Contains(string(data), `"k"`) {
+			t.Errorf("%s: k is still in the file after it was set aside:\n%s", bad, data)
+		}
+		if hookstate.Validate([]byte(`{"hooks":{"k":`+bad+`}}`)) == nil {
+			t.Errorf("%s: Validate accepts it", bad)
+		}
+	}
+}
+
+// BenchmarkPeekOneKeyOf1000 is guard run's look at a closed circuit before
+// it runs the child, on a state of 1,000 keys.
+func BenchmarkPeekOneKeyOf1000(b *testing.B) {
+	var d hookstate.Document
+	for i := range 1000 {
+		circuit.Record(&d, fmt.Sprintf("uv run check_%d.py --strict", i), settings, t0, breaker.Result{Outcome: breaker.Success}, circuit.Run{})
+	}
+	d.Tidy(t0, 0)
+	data, _ := d.MarshalState()
+	path := filepath.Join(b.TempDir(), "state.json")
+	os.WriteFile(path, data, 0o600)
+	s, err := openCircuits(path, statefile.Options{}, 0, nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if c, err := s.Peek("uv run check_500.py --strict"); err != nil || c.Totals.Successes != 1 {
+			b.Fatal(c, err)
+		}
+	}
+}

@@ -1,0 +1,26 @@
+// Package file is guard's JSON file backend, the default: the store
+// interfaces on files beside each other in one directory.
+//
+//   - hook_state.json (package hookstate's document) is the circuits
+//     (circuits.go), and cooldown.json (package cooldownstate's) the
+//     budgets (budgets.go). Each is one JSON document under a sidecar flock,
+//     replaced whole by package statefile; a file that does not parse is
+//     moved aside (statefile.go), and an entry that does not check out is
+//     kept in STATE.quarantine (circuits.go).
+//   - STATE.runs/ holds one slot file per run in flight, flock'ed while the
+//     run lasts: max_concurrent's limit and the list 'guard status' shows
+//     (runs.go).
+//   - STATE.events.jsonl (beside the state, or logging.event_log) is the
+//     audit trail, appended under its own flock and rotated at a size
+//     (eventlog.go).
+//   - Exports and imports of a whole file (checkpoint.go).
+//
+// Three flocks, each for a reason: the state's sidecar lock is taken with
+// a timeout (gofrs/flock, polled, in statefile), because a caller must give
+// up after lock_timeout and run the hook unguarded; the event log and slot
+// files take syscall.Flock directly, the log's blocking (appends are short
+// and taken under the state lock already) and the slots' non-blocking
+// (a taken slot is skipped, never waited on, so no timeout is needed).
+//
+// The backend registers itself for paths (store.KindFile) when linked in.
+package file

@@ -1,0 +1,101 @@
+package file
+
+import (
+	"errors"
+	"fmt"
+
+	"guard/config"
+	"guard/internal/store"
+	"guard/internal/store/cooldownstate"
+	"guard/internal/store/hookstate"
+	"guard/statefile"
+)
+
+// Linking this package in registers it as the backend of state paths.
+func init() {
+	store.Register(store.KindFile, &store.Backend{
+		OpenHooks:    OpenHooks,
+		OpenCooldown: OpenCooldown,
+		Events: func(cfg *config.Config, where string) (store.Events, error) {
+			return EventLogs{eventLog(cfg, where)}, nil
+		},
+	})
+}
+
+// OpenHooks opens the hook state file at path: its circuits, the slot
+// files of its runs, its event log and checkpoints.
+func OpenHooks(cfg *config.Config, path string, o store.Options) (*store.Hooks, error) {
+	if err := config.CheckStateLocation(path); err != nil {
+		return nil, fmt.Errorf("state: %w", err)
+	}
+	s, err := openCircuits(path, statefile.Options{
+		LockTimeout:  cfg.LockTimeout,
+		OnQuarantine: quarantined(o, "state file"),
+	}, cfg.CircuitBreaker.Retention, eventLog(cfg, path), o.LogFailed)
+	if err != nil {
+		return nil, err
+	}
+	s.onSetAside = o.SetAside
+	return &store.Hooks{
+		Circuits:   s,
+		Runs:       Runs{Dir: RunsDir(s.Path())},
+		Events:     EventLogs{s.Log()},
+		Checkpoint: checkpoint{s.stateFile, hookstate.Validate, &hookstate.Document{Version: hookstate.Version}},
+		Where:      s.Path(),
+	}, nil
+}
+
+// OpenCooldown opens the cooldown state file at path.
+func OpenCooldown(cfg *config.Config, path string, actions []store.Action, o store.Options) (*store.Cooldown, error) {
+	if err := config.CheckStateLocation(path); err != nil {
+		return nil, fmt.Errorf("cooldown state: %w", err)
+	}
+	s, err := openBudgets(path, statefile.Options{
+		LockTimeout:  cfg.LockTimeout,
+		OnQuarantine: quarantined(o, "cooldown state"),
+	}, cfg.Cooldown.Retention, actions, eventLog(cfg, path), o.LogFailed)
+	if err != nil {
+		return nil, err
+	}
+	return &store.Cooldown{
+		Budgets:    s,
+		Actions:    actions,
+		Events:     EventLogs{s.Log()},
+		Checkpoint: checkpoint{s.stateFile, func(b []byte) error { return cooldownstate.Validate(b, actions) }, &cooldownstate.Document{}},
+		Where:      s.Path(),
+	}, nil
+}
+
+// quarantined reports a state file set aside to o.
+func quarantined(o store.Options, what string) func(to string, cause error) {
+	return func(to string, cause error) {
+		if o.Quarantined != nil {
+			o.Quarantined(what, to, cause)
+		}
+	}
+}
+
+// eventLog returns the event log of the state file at statePath.
+func eventLog(cfg *config.Config, statePath string) *EventLog {
+	return &EventLog{Path: cfg.EventLog(statePath), MaxSize: cfg.Logging.MaxSize, MaxFiles: cfg.Logging.MaxFiles}
+}
+
+// storeError makes statefile's errors match store's sentinels, keeping
+// their text.
+func storeError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, statefile.ErrLockTimeout):
+		return sentinelError{err, store.ErrBusy}
+	case errors.Is(err, statefile.ErrCorrupt):
+		return sentinelError{err, store.ErrCorrupt}
+	}
+	return err
+}
+
+// A sentinelError is an error that also matches one of store's sentinels.
+type sentinelError struct{ err, sentinel error }
+
+func (e sentinelError) Error() string   { return e.err.Error() }
+func (e sentinelError) Unwrap() []error { return []error{e.err, e.sentinel} }
