@@ -1,0 +1,67 @@
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Every guard call pays for the packages guard links: their init code and
+// the pages of a bigger binary (BENCHMARKS.md). The PostgreSQL driver is in
+// guard-pg only, and a new package from outside the module needs a reason,
+// with its start-up cost measured (bench/run.sh), before it joins this list.
+var allowedModules = []string{
+	"github.com/gofrs/flock",
+	"github.com/urfave/cli/v2",
+	"github.com/xrash/smetrics", // urfave/cli's "did you mean"
+	"golang.org/x/sys/unix",
+	"gopkg.in/yaml.v3",
+	"mvdan.cc/sh/v3/fileutil",
+	"mvdan.cc/sh/v3/syntax",
+}
+
+// badStd are standard packages that guard must not link: each costs every
+// call its set-up (crypto/tls's and net/http's inits and tables), and guard
+// has no use for them on a hook's path.
+var badStd = []string{
+	"crypto/tls",
+	"crypto/x509",
+	"database/sql",
+	"encoding/xml",
+	"net/http",
+	"os/user", // cgo lookups; guard reads $HOME
+}
+
+// deps lists the packages pkg links, built as the Makefile builds it.
+func deps(t *testing.T, pkg string) []string {
+	t.Helper()
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	out, err := exec.Command(goTool, "list", "-tags", "urfave_cli_no_docs", "-deps", "-f", "{{if not .Standard}}ext {{end}}{{.ImportPath}}", pkg).Output()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v", pkg, err)
+	}
+	return strings.Split(strings.TrimSpace(string(out)), "\n")
+}
+
+func TestGuardLinksNoDriverAndNoNewDependency(t *testing.T) {
+	for _, line := range deps(t, "guard/cmd/guard") {
+		path, external := strings.CutPrefix(line, "ext ")
+		switch {
+		case strings.HasPrefix(path, "github.com/jackc/pgx"):
+			t.Errorf("guard links %s: the PostgreSQL driver belongs in guard-pg, which guard hands database states over to", path)
+		case slices.Contains(badStd, path):
+			t.Errorf("guard links %s, which costs every guard call its start-up", path)
+		case external && path != "guard" && !strings.HasPrefix(path, "guard/") && !slices.Contains(allowedModules, path):
+			t.Errorf("guard links a new package %s: measure its start-up cost (bench/run.sh) and add it to allowedModules with the reason", path)
+		}
+	}
+}
+
+func TestGuardPGLinksTheDriver(t *testing.T) {
+	if !slices.ContainsFunc(deps(t, "guard/cmd/guard-pg"), func(l string) bool { return strings.Contains(l, "github.com/jackc/pgx/v5") }) {
+		t.Error("guard-pg does not link github.com/jackc/pgx/v5: it would not open a postgres:// state")
+	}
+}
