@@ -444,7 +444,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add("hooks:\n  - match: '[x'\n")
 	f.Fuzz(func(t *testing.T, yml string) {
 		c := Default("/home/x")
-		if err := c.loadYAML("g.yaml", []byte(yml)); err != nil {
+		if err := c.loadYAML("g.yaml", []byte(yml), Options{Getenv: func(string) string { return "" }}); err != nil {
 			if !errors.Is(err, ErrInvalid) {
 				t.Fatalf("error does not match ErrInvalid: %v", err)
 			}

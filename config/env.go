@@ -16,7 +16,7 @@ var envSections = []string{"circuit_breaker", "cooldown", "logging"}
 // read them. Lists (exclude, exit codes) are comma-separated. Variables
 // that name no setting guard knows are ignored, as the Python tool ignores
 // them, because they may be meant for it.
-func (c *Config) loadEnv(environ []string) error {
+func (c *Config) loadEnv(environ []string, opts Options) error {
 	root := &yaml.Node{Kind: yaml.MappingNode}
 	sections := map[string]*yaml.Node{}
 	// A node's Line is an index into names, so that an error can name the
@@ -68,11 +68,17 @@ func (c *Config) loadEnv(environ []string) error {
 	if err := root.Decode(&f); err != nil {
 		return decodeError(err, func(line int) string { return names[line] })
 	}
-	return c.apply(&f, func(section string) locator {
+	at := func(section string) locator {
 		return func(key string) string {
 			return "GUARDRAILS_" + strings.ToUpper(strings.ReplaceAll(joinKey(section, key), ".", "_"))
 		}
-	})
+	}
+	if err := c.apply(&f, at); err != nil {
+		return err
+	}
+	// A relative path from the environment is relative to where guard runs,
+	// as a shell would take it.
+	return c.expandPaths(&f, at, func(p string) string { return p }, opts)
 }
 
 // envValue turns a variable's value into a YAML node for a field of type t,

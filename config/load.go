@@ -91,7 +91,11 @@ func Load(opts Options) (*Config, error) {
 	path, explicit := opts.path()
 	var data []byte
 	err := fs.ErrNotExist
-	if path = expandPath(path, opts); path != "" {
+	path, xerr := expandPath(path, opts)
+	if xerr != nil {
+		return nil, invalid("config file %s: %v", path, xerr)
+	}
+	if path != "" {
 		data, err = os.ReadFile(path)
 	}
 	switch {
@@ -101,11 +105,11 @@ func Load(opts Options) (*Config, error) {
 		return nil, fmt.Errorf("cannot read config: %w", err)
 	default:
 		cfg.Source = path
-		if err := cfg.loadYAML(path, data); err != nil {
+		if err := cfg.loadYAML(path, data, opts); err != nil {
 			return nil, err
 		}
 	}
-	if err := cfg.loadEnv(opts.Environ()); err != nil {
+	if err := cfg.loadEnv(opts.Environ(), opts); err != nil {
 		return nil, err
 	}
 	for _, v := range []struct {
@@ -113,7 +117,8 @@ func Load(opts Options) (*Config, error) {
 		to   *string
 	}{{"GUARD_STATE", &cfg.StateFile}, {"GUARD_COOLDOWN_STATE", &cfg.Cooldown.StateFile}} {
 		if p := opts.Getenv(v.name); p != "" {
-			if err := CheckStateLocation(p); err != nil {
+			p, err := expandLocation(p, opts)
+			if err != nil {
 				return nil, invalid("%s: %v", v.name, err)
 			}
 			*v.to = p
@@ -126,10 +131,6 @@ func Load(opts Options) (*Config, error) {
 			cfg.Cooldown.StateFile = filepath.Join(opts.Home, ".claude", "cooldown.json")
 		}
 	}
-	cfg.StateFile = expandPath(cfg.StateFile, opts)
-	cfg.Logging.File = expandPath(cfg.Logging.File, opts)
-	cfg.Logging.EventLog = expandPath(cfg.Logging.EventLog, opts)
-	cfg.Cooldown.StateFile = expandPath(cfg.Cooldown.StateFile, opts)
 	if cfg.StateFile == "" && opts.Home != "" {
 		return nil, invalid("%s: state_file is empty", cfg.Source)
 	}
@@ -141,28 +142,50 @@ func Load(opts Options) (*Config, error) {
 var ErrNoHome = errors.New("HOME is not set, so there is no ~/.claude; set HOME, or name the file (GUARD_STATE, GUARD_COOLDOWN_STATE or --state)")
 
 // expandPath expands a leading ~ and $VARIABLES, as the Python guardrails
-// do. An unset variable is left as written. With no home directory, a path
-// under ~ is "", which callers refuse (ErrNoHome).
-func expandPath(p string, opts Options) string {
+// do. A variable that is not set (or set to "") is an error: left as
+// written, "${XDG_STATE_HOME}/guard" would be a relative path, and every
+// project a hook runs in would get a state of its own. With no home
+// directory, a path under ~ is "", which callers refuse (ErrNoHome).
+func expandPath(p string, opts Options) (string, error) {
 	if strings.Contains(p, "://") {
-		return p // a URL (postgres://...): its $ and ~ are its own
+		return p, nil // a URL (postgres://...): its $ and ~ are its own
 	}
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		if opts.Home == "" {
-			return ""
+			return "", nil
 		}
 		p = opts.Home + p[1:]
 	}
-	return os.Expand(p, func(name string) string {
-		if v := opts.Getenv(name); v != "" {
-			return v
+	var unset []string
+	p = os.Expand(p, func(name string) string {
+		v := opts.Getenv(name)
+		if v == "" {
+			unset = append(unset, "$"+name)
 		}
-		return "${" + name + "}"
+		return v
 	})
+	if len(unset) > 0 {
+		verb := "is"
+		if len(unset) > 1 {
+			verb = "are"
+		}
+		return "", fmt.Errorf("%s %s not set, so the path would not mean what it says; set it, or write the path out", strings.Join(unset, ", "), verb)
+	}
+	return p, nil
+}
+
+// expandLocation expands a state location (see expandPath) and checks it
+// (see CheckStateLocation).
+func expandLocation(p string, opts Options) (string, error) {
+	p, err := expandPath(p, opts)
+	if err != nil {
+		return "", err
+	}
+	return p, CheckStateLocation(p)
 }
 
 // loadYAML applies the config file data, read from file.
-func (c *Config) loadYAML(file string, data []byte) error {
+func (c *Config) loadYAML(file string, data []byte, opts Options) error {
 	doc, ok := fastParse(data)
 	if !ok {
 		var err error
@@ -198,18 +221,54 @@ func (c *Config) loadYAML(file string, data []byte) error {
 	if err := c.apply(&f, at); err != nil {
 		return err
 	}
-	// A relative path in the file is relative to the file, not to
-	// wherever a hook happens to run.
+	// Paths are expanded now, so that an error names the line; a relative
+	// path in the file (as written, or once expanded) is relative to the
+	// file, not to wherever a hook happens to run.
 	dir := filepath.Dir(file)
+	return c.expandPaths(&f, at, func(p string) string { return relativeTo(dir, p) }, opts)
+}
+
+// expandPaths expands the paths f set (see expandPath), and passes each
+// through rel, naming where one came from in an error.
+func (c *Config) expandPaths(f *fileFields, at func(section string) locator, rel func(string) string, opts Options) error {
+	var paths []struct {
+		section, key string
+		p            *string
+		location     bool
+	}
+	add := func(section, key string, p *string, location bool) {
+		paths = append(paths, struct {
+			section, key string
+			p            *string
+			location     bool
+		}{section, key, p, location})
+	}
 	if f.StateFile != nil {
-		c.StateFile = relativeTo(dir, c.StateFile)
+		add("", "state_file", &c.StateFile, true)
 	}
 	if f.Logging != nil {
-		c.Logging.File = relativeTo(dir, c.Logging.File)
-		c.Logging.EventLog = relativeTo(dir, c.Logging.EventLog)
+		if f.Logging.File != nil {
+			add("logging", "file", &c.Logging.File, false)
+		}
+		if f.Logging.EventLog != nil {
+			add("logging", "event_log", &c.Logging.EventLog, false)
+		}
 	}
-	if f.Cooldown != nil {
-		c.Cooldown.StateFile = relativeTo(dir, c.Cooldown.StateFile)
+	if f.Cooldown != nil && f.Cooldown.StateFile != nil {
+		add("cooldown", "state_file", &c.Cooldown.StateFile, true)
+	}
+	for _, x := range paths {
+		v, err := expandPath(*x.p, opts)
+		if err == nil && v != "" {
+			v = rel(v)
+			if x.location {
+				err = CheckStateLocation(v)
+			}
+		}
+		if err != nil {
+			return invalid("%s: %v", at(x.section)(x.key), err)
+		}
+		*x.p = v
 	}
 	return nil
 }
@@ -245,10 +304,10 @@ func parseYAML(file string, data []byte) (*yaml.Node, error) {
 	return doc, nil
 }
 
-// relativeTo joins a relative path to dir; absolute paths, paths under ~
-// or starting with a $VARIABLE, and "" stay as they are.
+// relativeTo joins a relative path to dir; absolute paths, URLs and ""
+// stay as they are.
 func relativeTo(dir, p string) string {
-	if p == "" || filepath.IsAbs(p) || strings.HasPrefix(p, "~") || strings.HasPrefix(p, "$") || strings.Contains(p, "://") {
+	if p == "" || filepath.IsAbs(p) || strings.Contains(p, "://") {
 		return p
 	}
 	return filepath.Join(dir, p)

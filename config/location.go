@@ -12,8 +12,12 @@ import (
 // create a file of that name: a URL of another scheme (mysql://,
 // POSTGRES://), a postgres: with no "//", or a keyword/value connection
 // string ("host=db dbname=guard"), which guard does not take. A file
-// really named so can still be given as ./host=db.
+// really named so can still be given as ./host=db. White space at either
+// end is refused too: " postgres://..." would be a file.
 func CheckStateLocation(where string) error {
+	if t := strings.TrimSpace(where); t != where && !isConnString(t) {
+		return fmt.Errorf("white space around %q (a stray space in the setting?)", Redact(t))
+	}
 	if IsDatabaseURL(where) {
 		return nil
 	}

@@ -1,6 +1,9 @@
 package config
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -35,6 +38,72 @@ func TestCheckStateLocation(t *testing.T) {
 			t.Errorf("CheckStateLocation(%q) = %v; want %q", c.where, err, c.err)
 		case err != nil && strings.Contains(err.Error(), "sekrit"):
 			t.Errorf("CheckStateLocation(%q) shows the password: %v", c.where, err)
+		}
+	}
+}
+
+// TestUnsetVariableInAPathIsAnError covers hostile-user-2 M6: a path built
+// from a variable that is not set would be relative, and put a state in
+// every directory a hook runs in. Every place a path is given is checked,
+// and the error names where the path came from.
+func TestUnsetVariableInAPathIsAnError(t *testing.T) {
+	home := t.TempDir()
+	tests := []struct {
+		name, yaml string
+		env        []string
+		want       string // in the error; "" for none
+	}{
+		{"state_file", "state_file: $XDG_STATE_HOME/guard/state.json\n", nil, "guardrails.yaml:1: state_file: $XDG_STATE_HOME is not set"},
+		{"braces", "state_file: ${XDG_STATE_HOME}/guard/state.json\n", nil, "$XDG_STATE_HOME is not set"},
+		{"event_log", "logging:\n  event_log: $NOPE/ev.jsonl\n", nil, "guardrails.yaml:2: logging.event_log: $NOPE is not set"},
+		{"logging.file", "logging:\n  file: $NOPE/x.log\n", nil, "logging.file: $NOPE is not set"},
+		{"cooldown", "cooldown:\n  state_file: $A/$B.json\n", nil, "cooldown.state_file: $A, $B are not set"},
+		{"set to empty", "state_file: $EMPTY/s.json\n", []string{"EMPTY="}, "$EMPTY is not set"},
+		{"GUARD_STATE", "", []string{"GUARD_STATE=$UNSET/x.json"}, "GUARD_STATE: $UNSET is not set"},
+		{"GUARD_COOLDOWN_STATE", "", []string{"GUARD_COOLDOWN_STATE=${UNSET}/c.json"}, "GUARD_COOLDOWN_STATE: $UNSET is not set"},
+		{"GUARDRAILS_STATE_FILE", "", []string{"GUARDRAILS_STATE_FILE=$UNSET/x.json"}, "GUARDRAILS_STATE_FILE: $UNSET is not set"},
+		{"GUARDRAILS_LOGGING_EVENT_LOG", "", []string{"GUARDRAILS_LOGGING_EVENT_LOG=$UNSET/e.jsonl"}, "GUARDRAILS_LOGGING_EVENT_LOG: $UNSET is not set"},
+		{"expands to a database URL with a space", "state_file: $DB\n", []string{"DB= postgres://h/db"}, "white space around"},
+		{"set", "state_file: $XDG_STATE_HOME/guard/state.json\n", []string{"XDG_STATE_HOME=/var/state"}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "guardrails.yaml")
+			os.WriteFile(path, []byte(tc.yaml), 0o600)
+			cfg, err := Load(testOptions(home, path, tc.env...))
+			if tc.want == "" {
+				if err != nil || cfg.StateFile != "/var/state/guard/state.json" {
+					t.Fatalf("Load = %v, %v; want state /var/state/guard/state.json", cfg, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrInvalid) {
+				t.Fatalf("Load = %v; want an invalid-config error with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// A variable that expands to a relative path is relative to
+// guardrails.yaml, as a relative path written out is.
+func TestExpandedRelativePathIsRelativeToTheFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "guardrails.yaml")
+	os.WriteFile(path, []byte("state_file: $SUB/state.json\n"), 0o600)
+	cfg, err := Load(testOptions(t.TempDir(), path, "SUB=rel"))
+	if err != nil || cfg.StateFile != filepath.Join(dir, "rel", "state.json") {
+		t.Fatalf("Load = %v, %v; want the state in %s", cfg.StateFile, err, filepath.Join(dir, "rel"))
+	}
+}
+
+// A state location with white space around it (hostile-user-2 m3) is
+// refused, never made a file named " postgres:/x/y" in the working
+// directory.
+func TestLocationWithSpacesIsRefused(t *testing.T) {
+	for _, where := range []string{" postgres://x/y", "postgres://x/y ", "\tpostgres://u:secret@x/y", " state.json", "state.json\n"} {
+		err := CheckStateLocation(where)
+		if err == nil || !strings.Contains(err.Error(), "white space") || strings.Contains(err.Error(), "secret") {
+			t.Errorf("CheckStateLocation(%q) = %v; want a white space error without the password", where, err)
 		}
 	}
 }

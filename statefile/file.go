@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -128,41 +129,63 @@ func (f *File) Path() string { return f.path }
 // LockPath returns the path of the sidecar lock file.
 func (f *File) LockPath() string { return f.path + ".lock" }
 
-// resolve follows symlinks in path, including a final link whose target
-// does not exist yet.
+// Resolve returns path with every symlink in it followed (a final link
+// whose target does not exist yet included), as Open resolves a state
+// path: files kept beside a state (its lock, event log, slot files) sit
+// beside the real file. A link that checkLink refuses, at any component,
+// is an error (ErrUnsafeLink).
+func Resolve(path string) (string, error) { return resolve(path) }
+
+// resolve follows the symlinks of path one component at a time, so that
+// each link, a directory's as much as the file's, is checked before it is
+// followed (see checkLink).
 func resolve(path string) (string, error) {
 	path, err := filepath.Abs(path)
 	if err != nil {
 		return "", err
 	}
-	for range 40 {
-		fi, err := os.Lstat(path)
+	done := string(filepath.Separator)
+	rest := strings.Split(path, string(filepath.Separator))
+	links := 0
+	for len(rest) > 0 {
+		c := rest[0]
+		rest = rest[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			done = filepath.Dir(done)
+			continue
+		}
+		next := filepath.Join(done, c)
+		fi, err := os.Lstat(next)
 		if errors.Is(err, fs.ErrNotExist) {
-			break
+			// Not there yet: the rest is created as it is written.
+			return filepath.Join(append([]string{next}, rest...)...), nil
 		}
 		if err != nil {
 			return "", err
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
-			break
+			done = next
+			continue
 		}
-		if err := checkLink(path, fi); err != nil {
+		if links++; links > 40 {
+			return "", &fs.PathError{Op: "resolve", Path: path, Err: syscall.ELOOP}
+		}
+		if err := checkLink(next, fi); err != nil {
 			return "", err
 		}
-		target, err := os.Readlink(path)
+		target, err := os.Readlink(next)
 		if err != nil {
 			return "", err
 		}
-		if !filepath.IsAbs(target) {
-			target = filepath.Join(filepath.Dir(path), target)
+		if filepath.IsAbs(target) {
+			done = string(filepath.Separator)
 		}
-		path = target
+		rest = append(strings.Split(target, string(filepath.Separator)), rest...)
 	}
-	dir, base := filepath.Split(path)
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	return filepath.Join(dir, base), nil
+	return done, nil
 }
 
 // read returns the document's bytes, or nil if the file does not exist or

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -16,7 +17,19 @@ import (
 // 0600) and its directory (mode 0700) if need be. It gives up with
 // ErrLockTimeout after the lock timeout. The caller must call unlock.
 func (f *File) Lock() (unlock func(), err error) {
-	fl := flock.New(f.LockPath(), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
+	flag := os.O_CREATE | os.O_RDWR
+	if _, shared := sharedDir(filepath.Dir(f.path)); shared {
+		// The state's rule for its lock too: another user's symlink is
+		// refused, and none can be slipped in before the open.
+		if fi, err := os.Lstat(f.LockPath()); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			if err := checkLink(f.LockPath(), fi); err != nil {
+				return nil, err
+			}
+		} else {
+			flag |= syscall.O_NOFOLLOW
+		}
+	}
+	fl := flock.New(f.LockPath(), flock.SetFlag(flag), flock.SetPermissions(0o600))
 	ok, err := fl.TryLock()
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(filepath.Dir(f.path), 0o700); err != nil {

@@ -23,18 +23,62 @@ func checkLink(path string, fi os.FileInfo) error {
 	if !ok {
 		return nil
 	}
-	di, err := os.Stat(filepath.Dir(path))
-	if err != nil {
-		return nil
-	}
-	dir, ok := di.Sys().(*syscall.Stat_t)
-	if !ok || di.Mode()&os.ModeSticky == 0 || di.Mode().Perm()&0o002 == 0 {
-		return nil
-	}
-	if int(link.Uid) == os.Geteuid() || link.Uid == dir.Uid {
+	owner, shared := sharedDir(filepath.Dir(path))
+	if !shared || int(link.Uid) == os.Geteuid() || link.Uid == owner {
 		return nil
 	}
 	return fmt.Errorf("%s (owned by uid %d): %w", path, link.Uid, ErrUnsafeLink)
+}
+
+// sharedDir reports whether dir is sticky and world-writable, as /tmp is,
+// and who owns it: there, any user may create a name, but only its owner
+// (or the directory's) may remove it.
+func sharedDir(dir string) (owner uint32, shared bool) {
+	di, err := os.Stat(dir)
+	if err != nil {
+		return 0, false
+	}
+	st, ok := di.Sys().(*syscall.Stat_t)
+	if !ok || di.Mode()&os.ModeSticky == 0 || di.Mode().Perm()&0o002 == 0 {
+		return 0, false
+	}
+	return st.Uid, true
+}
+
+// OpenBeside opens (or creates, as flag says) a file guard keeps beside a
+// state file: its event log, its quarantine file. Such files follow the
+// state's rule: in a sticky world-writable directory, a symlink another
+// user planted at the name is refused (ErrUnsafeLink), never followed, and
+// no race can slip one in between the check and the open (O_NOFOLLOW).
+// Elsewhere, and for one's own links, it opens as OpenFile does.
+func OpenBeside(path string, flag int, perm os.FileMode) (*os.File, error) {
+	if _, shared := sharedDir(filepath.Dir(path)); !shared {
+		return OpenFile(path, flag, perm)
+	}
+	f, err := OpenFile(path, flag|syscall.O_NOFOLLOW, perm)
+	if !errors.Is(err, syscall.ELOOP) {
+		return f, err
+	}
+	fi, lerr := os.Lstat(path)
+	if lerr != nil {
+		return nil, err
+	}
+	if err := checkLink(path, fi); err != nil {
+		return nil, err
+	}
+	return OpenFile(path, flag, perm)
+}
+
+// CheckBeside checks a name guard uses beside a state file (a directory
+// such as the slot files' "<state>.runs") by the state's rule: a symlink
+// another user planted there in a sticky world-writable directory is
+// refused. A name that does not exist is fine.
+func CheckBeside(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return nil
+	}
+	return checkLink(path, fi)
 }
 
 // GiveToOwnerOf makes path (a file guard created beside a state file: its

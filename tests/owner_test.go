@@ -140,3 +140,79 @@ func TestPlantedSymlinkIsRefused(t *testing.T) {
 		t.Error("our own link was not followed")
 	}
 }
+
+// TestPlantedSymlinksBesideTheStateAreRefused covers hostile-user-2 M5:
+// the files guard keeps beside a state in a sticky world-writable
+// directory follow the state's rule. Another user's symlink at the event
+// log, the lock, the slot directory or the quarantine file, or at a
+// directory on the way to the state, is never followed: root writes
+// nothing through it, and the hook still runs.
+func TestPlantedSymlinksBesideTheStateAreRefused(t *testing.T) {
+	needRoot(t)
+	for _, tc := range []struct {
+		name, link string // link: the name planted in the sticky directory
+		dir        bool   // a link to a directory
+		state      string // the state path, in the sticky directory
+	}{
+		{"event log", "state.events.jsonl", false, "state.json"},
+		{"lock", "state.json.lock", false, "state.json"},
+		{"slot directory", "state.json.runs", true, "state.json"},
+		{"quarantine", "state.json.quarantine", false, "state.json"},
+		{"directory on the way", "dirlink", true, "dirlink/state.json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sb := newSandbox(t, "")
+			tmp := sb.path("tmp")
+			os.Mkdir(tmp, 0o777)
+			os.Chmod(tmp, 0o777|os.ModeSticky)
+			victim := sb.path("victim")
+			if tc.dir {
+				os.Mkdir(victim, 0o755)
+			} else {
+				os.WriteFile(victim, []byte("precious\n"), 0o644)
+			}
+			link := filepath.Join(tmp, tc.link)
+			if err := os.Symlink(victim, link); err != nil {
+				t.Fatal(err)
+			}
+			os.Lchown(link, otherUID, otherGID)
+			state := filepath.Join(tmp, tc.state)
+			if !strings.Contains(tc.state, "/") {
+				// An entry that is set aside makes guard write the quarantine.
+				os.WriteFile(state, []byte(`{"hooks":{"k":{"state":"bogus"}}}`), 0o600)
+			}
+			sb.env = append(sb.env, "GUARD_STATE="+state)
+
+			code, stdout, _ := sb.guard("run", "--name", "k", "--", "sh", "-c", "echo ran; exit 1")
+			if code != 1 || stdout != "ran\n" {
+				t.Errorf("guard run: exit %d, stdout %q; want the hook run with its own status", code, stdout)
+			}
+			if tc.dir {
+				if entries, _ := os.ReadDir(victim); len(entries) > 0 {
+					t.Errorf("root created %d files in the link's target directory", len(entries))
+				}
+			} else if data, _ := os.ReadFile(victim); string(data) != "precious\n" {
+				t.Errorf("root wrote through the link: %q", data)
+			}
+		})
+	}
+}
+
+// TestRootCreatedEventLogIsTheUsers covers hostile-user-2 m1: an event log
+// root creates for a user's state is the user's, as the lock and the slot
+// files are, so that the user's own guard can go on writing it.
+func TestRootCreatedEventLogIsTheUsers(t *testing.T) {
+	needRoot(t)
+	sb := newSandbox(t, "")
+	dir := sb.path("user")
+	os.Mkdir(dir, 0o755)
+	os.Chown(dir, otherUID, otherGID)
+	state := filepath.Join(dir, "s.json")
+	sb.env = append(sb.env, "GUARD_STATE="+state)
+	if code, _, stderr := sb.guard("run", "--", "true"); code != 0 {
+		t.Fatalf("guard run: exit %d: %s", code, stderr)
+	}
+	if uid, gid := owner(t, filepath.Join(dir, "s.events.jsonl")); uid != otherUID || gid != otherGID {
+		t.Errorf("the event log root created is owned by %d:%d; want the user's %d:%d", uid, gid, otherUID, otherGID)
+	}
+}

@@ -29,9 +29,9 @@ var _ store.Circuits = (*Circuits)(nil)
 
 // openCircuits opens the hook state file at path. retention is how long a
 // closed, failure-free key may sit idle before a write prunes it (0:
-// forever). Events go to log; see openStateFile.
-func openCircuits(path string, opts statefile.Options, retention time.Duration, log *EventLog, logErr func(error)) (*Circuits, error) {
-	fs, err := openStateFile(path, opts, log, logErr)
+// forever). Events go to the log logFor names; see openStateFile.
+func openCircuits(path string, opts statefile.Options, retention time.Duration, logFor func(string) *EventLog, logErr func(error)) (*Circuits, error) {
+	fs, err := openStateFile(path, opts, logFor, logErr)
 	if err != nil {
 		return nil, err
 	}
@@ -87,6 +87,7 @@ func (s *Circuits) Peek(key string) (breaker.Circuit, error) {
 func (s *Circuits) Update(now time.Time, fn func(tx store.CircuitTx) (changed bool, err error)) error {
 	var pending []store.Event
 	var aside []store.Aside
+	swept := false
 	err := statefile.UpdateThen(s.File(), func(d *hookstate.Document) (bool, error) {
 		changed, err := fn(d)
 		pending = d.Pending()
@@ -106,9 +107,12 @@ func (s *Circuits) Update(now time.Time, fn func(tx store.CircuitTx) (changed bo
 		if !changed {
 			return false, nil
 		}
-		d.Tidy(now, s.retention)
+		swept = d.Tidy(now, s.retention)
 		return true, nil
 	}, func() { s.Append(pending...) })
+	if err == nil && swept {
+		sweepRuns(RunsDir(s.Path()), now)
+	}
 	if err == nil && s.onSetAside != nil {
 		for _, a := range aside {
 			s.onSetAside(a, s.QuarantinePath())
@@ -134,7 +138,7 @@ func (s *Circuits) keepAside(now time.Time, aside []store.Aside) error {
 		b.Write(line)
 		b.WriteByte('\n')
 	}
-	f, err := statefile.OpenFile(s.QuarantinePath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := statefile.OpenBeside(s.QuarantinePath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("cannot keep a malformed entry aside: %w", err)
 	}

@@ -37,6 +37,10 @@ type EventLog struct {
 	Path     string
 	MaxSize  int64 // rotate before passing this many bytes; 0: never
 	MaxFiles int   // rotated files kept
+	// Owner is the state file the log belongs to: a log root creates for a
+	// user's state is given the state's owner, so that the user's own guard
+	// can still write it. "": no owner to follow.
+	Owner string
 }
 
 // Append writes events to the log, one line each, in a single write.
@@ -79,15 +83,18 @@ func (l *EventLog) Append(events ...store.Event) error {
 // we waited).
 func (l *EventLog) openLocked() (*os.File, error) {
 	for {
-		f, err := statefile.OpenFile(l.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		f, err := statefile.OpenBeside(l.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if errors.Is(err, os.ErrNotExist) {
 			if err := os.MkdirAll(filepath.Dir(l.Path), 0o700); err != nil {
 				return nil, fmt.Errorf("cannot create event log directory: %w", err)
 			}
-			f, err = statefile.OpenFile(l.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+			f, err = statefile.OpenBeside(l.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("cannot open event log: %w", err)
+		}
+		if l.Owner != "" {
+			statefile.GiveToOwnerOf(l.Path, l.Owner)
 		}
 		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 			f.Close()
@@ -166,7 +173,7 @@ func readEventLogs(logs []*EventLog, keep func(*store.Event) bool) (store.ReadRe
 				continue
 			}
 			seen[path] = true
-			f, err := os.Open(path)
+			f, err := statefile.OpenBeside(path, os.O_RDONLY, 0)
 			if err != nil {
 				return res, err
 			}

@@ -17,7 +17,11 @@ func init() {
 		OpenHooks:    OpenHooks,
 		OpenCooldown: OpenCooldown,
 		Events: func(cfg *config.Config, where string) (store.Events, error) {
-			return EventLogs{eventLog(cfg, where)}, nil
+			real, err := statefile.Resolve(where)
+			if err != nil {
+				return nil, err
+			}
+			return EventLogs{eventLog(cfg, real)}, nil
 		},
 	})
 }
@@ -31,7 +35,7 @@ func OpenHooks(cfg *config.Config, path string, o store.Options) (*store.Hooks, 
 	s, err := openCircuits(path, statefile.Options{
 		LockTimeout:  cfg.LockTimeout,
 		OnQuarantine: quarantined(o, "state file"),
-	}, cfg.CircuitBreaker.Retention, eventLog(cfg, path), o.LogFailed)
+	}, cfg.CircuitBreaker.Retention, func(real string) *EventLog { return eventLog(cfg, real) }, o.LogFailed)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +57,7 @@ func OpenCooldown(cfg *config.Config, path string, actions []store.Action, o sto
 	s, err := openBudgets(path, statefile.Options{
 		LockTimeout:  cfg.LockTimeout,
 		OnQuarantine: quarantined(o, "cooldown state"),
-	}, cfg.Cooldown.Retention, actions, eventLog(cfg, path), o.LogFailed)
+	}, cfg.Cooldown.Retention, actions, func(real string) *EventLog { return eventLog(cfg, real) }, o.LogFailed)
 	if err != nil {
 		return nil, err
 	}
@@ -75,9 +79,10 @@ func quarantined(o store.Options, what string) func(to string, cause error) {
 	}
 }
 
-// eventLog returns the event log of the state file at statePath.
+// eventLog returns the event log of the state file at statePath, a
+// resolved path.
 func eventLog(cfg *config.Config, statePath string) *EventLog {
-	return &EventLog{Path: cfg.EventLog(statePath), MaxSize: cfg.Logging.MaxSize, MaxFiles: cfg.Logging.MaxFiles}
+	return &EventLog{Path: cfg.EventLog(statePath), MaxSize: cfg.Logging.MaxSize, MaxFiles: cfg.Logging.MaxFiles, Owner: statePath}
 }
 
 // storeError makes statefile's errors match store's sentinels, keeping

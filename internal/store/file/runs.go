@@ -1,27 +1,37 @@
 // Runs: the slots that limit how many runs of one key go on at once, across
-// processes, and keeps the list of runs in flight that 'guard status' shows.
+// processes, and the list of runs in flight that 'guard status' shows.
 //
 // Each run holds an flock on a slot file in a directory beside the state
-// file ("<state>.runs"). A key with a limit of N has N slot files; a run
+// file ("<state>.runs"). A key with a limit of N has N slot names; a run
 // takes any free one, or waits for one up to its queue timeout. A key with
-// no limit takes the first free one of as many slot files as it has ever
-// had runs at once. Slot files are reused, never removed: creating and
-// removing a file would cost every run more than all the rest of this
-// package. The kernel releases a slot when its holder dies, however it
-// dies, so a crash can never leak one.
+// no limit takes the first free name, adding one if none is. The kernel
+// releases a slot when its holder dies, however it dies, so a crash can
+// never leak one.
+//
+// A slot file exists only while a run holds it: Release removes it, still
+// holding its lock, so that a key with no run in flight leaves no file
+// behind (scope: session makes a key per session). A caller that opened
+// the file just before it was removed finds, once it has the lock, that
+// the name now leads elsewhere or nowhere, and tries again: two runs never
+// hold one name. A file left by a guard that was killed is taken over by
+// the next run of its key, or removed by List once its holder is dead.
+// Creating and removing a file costs a run some tens of microseconds
+// (BENCHMARKS.md).
 //
 // A slot file's first line is a line of JSON about the run that holds it
 // (key, PIDs, start time, deadline), written without fsync: it describes
-// only the present. A free slot's first line is empty; what follows the
-// first line is left over from longer records and means nothing. List reads
-// these records without locking anything, so that 'guard status' can never
-// make a caller think a slot is taken, and it trusts a record only while the
-// guard process it names (PID and start time) is alive.
+// only the present. List reads these records without locking anything, so
+// that 'guard status' can never make a caller think a slot is taken, and
+// it trusts a record only while the guard process it names (PID and start
+// time) is alive.
+//
+// Slot files follow the state's rules: the directory may not be another
+// user's symlink in a sticky world-writable directory, and a slot file is
+// never a symlink (O_NOFOLLOW).
 //
 // Limits: the lock is released when guard's process ends, even if the child
 // it started is still running (guard was SIGKILLed); from then on that
-// child no longer counts against the limit. A key that is no longer used
-// leaves its slot files behind: a few hundred bytes each.
+// child no longer counts against the limit.
 
 package file
 
@@ -67,8 +77,9 @@ type slotRecord struct {
 
 // A slotFile is a slot held by one run.
 type slotFile struct {
-	f   *os.File
-	run slotRecord
+	f    *os.File
+	path string
+	run  slotRecord
 }
 
 // keyHash names a key's slot files. 64 bits of FNV-1a keep names short and
@@ -138,30 +149,46 @@ func acquireOrStop(dir string, limit int, wait time.Duration, run slotRecord, st
 }
 
 // try locks the slot file at path without waiting, creating it (and dir)
-// if need be.
+// if need be. It reports false if the slot is taken.
 func try(dir, path string, run slotRecord) (*slotFile, bool, error) {
-	f, err := statefile.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if errors.Is(err, os.ErrNotExist) {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, false, fmt.Errorf("cannot create slot directory: %w", err)
+	if err := statefile.CheckBeside(dir); err != nil {
+		return nil, false, err
+	}
+	for {
+		f, err := statefile.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+		if errors.Is(err, os.ErrNotExist) {
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				return nil, false, fmt.Errorf("cannot create slot directory: %w", err)
+			}
+			statefile.GiveToOwnerOf(dir, statePath(dir))
+			f, err = statefile.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 		}
-		statefile.GiveToOwnerOf(dir, statePath(dir))
-		f, err = statefile.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	}
-	if err != nil {
-		return nil, false, fmt.Errorf("cannot open slot: %w", err)
-	}
-	statefile.GiveToOwnerOf(path, statePath(dir))
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, false, nil
+		if err != nil {
+			return nil, false, fmt.Errorf("cannot open slot: %w", err)
 		}
-		return nil, false, fmt.Errorf("cannot lock slot: %w", err)
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			f.Close()
+			if errors.Is(err, syscall.EWOULDBLOCK) {
+				return nil, false, nil
+			}
+			return nil, false, fmt.Errorf("cannot lock slot: %w", err)
+		}
+		if !stillAt(f, path) {
+			f.Close() // its holder released and removed it meanwhile
+			continue
+		}
+		statefile.GiveToOwnerOf(path, statePath(dir))
+		s := &slotFile{f: f, path: path, run: run}
+		s.write()
+		return s, true, nil
 	}
-	s := &slotFile{f: f, run: run}
-	s.write()
-	return s, true, nil
+}
+
+// stillAt reports whether the open file f is the file at path.
+func stillAt(f *os.File, path string) bool {
+	held, err1 := f.Stat()
+	now, err2 := os.Lstat(path)
+	return err1 == nil && err2 == nil && os.SameFile(held, now)
 }
 
 // write records the slot's run as the first line of its file, for List. It
@@ -194,9 +221,9 @@ func (s *slotFile) Started(childPID int) {
 	s.write()
 }
 
-// Release frees the slot: its first line is emptied, then its lock let go.
+// Release frees the slot: its file is removed, then its lock let go.
 func (s *slotFile) Release() {
-	_, _ = s.f.WriteAt([]byte{'\n'}, 0)
+	_ = os.Remove(s.path)
 	_ = s.f.Close()
 }
 
@@ -262,4 +289,35 @@ func (s Runs) List(alive func(store.Holder) bool) ([]store.Run, error) {
 		}
 	}
 	return out, err
+}
+
+// staleSlot is how old a slot file must be before sweepRuns looks at it.
+const staleSlot = time.Hour
+
+// sweepRuns removes the slot files in dir that no run holds and that are
+// older than staleSlot: files left by guards that were killed, of keys that
+// ran no more (a session's, say). The state's hourly sweep calls it. A
+// file still held is left alone; so is a fresh one. The sweep holds a
+// file's lock for the moment it takes to remove it: a run of that very key
+// starting in that moment may find its slot taken.
+func sweepRuns(dir string, now time.Time) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		if fi, err := e.Info(); err != nil || !fi.Mode().IsRegular() || now.Sub(fi.ModTime()) < staleSlot ||
+			!strings.HasSuffix(e.Name(), ".slot") {
+			continue
+		}
+		f, err := statefile.OpenFile(path, os.O_RDWR|syscall.O_NOFOLLOW, 0)
+		if err != nil {
+			continue
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil && stillAt(f, path) {
+			_ = os.Remove(path)
+		}
+		f.Close()
+	}
 }

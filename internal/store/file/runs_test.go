@@ -2,8 +2,11 @@ package file
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -103,8 +106,8 @@ func TestListShowsLiveRunsOnly(t *testing.T) {
 		t.Errorf("after release List = %+v; want none", runs)
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 3 { // slot files stay, to be reused
-		t.Errorf("slot directory holds %d files; want 3", len(entries))
+	if len(entries) != 1 || entries[0].Name() != filepath.Base(stale) { // released slots leave no file behind
+		t.Errorf("slot directory holds %v; want only the dead guard's file", entries)
 	}
 }
 
@@ -129,7 +132,10 @@ func TestUnlimitedSlotsAreReused(t *testing.T) {
 		t.Fatalf("after release List = %+v; want none", runs)
 	}
 
-	// A shorter record over a longer one still reads back.
+	// A file a killed guard left is taken over; a shorter record over its
+	// longer one still reads back.
+	leftover := filepath.Join(dir, keyHash("k")+"-u0.slot")
+	os.WriteFile(leftover, []byte(`{"key":"k","pid":999999,"child_pid":424242,"started":"2026-01-01T00:00:00Z","deadline":"2026-01-01T01:00:00Z"}`+"\n"), 0o600)
 	short := slotRecord{Key: "k", PID: os.Getpid(), Started: time.Now()}
 	c, err := acquire(dir, 0, 0, short)
 	if err != nil {
@@ -144,7 +150,98 @@ func TestUnlimitedSlotsAreReused(t *testing.T) {
 		t.Errorf("took slot %s; want the first one again", runs[0].Slot)
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 2 {
-		t.Errorf("slot directory holds %d files; want 2", len(entries))
+	if len(entries) != 1 {
+		t.Errorf("slot directory holds %d files; want 1", len(entries))
+	}
+}
+
+// TestReleasedSlotsLeaveNoFiles covers hostile-user-2 m6: a key with no
+// run in flight has no slot file, however many keys came and went (one a
+// session under scope: session).
+func TestReleasedSlotsLeaveNoFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state.json.runs")
+	for i := range 50 {
+		for _, limit := range []int{0, 2} {
+			s, err := acquire(dir, limit, 0, slotRecord{Key: fmt.Sprintf("session %d", i), PID: os.Getpid(), Started: time.Now()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Release()
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("after every release the slot directory holds %d files; want none", len(entries))
+	}
+}
+
+// TestRemovedSlotIsNeverHeldTwice hammers one slot of a key with limit 1
+// from many callers that acquire and release it: a caller that opened the
+// file just before its holder removed it must not take the removed file
+// for the slot, so no two ever hold it at once.
+func TestRemovedSlotIsNeverHeldTwice(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state.json.runs")
+	var holders, most atomic.Int32
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 200 {
+				s, err := acquire(dir, 1, time.Minute, slotRecord{Key: "one", PID: os.Getpid(), Started: time.Now()})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				n := holders.Add(1)
+				for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+				}
+				holders.Add(-1)
+				s.Release()
+			}
+		}()
+	}
+	wg.Wait()
+	if m := most.Load(); m != 1 {
+		t.Errorf("%d callers held the one slot at once", m)
+	}
+}
+
+// A slot file left by a killed guard, an hour old and held by nobody, is
+// swept; one a run holds is not, however old.
+func TestSweepRemovesOnlyStaleFreeSlots(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state.json.runs")
+	held, err := acquire(dir, 0, 0, slotRecord{Key: "running", PID: os.Getpid(), Started: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	stale := filepath.Join(dir, keyHash("dead")+"-u0.slot")
+	fresh := filepath.Join(dir, keyHash("just died")+"-u0.slot")
+	os.WriteFile(stale, []byte("{}\n"), 0o600)
+	os.WriteFile(fresh, []byte("{}\n"), 0o600)
+	old := time.Now().Add(-2 * time.Hour)
+	os.Chtimes(stale, old, old)
+	os.Chtimes(held.path, old, old)
+	sweepRuns(dir, time.Now())
+	if exists(stale) || !exists(fresh) || !exists(held.path) {
+		t.Errorf("after the sweep: stale %v, fresh %v, held %v; want only the stale file gone", exists(stale), exists(fresh), exists(held.path))
+	}
+}
+
+
+// Slot files follow the state's rule in a sticky world-writable
+// directory (hostile-user-2 M5): the slot directory may not be another
+// user's symlink there, and a slot file is never followed as a symlink.
+func TestSlotsRefuseSymlinks(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state.json.runs")
+	os.Mkdir(dir, 0o700)
+	victim := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(victim, []byte("precious\n"), 0o600)
+	os.Symlink(victim, filepath.Join(dir, keyHash("k")+"-u0.slot"))
+	if _, err := acquire(dir, 0, 0, slotRecord{Key: "k", PID: os.Getpid(), Started: time.Now()}); err == nil {
+		t.Error("acquire through a symlinked slot file succeeded")
+	}
+	if data, _ := os.ReadFile(victim); string(data) != "precious\n" {
+		t.Errorf("the link's target was written: %q", data)
 	}
 }

@@ -19,12 +19,15 @@ type stateFile struct {
 	logErr func(error)
 }
 
-// openStateFile returns the state file at path. Events go to log
-// (nil: nowhere); a failure to log goes to logErr, since it must not fail
-// the update it describes. A file set aside because it did not parse is
-// logged as a quarantine event, then reported to opts.OnQuarantine.
-func openStateFile(path string, opts statefile.Options, log *EventLog, logErr func(error)) (*stateFile, error) {
-	s := &stateFile{log: log, logErr: logErr}
+// openStateFile returns the state file at path. Events go to the log
+// logFor returns for the state's resolved path (so that a state reached
+// through a symlink logs beside the real file, as its lock and slot files
+// are), or nowhere if logFor is nil; a failure to log goes to logErr,
+// since it must not fail the update it describes. A file set aside because
+// it did not parse is logged as a quarantine event, then reported to
+// opts.OnQuarantine.
+func openStateFile(path string, opts statefile.Options, logFor func(real string) *EventLog, logErr func(error)) (*stateFile, error) {
+	s := &stateFile{logErr: logErr}
 	quarantined := opts.OnQuarantine
 	opts.OnQuarantine = func(to string, cause error) {
 		s.Append(store.Event{Time: time.Now(), Event: store.EventQuarantine, File: to, Error: cause.Error()})
@@ -37,6 +40,9 @@ func openStateFile(path string, opts statefile.Options, log *EventLog, logErr fu
 		return nil, err
 	}
 	s.file = f
+	if logFor != nil {
+		s.log = logFor(f.Path())
+	}
 	return s, nil
 }
 

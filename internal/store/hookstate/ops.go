@@ -56,13 +56,14 @@ const sweepEvery = time.Hour
 // version, the update time and, at most once every sweepEvery, the sweep:
 // keys that have been closed, failure-free and idle for longer than
 // retention (0 keeps every key) are pruned, and hooks_disabled is
-// recounted (writes in between keep it in step themselves).
-func (d *Document) Tidy(now time.Time, retention time.Duration) {
+// recounted (writes in between keep it in step themselves). It reports
+// whether it swept.
+func (d *Document) Tidy(now time.Time, retention time.Duration) (swept bool) {
 	d.Version = max(d.Version, Version)
 	d.GlobalStats.LastUpdated.Time = now
 	last := d.GlobalStats.LastSweep.Time
 	if !last.IsZero() && now.Sub(last) < sweepEvery && !last.After(now) {
-		return
+		return false
 	}
 	d.GlobalStats.LastSweep.Time = now
 	d.listAll()
@@ -92,4 +93,5 @@ func (d *Document) Tidy(now time.Time, retention time.Duration) {
 		}
 	}
 	d.GlobalStats.HooksDisabled = open
+	return true
 }
