@@ -254,7 +254,6 @@ func TestMarkAndLast(t *testing.T) {
 	}
 }
 
-
 func TestBadArrayIsAnError(t *testing.T) {
 	d := parse(t, `{"services":{"nginx":{"restarts":"lots"}}}`)
 	if _, err := d.Check("nginx", restart, t0); err == nil || !strings.Contains(err.Error(), "services.nginx.restarts is not an array of records") {

@@ -228,7 +228,6 @@ func TestSweepRemovesOnlyStaleFreeSlots(t *testing.T) {
 	}
 }
 
-
 // Slot files follow the state's rule in a sticky world-writable
 // directory (hostile-user-2 M5): the slot directory may not be another
 // user's symlink there, and a slot file is never followed as a symlink.

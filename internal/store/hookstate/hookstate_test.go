@@ -171,7 +171,6 @@ func TestTidyPrunesIdleClosedKeys(t *testing.T) {
 	}
 }
 
-
 func TestNewerVersionIsKept(t *testing.T) {
 	var d Document
 	json.Unmarshal([]byte(`{"version": 3}`), &d)
@@ -280,7 +279,6 @@ func TestSweepAtMostHourly(t *testing.T) {
 	}
 }
 
-
 // BenchmarkUpdateOneKeyOf1000 is the work of one guard run's update on a
 // state of 1,000 keys: read the file guard wrote, record one outcome,
 // write it back. Unsealed is the same for a file another tool wrote, which
@@ -314,7 +312,6 @@ func BenchmarkUpdateOneKeyOf1000(b *testing.B) {
 		})
 	}
 }
-
 
 func TestRateRuleFieldsRoundTrip(t *testing.T) {
 	h := &Hook{State: "closed", Calls: []Call{

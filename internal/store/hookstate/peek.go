@@ -58,4 +58,3 @@ func Validate(data []byte) error {
 	}
 	return nil
 }
-
