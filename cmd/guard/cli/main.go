@@ -120,6 +120,12 @@ const exitUsage = 64
 // success, the code of an exitError, 64 for a usage error, and 1 for
 // anything else. guard never exits 2 on its own account.
 func (e *env) main(args []string) int {
+	if isCompletion(args) {
+		// The flag stays last, where urfave/cli looks for it.
+		args = append(hoistGlobalFlags(args[:len(args)-1:len(args)-1]), completionFlag)
+		e.args = args
+		return e.complete(args)
+	}
 	args = hoistGlobalFlags(args)
 	e.args = args
 	if len(args) > 1 && args[1] == "run" {
