@@ -179,7 +179,12 @@ func reorderFlags(app *cli.App, args []string) []string {
 		}
 		flags = append(flags, a)
 		name, _, hasValue := strings.Cut(name, "=")
-		if takesValue[name] && !hasValue && j+1 < len(args) {
+		if takesValue[name] && !hasValue {
+			if j+1 == len(args) {
+				// Its value is missing: left where it is, urfave/cli
+				// says so, instead of taking an argument for it.
+				return args
+			}
 			j++
 			flags = append(flags, args[j])
 		}

@@ -26,6 +26,7 @@ func TestReorderFlags(t *testing.T) {
 		{"guard cooldown run nginx restart --timeout 5s -- docker restart -t 3 nginx", "guard cooldown run --timeout 5s nginx restart -- docker restart -t 3 nginx"},
 		{"guard cooldown run nginx restart docker restart -t 3 nginx", "guard cooldown run nginx restart docker restart -t 3 nginx"},
 		{"guard cooldown due daily --every 24h --mark", "guard cooldown due --every 24h --mark daily"},
+		{"guard trip KEY --reason", "guard trip KEY --reason"}, // its value is missing
 	}
 	for _, tc := range tests {
 		got := strings.Join(reorderFlags(app, strings.Fields(tc.in)), " ")
