@@ -181,8 +181,9 @@ func reorderFlags(app *cli.App, args []string) []string {
 		name, _, hasValue := strings.Cut(name, "=")
 		if takesValue[name] && !hasValue {
 			if j+1 == len(args) {
-				// Its value is missing: left where it is, urfave/cli
-				// says so, instead of taking an argument for it.
+				// Its value is missing: the line is left as it is (and
+				// refused for its arguments), rather than the flag
+				// taking the KEY before it for its value.
 				return args
 			}
 			j++
