@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -46,8 +47,13 @@ disabled_at, retry_after (RFC 3339 or null), forced, open_reason,
 reopen_count, probe_leases ([{pid, acquired, expires, alive}]), running (the
 runs in flight: [{pid, child_pid, started, elapsed_ms, deadline,
 remaining_ms}]), last_run, totals ({successes, failures, ignored,
-cancelled, abandoned, skips, rejected}) and duration_ms ({count, p50, p95,
-max} of its runs in the event log, or null).
+cancelled, abandoned, skips, rejected}), duration_ms ({count, p50, p95,
+max} of its runs in the event log, or null) and known (false for a key with
+no state and no run in flight: never run, or mistyped).
+
+A KEY guard does not know is shown as closed, "closed (no state)" in the
+table and "known": false in JSON, and guard status exits 1 once it has
+printed them all, with a "did you mean" line on stderr for each.
 
 --watch redraws the table every second (--interval), with the runs in
 flight, until interrupted: in place on a terminal, without flicker; elsewhere
@@ -153,7 +159,21 @@ func frame(content string, first bool, interval time.Duration) []byte {
 	return b.Bytes()
 }
 
-// statusOnce writes the status of the keys c names to w.
+// A keyStatus is one element of 'guard status --json': the key's status,
+// and whether guard knows the key at all: the state has an entry for it,
+// or it has a run in flight. A key it does not know is shown as a closed
+// circuit, which is what the next call would find; known says it never
+// ran (or is mistyped).
+type keyStatus struct {
+	view.KeyStatus
+	Known bool `json:"known"`
+}
+
+// statusOnce writes the status of the keys c names to w. A named key that
+// guard does not know is shown as closed and marked so ("closed (no
+// state)", "known": false); once the status is written, each is
+// reported on stderr with the keys it may be a typo of, and the status
+// is 1, unless --watch is redrawing, where a key may appear later.
 func (e *env) statusOnce(c *cli.Context, w io.Writer) error {
 	cfg, hooks, v, err := e.snapshot(c)
 	if err != nil {
@@ -161,24 +181,49 @@ func (e *env) statusOnce(c *cli.Context, w io.Writer) error {
 	}
 	now := e.now()
 	runs, alive := e.inFlight(hooks)
-	sts, err := view.Statuses(v, keyArgs(c), runs, now, alive)
+	keys := keyArgs(c)
+	sts, err := view.Statuses(v, keys, runs, now, alive)
 	if err != nil {
 		return fmt.Errorf("%w; the next guard run will move it aside", err)
 	}
 	e.warnAside(v)
 	e.addTimings(cfg, sts)
+	// A key guard knows: it has an entry, or a run in flight (its first).
+	known := func(k string) bool {
+		return v.Has(k) || slices.ContainsFunc(runs, func(r store.Run) bool { return r.Key == k })
+	}
 	if c.Bool("json") {
-		return view.WriteJSON(w, sts)
-	}
-	if len(sts) == 0 {
+		out := make([]keyStatus, len(sts))
+		for i, st := range sts {
+			out[i] = keyStatus{st, known(st.Key)}
+		}
+		err = view.WriteJSON(w, out)
+	} else if len(sts) == 0 && len(keys) == 0 {
 		fmt.Fprintf(w, "no keys yet in %s\n", hooks.Where)
-		return nil
+	} else {
+		width := view.KeyWidth
+		if c.Bool("wide") {
+			width = 0
+		}
+		view.StatusTable(w, sts, now, width, e.color())
 	}
-	width := view.KeyWidth
-	if c.Bool("wide") {
-		width = 0
+	if err != nil || c.Bool("watch") {
+		return err
 	}
-	view.StatusTable(w, sts, now, width, e.color())
+	unknown := false
+	for i, k := range keys {
+		if known(k) || slices.Contains(keys[:i], k) {
+			continue
+		}
+		unknown = true
+		if !slices.ContainsFunc(v.Aside(), func(a store.Aside) bool { return a.Key == k }) {
+			// (A key set aside was warned of above.)
+			e.errorf("%v", view.UnknownKey(k, v))
+		}
+	}
+	if unknown {
+		return exit(1)
+	}
 	return nil
 }
 
