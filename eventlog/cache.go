@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 )
 
@@ -30,6 +31,10 @@ type Cache struct {
 	logs  Logs
 	keep  func(*Event) bool
 	files []*cachedFile
+
+	merged    []Event // the events of files, in time order
+	malformed int
+	changed   bool // merged is not up to date
 }
 
 // A cachedFile is a file of a log, read up to off.
@@ -53,7 +58,8 @@ func NewCache(logs Logs, keep func(*Event) bool) *Cache {
 
 // Read returns every event of the logs that the Cache's keep and keep (if
 // not nil) accept, merged in time order as Read merges them, after reading
-// what was appended to the logs since the last Read.
+// what was appended to the logs since the last Read. The events may be
+// shared with the Cache and later Reads: the caller must not change them.
 func (c *Cache) Read(keep func(*Event) bool) (ReadResult, error) {
 	var files []*cachedFile
 	seen := map[string]bool{}
@@ -72,18 +78,56 @@ func (c *Cache) Read(keep func(*Event) bool) (ReadResult, error) {
 			}
 		}
 	}
+	if !slices.Equal(files, c.files) {
+		c.changed = true
+	}
 	c.files = files
-	var res ReadResult
-	for _, f := range files {
-		res.Malformed += f.malformed
-		for i := range f.events {
-			if keep == nil || keep(&f.events[i]) {
-				res.Events = append(res.Events, f.events[i])
+	if c.changed {
+		c.merge()
+	}
+	res := ReadResult{Events: c.merged, Malformed: c.malformed}
+	if keep != nil {
+		// Copied only from the first event keep leaves out: a Cache that
+		// keeps what its reader wants is read without copying.
+		for i := range res.Events {
+			if keep(&res.Events[i]) {
+				continue
 			}
+			kept := slices.Clone(res.Events[:i])
+			for j := i + 1; j < len(res.Events); j++ {
+				if keep(&res.Events[j]) {
+					kept = append(kept, res.Events[j])
+				}
+			}
+			res.Events = kept
+			break
 		}
 	}
-	sort.SliceStable(res.Events, func(i, j int) bool { return res.Events[i].Time.Before(res.Events[j].Time) })
 	return res, nil
+}
+
+// merge puts the events of every file in time order, as Read does: files
+// in order, then a stable sort (needed only when they are not in order
+// already, as one log appended to is).
+func (c *Cache) merge() {
+	n := 0
+	c.malformed = 0
+	for _, f := range c.files {
+		n += len(f.events)
+		c.malformed += f.malformed
+	}
+	var merged []Event // nil for none, as Read has it
+	if n > 0 {
+		merged = make([]Event, 0, n)
+	}
+	for _, f := range c.files {
+		merged = append(merged, f.events...)
+	}
+	before := func(i, j int) bool { return merged[i].Time.Before(merged[j].Time) }
+	if !sort.SliceIsSorted(merged, before) {
+		sort.SliceStable(merged, before)
+	}
+	c.merged, c.changed = merged, false
 }
 
 // update reads what is new in the file at path, and returns it as cached;
@@ -123,6 +167,7 @@ func (c *Cache) update(path string) (*cachedFile, error) {
 	}
 	n, err := f.readLines(fh, c.keep)
 	f.off += n
+	c.changed = c.changed || n > 0
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", path, err)
 	}

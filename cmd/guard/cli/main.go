@@ -72,6 +72,9 @@ type env struct {
 	// warned, when set, holds the warnings printed so far, each printed
 	// once.
 	warned map[string]bool
+	// watching, when set, keeps the event logs status --watch reads from
+	// one frame to the next.
+	watching *watchEvents
 
 	// exits is set when the process ends with the command, so that what
 	// the operating system undoes anyway (signal subscriptions) is left.
