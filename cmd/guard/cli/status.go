@@ -123,6 +123,11 @@ func (e *env) status(c *cli.Context) error {
 	e.warned = map[string]bool{}
 	e.watching = &watchEvents{}
 	term := supervise.IsTerminal(e.stdout) && e.getenv("TERM") != "dumb"
+	if term {
+		// A frame ends on its last line, so that it never scrolls; the
+		// prompt after the last goes below it.
+		defer io.WriteString(e.stdout, "\n")
+	}
 	var resized chan os.Signal
 	if term && e.exits {
 		resized = make(chan os.Signal, 1)

@@ -179,6 +179,12 @@ func TestWatchOnASmallTerminal(t *testing.T) {
 	}
 	pts.Close()
 	out := strings.ReplaceAll(<-got, "\r\n", "\n")
+	// The newline after the last frame, for the prompt, comes once the
+	// watch is over.
+	out, ended := strings.CutSuffix(out, "\n")
+	if !ended {
+		t.Errorf("no newline after the last frame")
+	}
 	frames := strings.Split(out, "\x1b[H")[1:]
 	if len(frames) != 2 {
 		t.Fatalf("%d frames; want 2: %q", len(frames), out)
