@@ -17,11 +17,12 @@ import (
 // --watch' redraws every second, and reading the whole log (up to MaxFiles
 // rotations of MaxSize) each time would make it a busy loop.
 //
-// It knows each file by its identity (device and inode), not its name, so
-// it follows rotation: the log renamed to <log>.1 is a file it has read,
-// of which only the end it has not seen is read; the new log is read from
-// its start; a file that is gone (rotated away, removed) is forgotten with
-// its events. A file that shrank was replaced in place and is read again.
+// It knows each file by its identity (device and inode, and its first
+// bytes), not its name, so it follows rotation: the log renamed to <log>.1
+// is a file it has read, of which only the end it has not seen is read;
+// the new log is read from its start; a file that is gone (rotated away,
+// removed) is forgotten with its events. A file that shrank, or whose
+// first bytes changed, was replaced in place and is read again.
 // Only lines ended by a newline are taken, so a line being written is read
 // whole the next time. keep, if not nil, filters events as they are read,
 // as for Read; what it leaves out is not kept.
