@@ -27,10 +27,12 @@ func Main() int {
 		now:     time.Now,
 		exits:   true,
 	}
-	if !backend.HasDriver() && len(os.Args) > 1 && readsState[os.Args[1]] {
+	if !backend.HasDriver() && len(os.Args) > 1 && readsState[os.Args[1]] && !isCompletion(os.Args) {
 		// A state in PostgreSQL named in the environment goes to guard-pg
 		// at once, before this guard spends time on its config. (One named
-		// only in the config is handed over once the config is read.)
+		// only in the config is handed over once the config is read; so
+		// is a completion request that needs the state, which this guard
+		// answers itself otherwise.)
 		for _, v := range []string{"GUARD_STATE", "GUARD_COOLDOWN_STATE"} {
 			if url := os.Getenv(v); backend.IsURL(url) {
 				e.args = os.Args
