@@ -190,6 +190,13 @@ func TestBadValuesNameFileLineAndKey(t *testing.T) {
 		{"pattern unknown action", "cooldown:\n  patterns:\n    - {regex: '(?P<service>x)', action: nuke}\n", `names action "nuke", which is not defined`},
 		{"action without window", "cooldown:\n  actions:\n    rollback: {field: rollbacks, limit: 1}\n", "cooldown.actions.rollback: needs a window"},
 		{"bad size", "logging:\n  max_size: huge\n", `guardrails.yaml:2: logging.max_size: "huge" is not a size`},
+		// hostile-user-2 m28: yaml.v3 would truncate these to 1 and 2.
+		{"fractional seconds", "circuit_breaker:\n  cooldown_seconds: 1.5\n", `guardrails.yaml:2: circuit_breaker.cooldown_seconds: "1.5" is not a whole number; for fractions of a second use cooldown`},
+		{"fractional threshold", "circuit_breaker:\n  failure_threshold: 2.7\n", `guardrails.yaml:2: circuit_breaker.failure_threshold: "2.7" is not a whole number`},
+		{"fractional in rule", "hooks:\n  - match: x\n    cooldown_seconds: 0.5\n", `guardrails.yaml:3: hooks[0].cooldown_seconds: "0.5" is not a whole number`},
+		{"fractional exit code", "circuit_breaker:\n  success_exit_codes: [0, 1.5]\n", `circuit_breaker.success_exit_codes: "1.5" is not a whole number`},
+		{"fractional limit", "cooldown:\n  actions:\n    restart: {field: restarts, limit: 2.5, window: 1h}\n", `cooldown.actions.restart.limit: "2.5" is not a whole number`},
+		{"infinite", "circuit_breaker:\n  of_last: .inf\n", `circuit_breaker.of_last: ".inf" is not a whole number`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -351,6 +358,32 @@ func TestBadEnvironmentValueNamesVariable(t *testing.T) {
 	_, err = load(t, "", "GUARDRAILS_CIRCUIT_BREAKER_SUCCESS_THRESHOLD=0")
 	if err == nil || !strings.Contains(err.Error(), "GUARDRAILS_CIRCUIT_BREAKER_SUCCESS_THRESHOLD: must be at least 1") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestFractionsAreRefusedAlike covers hostile-user-2 m28: a whole-number
+// setting given a fraction is refused, from the environment as from the
+// file, never truncated; a whole number spelt as a float is taken.
+func TestFractionsAreRefusedAlike(t *testing.T) {
+	for _, tc := range []struct{ env, want string }{
+		{"GUARDRAILS_CIRCUIT_BREAKER_COOLDOWN_SECONDS=1.5", `GUARDRAILS_CIRCUIT_BREAKER_COOLDOWN_SECONDS: "1.5" is not a whole number; for fractions of a second set GUARDRAILS_CIRCUIT_BREAKER_COOLDOWN instead`},
+		{"GUARDRAILS_CIRCUIT_BREAKER_FAILURE_THRESHOLD=2.7", `GUARDRAILS_CIRCUIT_BREAKER_FAILURE_THRESHOLD: "2.7" is not a whole number`},
+		{"GUARDRAILS_CIRCUIT_BREAKER_SUCCESS_EXIT_CODES=0,1.5", `GUARDRAILS_CIRCUIT_BREAKER_SUCCESS_EXIT_CODES: "1.5" is not a whole number`},
+		{"GUARDRAILS_LOGGING_MAX_FILES=2.5", `GUARDRAILS_LOGGING_MAX_FILES: "2.5" is not a whole number`},
+		{"GUARDRAILS_COOLDOWN_RESET_AFTER_HEALTHY=1e-1", `GUARDRAILS_COOLDOWN_RESET_AFTER_HEALTHY: "1e-1" is not a whole number`},
+	} {
+		_, err := load(t, "", tc.env)
+		if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v; want %q", tc.env, err, tc.want)
+		}
+	}
+	c := mustLoad(t, "", "GUARDRAILS_CIRCUIT_BREAKER_COOLDOWN_SECONDS=90.0", "GUARDRAILS_CIRCUIT_BREAKER_FAILURE_THRESHOLD=4")
+	if b := c.For("x"); b.Cooldown != 90*time.Second || b.FailureThreshold != 4 {
+		t.Errorf("cooldown %v, failure threshold %d; want 1m30s and 4", b.Cooldown, b.FailureThreshold)
+	}
+	c = mustLoad(t, "circuit_breaker:\n  cooldown_seconds: 1e2\n")
+	if b := c.For("x"); b.Cooldown != 100*time.Second {
+		t.Errorf("cooldown_seconds: 1e2 gave %v; want 1m40s", b.Cooldown)
 	}
 }
 

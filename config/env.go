@@ -1,7 +1,9 @@
 package config
 
 import (
+	"math"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -50,6 +52,9 @@ func (c *Config) loadEnv(environ []string, opts Options) error {
 		val := envValue(value, t, line)
 		if val == nil {
 			continue
+		}
+		if bad := notWhole(val, t); bad != "" {
+			return invalid("%s: %q is not a whole number%s", name, bad, wholeHint(key, name))
 		}
 		parent := root
 		if section != "" {
@@ -113,4 +118,49 @@ func envValue(value string, t reflect.Type, line int) *yaml.Node {
 		n.Tag = "!!str"
 	}
 	return n
+}
+
+// notWhole returns the value n gives a setting of type t (an int, or a list
+// of ints) that is a number but not a whole one, such as 1.5; "" if there is
+// none. yaml.v3 would truncate 1.5 to 1 without a word, so the config file
+// and the environment both refuse it, as they refuse any bad value. A
+// whole number written as a float (2.0, 1e3) is accepted; a value that is
+// not a number at all is left to the decoder, which refuses it.
+func notWhole(n *yaml.Node, t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	switch {
+	case t.Kind() == reflect.Int && n.Kind == yaml.ScalarNode:
+		if n.ShortTag() != "!!float" {
+			return ""
+		}
+		f, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
+		if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+			return n.Value
+		}
+	case t.Kind() == reflect.Slice && n.Kind == yaml.SequenceNode:
+		for _, item := range n.Content {
+			if bad := notWhole(item, t.Elem()); bad != "" {
+				return bad
+			}
+		}
+	}
+	return ""
+}
+
+// wholeHint is what an error about a fraction given to setting key (named
+// where the user wrote it) suggests: cooldown_seconds has a sibling that
+// takes fractions.
+func wholeHint(key, written string) string {
+	if !strings.HasSuffix(key, "cooldown_seconds") {
+		return ""
+	}
+	if strings.HasPrefix(written, "GUARDRAILS_") {
+		return "; for fractions of a second set " + strings.TrimSuffix(written, "_SECONDS") + " instead (1500ms, 1.5s)"
+	}
+	return "; for fractions of a second use cooldown instead (1500ms, 1.5s)"
 }

@@ -432,7 +432,14 @@ func checkKeys(n *yaml.Node, t reflect.Type, path string, lines map[string]int, 
 				return err
 			}
 		}
+	case reflect.Int:
+		if bad := notWhole(n, t); bad != "" {
+			return invalid("%s:%d: %s: %q is not a whole number%s", file, n.Line, path, bad, wholeHint(path, path))
+		}
 	case reflect.Slice:
+		if bad := notWhole(n, t); bad != "" {
+			return invalid("%s:%d: %s: %q is not a whole number", file, n.Line, path, bad)
+		}
 		if n.Kind == yaml.SequenceNode && t.Elem().Kind() == reflect.Struct {
 			for i, item := range n.Content {
 				p := fmt.Sprintf("%s[%d]", path, i)

@@ -25,3 +25,10 @@ type Checkpoint interface {
 	// be kept, nothing changes.
 	Import(data []byte, now time.Time, from string) (kept string, err error)
 }
+
+// A Follower is an Events that can be read again and again, each read after
+// the first costing only what was appended since ('guard status --watch'
+// redraws every second). Follow keeps the events keep accepts.
+type Follower interface {
+	Follow(keep func(*Event) bool) Events
+}

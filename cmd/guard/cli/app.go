@@ -58,9 +58,12 @@ guard never exits 2, a Claude hook's "block", on its own account.`,
 			if c.NArg() > 0 {
 				return usagef("unknown command %q", c.Args().First())
 			}
-			return cli.ShowAppHelp(c)
+			return missingCommand(c, "guard", cli.ShowAppHelp)
 		},
 	}
+	// guard --version prints the version; the help has no VERSION section
+	// (urfave/cli would show Version, a placeholder here).
+	app.CustomAppHelpTemplate = strings.Replace(cli.AppHelpTemplate, helpVersionSection, "", 1)
 	onUsage := func(c *cli.Context, err error, _ bool) error { return &usageError{err: err} }
 	app.OnUsageError = onUsage
 	var walk func(string, []*cli.Command)
@@ -74,6 +77,11 @@ guard never exits 2, a Claude hook's "block", on its own account.`,
 				// show" with "No help topic" and exit 1.
 				c.Action = groupAction(prefix + c.Name)
 			}
+			if len(c.Subcommands) == 0 {
+				// A command's arguments are its own: "guard run help"
+				// runs help, "guard reset help" resets the key help.
+				c.HideHelpCommand = true
+			}
 			walk(prefix+c.Name+" ", c.Subcommands)
 		}
 	}
@@ -81,16 +89,36 @@ guard never exits 2, a Claude hook's "block", on its own account.`,
 	return app
 }
 
+// helpVersionSection is the part of urfave/cli's help template that shows
+// the app's Version.
+const helpVersionSection = `{{if .Version}}{{if not .HideVersion}}
+
+VERSION:
+   {{.Version}}{{end}}{{end}}`
+
 // groupAction is what a command made only of subcommands (guard config,
-// guard state, guard cooldown) does on its own: print its help, or refuse
-// a subcommand it does not have as a usage error.
+// guard state, guard cooldown) does on its own: with no subcommand, print
+// its help to stderr as a usage error; refuse a subcommand it does not have
+// as one too. (--help prints the help to stdout and exits 0.)
 func groupAction(name string) cli.ActionFunc {
 	return func(c *cli.Context) error {
 		if c.NArg() > 0 {
 			return usagef("unknown command \"%s %s\"", name, c.Args().First())
 		}
-		return cli.ShowSubcommandHelp(c)
+		return missingCommand(c, "guard "+name, cli.ShowSubcommandHelp)
 	}
+}
+
+// missingCommand answers a command line that stops where a (sub)command
+// must come: the help, on stderr, and a usage error.
+func missingCommand(c *cli.Context, name string, help func(*cli.Context) error) error {
+	w := c.App.Writer
+	c.App.Writer = c.App.ErrWriter
+	defer func() { c.App.Writer = w }()
+	if err := help(c); err != nil {
+		return err
+	}
+	return usagef("%s needs a command", name)
 }
 
 // stateFlags are the flags every command takes.
@@ -107,7 +135,7 @@ func stateFlags() []cli.Flag {
 // parsing flags at the first argument. guard run is left alone: everything
 // after its command belongs to the child.
 func reorderFlags(app *cli.App, args []string) []string {
-	if len(args) < 2 || args[len(args)-1] == "--generate-bash-completion" {
+	if len(args) < 2 {
 		return args
 	}
 	cmds, i := app.Commands, 1
@@ -151,7 +179,13 @@ func reorderFlags(app *cli.App, args []string) []string {
 		}
 		flags = append(flags, a)
 		name, _, hasValue := strings.Cut(name, "=")
-		if takesValue[name] && !hasValue && j+1 < len(args) {
+		if takesValue[name] && !hasValue {
+			if j+1 == len(args) {
+				// Its value is missing: the line is left as it is (and
+				// refused for its arguments), rather than the flag
+				// taking the KEY before it for its value.
+				return args
+			}
 			j++
 			flags = append(flags, args[j])
 		}

@@ -26,6 +26,7 @@ func TestReorderFlags(t *testing.T) {
 		{"guard cooldown run nginx restart --timeout 5s -- docker restart -t 3 nginx", "guard cooldown run --timeout 5s nginx restart -- docker restart -t 3 nginx"},
 		{"guard cooldown run nginx restart docker restart -t 3 nginx", "guard cooldown run nginx restart docker restart -t 3 nginx"},
 		{"guard cooldown due daily --every 24h --mark", "guard cooldown due --every 24h --mark daily"},
+		{"guard trip KEY --reason", "guard trip KEY --reason"}, // its value is missing
 	}
 	for _, tc := range tests {
 		got := strings.Join(reorderFlags(app, strings.Fields(tc.in)), " ")
@@ -65,13 +66,18 @@ func TestExitStatusesOfGuardItself(t *testing.T) {
 		{[]string{"guard", "config", "show"}, exitUsage, `guard: error: unknown command "config show"`},
 		{[]string{"guard", "state", "bogus"}, exitUsage, `unknown command "state bogus"`},
 		{[]string{"guard", "cooldown", "chek", "x"}, exitUsage, `unknown command "cooldown chek"`},
-		{[]string{"guard", "config"}, 0, ""},
+		{[]string{"guard", "config"}, exitUsage, "guard config needs a command"},
+		{[]string{"guard", "state"}, exitUsage, "guard state needs a command"},
+		{[]string{"guard", "cooldown"}, exitUsage, "USAGE:"},
+		{[]string{"guard"}, exitUsage, "guard needs a command"},
+		{[]string{"guard", "config", "--help"}, 0, ""},
+		{[]string{"guard", "cooldown", "-h"}, 0, ""},
 		{[]string{"guard", "report", "lint"}, exitUsage, "report takes no arguments"},
 		{[]string{"guard", "status", "--nope"}, exitUsage, "flag provided but not defined: -nope"},
 		{[]string{"guard", "report", "--format", "xml"}, exitUsage, "--format must be text, json, markdown or prometheus"},
 		{[]string{"guard", "cooldown", "hook", "--recrod"}, 0, "cooldown hook: flag provided but not defined: -recrod; allowing"},
-		{[]string{"guard", "run"}, 1, "nothing to run"},
-		{[]string{"guard", "run", "--nope"}, 1, "flag provided but not defined"},
+		{[]string{"guard", "run"}, exitUsage, "nothing to run"},
+		{[]string{"guard", "run", "--nope"}, exitUsage, "flag provided but not defined"},
 		{[]string{"guard", "--version"}, 0, ""},
 	}
 	for _, tc := range tests {
@@ -127,4 +133,63 @@ func TestVersionFromBuildInfo(t *testing.T) {
 		}
 	}
 	version = ""
+}
+
+// TestRunUsageErrorsExit64 covers hostile-user-2 m7: a guard run line that
+// is a usage error, with no command to run unguarded, exits 64 and runs
+// nothing, whichever parser reads it: the fast one when it takes the line,
+// and urfave/cli always.
+func TestRunUsageErrorsExit64(t *testing.T) {
+	for _, line := range []string{
+		"",
+		"--",
+		"-c",
+		"--command",
+		"--bogus",
+		"--name",
+		"--name k",
+		"--name k --",
+		"--timeout 5s",
+		"--timeout",
+		"-c true extra",
+		"-c true -- extra",
+		"--command=true extra",
+		"--failure-threshold 2.5",
+		"--state s.json --config",
+	} {
+		args := strings.Fields(line)
+		run := func(parse func(e *env) int) (int, string) {
+			var stdout, stderr bytes.Buffer
+			e := testEnv(t.TempDir(), &stdout, &stderr)
+			code := parse(e)
+			if stdout.Len() > 0 {
+				t.Errorf("guard run %s: printed %q", line, stdout.String())
+			}
+			return code, stderr.String()
+		}
+		code, stderr := run(func(e *env) int { return e.main(append([]string{"guard", "run"}, args...)) })
+		if code != exitUsage || !strings.Contains(stderr, "guard: error:") {
+			t.Errorf("guard run %s: exit %d, stderr %q; want %d and an error", line, code, stderr, exitUsage)
+		}
+		code, stderr = run(func(e *env) int {
+			full := append([]string{"guard", "run"}, args...)
+			e.args = full
+			return e.exitStatus(e.app().Run(full))
+		})
+		if code != exitUsage {
+			t.Errorf("guard run %s through urfave/cli: exit %d, stderr %q; want %d", line, code, stderr, exitUsage)
+		}
+	}
+}
+
+// TestHelpHasNoPlaceholderVersion covers hostile-user-2 m30.
+func TestHelpHasNoPlaceholderVersion(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	e := testEnv(t.TempDir(), &stdout, &stderr)
+	if code := e.main([]string{"guard", "--help"}); code != 0 {
+		t.Fatalf("guard --help: exit %d", code)
+	}
+	if out := stdout.String(); strings.Contains(out, "VERSION") || !strings.Contains(out, "COMMANDS:") {
+		t.Errorf("guard --help:\n%s", out)
+	}
 }

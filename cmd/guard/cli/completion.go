@@ -4,9 +4,12 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"guard/internal/view"
 )
 
 func (e *env) completionCommand() *cli.Command {
@@ -23,6 +26,10 @@ services in your state files. Install it once:
           (or add 'source <(guard completion zsh)' to ~/.zshrc, after compinit)
    fish:  guard completion fish > ~/.config/fish/completions/guard.fish
 
+Completing never runs or records anything. After "--", and from the command
+of 'guard run' or 'guard cooldown run' on, the shell completes file names.
+Keys with control characters are not offered (type them with $'...').
+
 Example:
    source <(guard completion bash)`,
 		Action: func(c *cli.Context) error {
@@ -35,22 +42,142 @@ Example:
 			case "zsh":
 				io.WriteString(e.stdout, zshCompletion)
 			case "fish":
-				script, err := c.App.ToFishCompletion()
-				if err != nil {
-					return err
-				}
-				io.WriteString(e.stdout, script+fishKeys)
+				io.WriteString(e.stdout, fishCompletion)
 			default:
 				return usagef("no completion for %q; guard has bash, zsh and fish", c.Args().First())
 			}
 			return nil
 		},
+		BashComplete: func(c *cli.Context) {
+			if c.NArg() == 0 {
+				fmt.Fprint(e.stdout, "bash\nzsh\nfish\n")
+			}
+		},
 	}
 }
 
-// Both scripts ask guard itself what can come next: urfave/cli answers a
-// command line that ends in --generate-bash-completion with one candidate
-// per line (commands, flags, or keys from the state file).
+// completionFlag ends the command line of a completion request: the
+// scripts run guard with the words typed so far and this flag (urfave/cli's
+// protocol), and guard prints what may come next, one candidate per line.
+// It is one only as the last word; anywhere else it is an argument like
+// any other.
+const completionFlag = "--generate-bash-completion"
+
+// isCompletion reports whether args, from the program name on, is a
+// completion request.
+func isCompletion(args []string) bool {
+	return len(args) > 1 && args[len(args)-1] == completionFlag
+}
+
+// complete answers a completion request (args ends in completionFlag). It
+// never runs a command's action: a request is answered from the command
+// line and the state, read only. It prints nothing where the word belongs
+// to a command guard runs (see completesChild), so that the shell
+// completes file names there.
+func (e *env) complete(args []string) int {
+	app := e.app()
+	if completesChild(app, args[1:len(args)-1]) {
+		return 0
+	}
+	disarm(app)
+	_ = app.Run(args) // what cannot be completed is not, silently
+	return 0
+}
+
+// disarm makes every action of app do nothing: urfave/cli answers a
+// completion request instead of running the command, and this holds
+// whatever it makes of the line.
+func disarm(app *cli.App) {
+	none := func(*cli.Context) error { return nil }
+	app.Action, app.Before, app.After = none, nil, nil
+	var walk func([]*cli.Command)
+	walk = func(cmds []*cli.Command) {
+		for _, c := range cmds {
+			c.Action, c.Before, c.After, c.OnUsageError = none, nil, nil, nil
+			walk(c.Subcommands)
+		}
+	}
+	walk(app.Commands)
+}
+
+// childAt is, for the commands that run a command of the user's, how many
+// arguments come before it: guard run CMD, guard cooldown run SERVICE
+// ACTION CMD.
+var childAt = map[string]int{"run": 0, "cooldown run": 2}
+
+// completesChild reports whether the word being completed after words (the
+// command line from the command's name on) is not guard's: it follows
+// "--", or it is (or follows) the command guard run or guard cooldown run
+// would run, or the value of a flag. words ends with the word being
+// completed when that starts with "-" (the scripts pass it then).
+func completesChild(app *cli.App, words []string) bool {
+	if slices.Contains(words, "--") {
+		return true
+	}
+	cmds := app.Commands
+	var cmd *cli.Command
+	var path []string
+	i := 0
+	for ; i < len(words); i++ {
+		next := findCommand(cmds, words[i])
+		if next == nil {
+			break
+		}
+		cmd, cmds = next, next.Subcommands
+		path = append(path, next.Name)
+	}
+	need, ok := childAt[strings.Join(path, " ")]
+	if !ok {
+		return false
+	}
+	takesValue := flagsWithValues(cmd)
+	args := 0
+	for j := i; j < len(words); j++ {
+		w := words[j]
+		if len(w) < 2 || w[0] != '-' {
+			args++
+			if args > need {
+				return true
+			}
+			continue
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "=")
+		if takesValue[name] && !hasValue {
+			if j+1 == len(words) {
+				return true // the word is this flag's value
+			}
+			j++
+		}
+	}
+	last := ""
+	if i < len(words) {
+		last = words[len(words)-1]
+	}
+	// With all the arguments before the command given, the word is the
+	// command, unless it is a flag being typed.
+	return args == need && !strings.HasPrefix(last, "-")
+}
+
+// flagsWithValues are the names of cmd's flags that take a value.
+func flagsWithValues(cmd *cli.Command) map[string]bool {
+	m := map[string]bool{}
+	for _, f := range cmd.Flags {
+		_, isBool := f.(*cli.BoolFlag)
+		for _, n := range f.Names() {
+			m[n] = !isBool
+		}
+	}
+	return m
+}
+
+// offer prints a completion candidate taken from a state file (a key, a
+// service, an action), unless it holds a character a terminal acts on: one
+// candidate per line is the protocol, and the shells would print it raw.
+func (e *env) offer(candidate string) {
+	if candidate != "" && view.Printable(candidate) == candidate && !strings.ContainsAny(candidate, "\n\r") {
+		fmt.Fprintln(e.stdout, candidate)
+	}
+}
 
 // completeKeys prints the keys in the hook state file, for completing
 // commands that take a KEY.
@@ -63,14 +190,19 @@ func (e *env) completeKeys(c *cli.Context) {
 		return
 	}
 	for _, k := range doc.Keys() {
-		fmt.Fprintln(e.stdout, k)
+		e.offer(k)
 	}
 }
 
 // completeServices prints the services in the cooldown file for a first
-// argument, and the configured actions for a second.
+// argument, and the configured actions for a second (of the commands that
+// take SERVICE ACTION).
 func (e *env) completeServices(c *cli.Context) {
 	if e.completeFlags(c) {
+		return
+	}
+	takesAction := strings.HasPrefix(c.Command.ArgsUsage, "SERVICE ACTION")
+	if c.NArg() > 1 || c.NArg() == 1 && !takesAction {
 		return
 	}
 	cd, err := e.openCooldown(c)
@@ -79,7 +211,7 @@ func (e *env) completeServices(c *cli.Context) {
 	}
 	if c.NArg() == 1 {
 		for _, a := range cd.Actions {
-			fmt.Fprintln(e.stdout, a.Name)
+			e.offer(a.Name)
 		}
 		return
 	}
@@ -88,7 +220,7 @@ func (e *env) completeServices(c *cli.Context) {
 		return
 	}
 	for _, s := range doc.ServiceNames() {
-		fmt.Fprintln(e.stdout, s)
+		e.offer(s)
 	}
 }
 
@@ -117,6 +249,6 @@ var (
 	bashCompletion string
 	//go:embed completion/_guard
 	zshCompletion string
-	//go:embed completion/keys.fish
-	fishKeys string
+	//go:embed completion/guard.fish
+	fishCompletion string
 )

@@ -30,10 +30,12 @@ func Main() int {
 		now:     time.Now,
 		exits:   true,
 	}
-	if !store.HasBackend(store.KindPostgres) && len(os.Args) > 1 && readsState[os.Args[1]] {
+	if !store.HasBackend(store.KindPostgres) && len(os.Args) > 1 && readsState[os.Args[1]] && !isCompletion(os.Args) {
 		// A state in PostgreSQL named in the environment goes to guard-pg
 		// at once, before this guard spends time on its config. (One named
-		// only in the config is handed over once the config is read.)
+		// only in the config is handed over once the config is read; so
+		// is a completion request that needs the state, which this guard
+		// answers itself otherwise.)
 		for _, v := range []string{"GUARD_STATE", "GUARD_COOLDOWN_STATE"} {
 			if url := os.Getenv(v); config.IsDatabaseURL(url) {
 				e.args = os.Args
@@ -75,6 +77,9 @@ type env struct {
 	// warned, when set, holds the warnings printed so far, each printed
 	// once.
 	warned map[string]bool
+	// watching, when set, keeps the event logs status --watch reads from
+	// one frame to the next.
+	watching *watchEvents
 
 	// exits is set when the process ends with the command, so that what
 	// the operating system undoes anyway (signal subscriptions) is left.
@@ -123,6 +128,12 @@ const exitUsage = 64
 // success, the code of an exitError, 64 for a usage error, and 1 for
 // anything else. guard never exits 2 on its own account.
 func (e *env) main(args []string) int {
+	if isCompletion(args) {
+		// The flag stays last, where urfave/cli looks for it.
+		args = append(hoistGlobalFlags(args[:len(args)-1:len(args)-1]), completionFlag)
+		e.args = args
+		return e.complete(args)
+	}
 	args = hoistGlobalFlags(args)
 	e.args = args
 	if len(args) > 1 && args[1] == "run" {

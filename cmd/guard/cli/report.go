@@ -8,7 +8,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"guard/config"
-	"guard/internal/atomicfile"
 	"guard/internal/store"
 	"guard/internal/view"
 )
@@ -44,7 +43,8 @@ for node_exporter's textfile collector: guard_circuit_state{key},
 guard_runs_total{key,outcome}, guard_skips_total{key},
 guard_cooldown_used{service,action} and more, with HELP and TYPE lines.
 --output writes the report to a file atomically (a temp file renamed into
-place), as the textfile collector needs.
+place), as the textfile collector needs; --output - is stdout, and a
+directory is refused.
 
 Examples:
    guard report
@@ -54,7 +54,7 @@ Examples:
    guard report --format prometheus --output /var/lib/node_exporter/textfile_collector/guard.prom`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, json, markdown or prometheus"},
-			&cli.StringFlag{Name: "output", Usage: "write to `FILE` atomically instead of stdout"},
+			&cli.StringFlag{Name: "output", Usage: "write to `FILE` atomically instead of stdout (- is stdout)"},
 			&cli.IntFlag{Name: "slowest", Usage: "list only the `N` slowest hooks (by p95 run time), as text or json"},
 		}, stateFlags()...),
 		Action: e.report,
@@ -131,14 +131,14 @@ func (e *env) report(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if out := c.String("output"); out != "" {
-		if err := atomicfile.WriteFile(out, buf.Bytes(), 0o644, nil); err != nil {
-			return fmt.Errorf("cannot write report: %w", err)
-		}
-		return nil
+	out := c.String("output")
+	if out == "" {
+		out = stdio
 	}
-	_, err = e.stdout.Write(buf.Bytes())
-	return err
+	if err := e.writeOutput(out, buf.Bytes(), 0o644, "guard.prom"); err != nil {
+		return fmt.Errorf("cannot write report: %w", err)
+	}
+	return nil
 }
 
 // cooldownReport returns the budgets of every service in the cooldown

@@ -79,7 +79,7 @@ func (e *env) runUsageError(c *cli.Context, err error, _ bool) error {
 		e.releaseWarnings(err)
 		return err
 	}
-	return &exitError{code: 1, err: fmt.Errorf("%v (usage: guard run [FLAGS] -- CMD [ARG...] or guard run [FLAGS] -c 'STRING')", err)}
+	return usagef("%v (usage: guard run [FLAGS] -- CMD [ARG...] or guard run [FLAGS] -c 'STRING')", err)
 }
 
 func (e *env) run(c *cli.Context) error { return e.guardRun(lineFromContext(c)) }
@@ -98,7 +98,7 @@ func (e *env) guardRun(l runLine) (err error) {
 
 	argv, key, ruleKey, err := l.Target(e.getenv(circuit.ProjectVar))
 	if err != nil {
-		return &exitError{code: 1, err: err}
+		return &usageError{err: err}
 	}
 	cfg, err := e.loadConfigFrom(l.config, l.state)
 	if err != nil {

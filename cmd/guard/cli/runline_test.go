@@ -92,6 +92,11 @@ func TestParseRunLineAgreesWithUrfave(t *testing.T) {
 		"--generate-bash-completion",
 		"--timeout 1h2m3s4ms5us6ns -- x",
 		"-c 'a b' --name=k=v -- ",
+		// The command is the child's even when urfave/cli has a meaning
+		// for it.
+		"help",
+		"h -x",
+		"--name k help",
 	}
 	for _, line := range lines {
 		args := strings.Fields(line)

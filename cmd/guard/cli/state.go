@@ -2,11 +2,8 @@ package cli
 
 import (
 	"fmt"
-	"os"
-
 	"github.com/urfave/cli/v2"
 
-	"guard/internal/atomicfile"
 	"guard/internal/store"
 )
 
@@ -29,7 +26,8 @@ func (e *env) stateCommand() *cli.Command {
 				ArgsUsage: "[FILE]",
 				Description: `Writes the hook state file (or with --cooldown, the cooldown file) as it is,
 read under the lock so that no update is half seen, to FILE (atomically, mode
-0600) or to stdout. A state that does not exist yet exports as an empty one.
+0600) or to stdout (no FILE, or -). A state that does not exist yet exports
+as an empty one.
 
 Examples:
    guard state export > checkpoint.json
@@ -44,10 +42,12 @@ Examples:
 				Description: `Checks that FILE is a state guard can use (a JSON object, known states, no
 negative counts; with --cooldown, readable action arrays), then, under the
 lock, copies the current state to <state>.bak-<UTC time> and replaces it with
-FILE atomically. Nothing is changed if FILE does not check out.
+FILE atomically. Nothing is changed if FILE does not check out. FILE - reads
+stdin.
 
-Example:
-   guard state import checkpoint.json`,
+Examples:
+   guard state import checkpoint.json
+   ssh other-host guard state export | guard state import -`,
 				Flags:  flags(),
 				Action: e.stateImport,
 			},
@@ -95,15 +95,16 @@ func (e *env) export(c *cli.Context, cooldown bool) error {
 	if err != nil {
 		return err
 	}
-	if c.NArg() == 0 {
-		_, err = e.stdout.Write(data)
-		return err
-	}
 	out := c.Args().First()
-	if err := atomicfile.WriteFile(out, data, 0o600, nil); err != nil {
+	if out == "" {
+		out = stdio
+	}
+	if err := e.writeOutput(out, data, 0o600, "checkpoint.json"); err != nil {
 		return fmt.Errorf("cannot write checkpoint: %w", err)
 	}
-	fmt.Fprintf(e.stderr, "guard: exported %s to %s\n", t.where, out)
+	if out != stdio {
+		fmt.Fprintf(e.stderr, "guard: exported %s to %s\n", t.where, out)
+	}
 	return nil
 }
 
@@ -114,13 +115,25 @@ func (e *env) importState(c *cli.Context, cooldown bool) error {
 		return usagef("import takes one FILE")
 	}
 	in := c.Args().First()
-	data, err := os.ReadFile(in)
-	if err != nil {
-		return fmt.Errorf("cannot read checkpoint: %w", err)
+	var data []byte
+	var err error
+	if in != stdio {
+		// A missing file is reported before the state is opened.
+		if data, err = e.readInput(in); err != nil {
+			return err
+		}
 	}
 	t, err := e.checkpointTarget(c, cooldown)
 	if err != nil {
 		return err
+	}
+	if in == stdio {
+		// Read only now: opening the state may hand this command line
+		// over to guard-pg, which must find stdin unread.
+		if data, err = e.readInput(in); err != nil {
+			return fmt.Errorf("cannot read checkpoint from stdin: %w", err)
+		}
+		in = "stdin"
 	}
 	if err := t.Check(data); err != nil {
 		return fmt.Errorf("%s is not a state guard can import: %v; nothing changed", in, err)
@@ -145,8 +158,8 @@ func (e *env) cooldownCheckpointCommands() []*cli.Command {
 			Name:      "export",
 			Usage:     "write a consistent snapshot of the cooldown state (as guard state export --cooldown)",
 			ArgsUsage: "[FILE]",
-			Description: `Writes the cooldown state, in cooldown.json's format, to FILE or stdout:
-from a file or from PostgreSQL alike.
+			Description: `Writes the cooldown state, in cooldown.json's format, to FILE or stdout (no
+FILE, or -): from a file or from PostgreSQL alike.
 
 Example:
    guard cooldown export > cooldown-backup.json`,
@@ -157,8 +170,8 @@ Example:
 			Name:      "import",
 			Usage:     "replace the cooldown state with a checkpoint (as guard state import --cooldown)",
 			ArgsUsage: "FILE",
-			Description: `Loads FILE, a cooldown.json, into the cooldown state (a file, or PostgreSQL),
-keeping a backup of the state it replaces.
+			Description: `Loads FILE, a cooldown.json (- reads stdin), into the cooldown state (a file,
+or PostgreSQL), keeping a backup of the state it replaces.
 
 Example:
    GUARD_COOLDOWN_STATE=postgres://guard@db/guard guard cooldown import ~/.claude/cooldown.json`,

@@ -6,11 +6,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/sys/unix"
 
 	"guard/config"
 	"guard/internal/circuit"
@@ -45,12 +49,20 @@ disabled_at, retry_after (RFC 3339 or null), forced, open_reason,
 reopen_count, probe_leases ([{pid, acquired, expires, alive}]), running (the
 runs in flight: [{pid, child_pid, started, elapsed_ms, deadline,
 remaining_ms}]), last_run, totals ({successes, failures, ignored,
-cancelled, abandoned, skips, rejected}) and duration_ms ({count, p50, p95,
-max} of its runs in the event log, or null).
+cancelled, abandoned, skips, rejected}), duration_ms ({count, p50, p95,
+max} of its runs in the event log, or null) and known (false for a key with
+no state and no run in flight: never run, or mistyped).
+
+A KEY guard does not know is shown as closed, "closed (no state)" in the
+table and "known": false in JSON, and guard status exits 1 once it has
+printed them all, with a "did you mean" line on stderr for each.
 
 --watch redraws the table every second (--interval), with the runs in
-flight, until interrupted: in place on a terminal, without flicker; elsewhere
-(a pipe, a file) each snapshot is appended after a "--- TIME" line.
+flight, until interrupted: in place on a terminal, without flicker, fitted
+to its size (the header stays; the lines that do not fit give way to a
+"... N more lines" line; a resize is followed); elsewhere (a pipe, a file)
+each snapshot is appended after a "--- TIME" line. After the first
+snapshot, each reads only what was appended to the event log.
 
 Examples:
    guard status
@@ -107,13 +119,28 @@ func (e *env) status(c *cli.Context) error {
 		defer signal.Stop(stop)
 	}
 	e.warned = map[string]bool{}
+	e.watching = &watchEvents{}
 	term := supervise.IsTerminal(e.stdout) && e.getenv("TERM") != "dumb"
+	if term {
+		// A frame ends on its last line, so that it never scrolls; the
+		// prompt after the last goes below it.
+		defer io.WriteString(e.stdout, "\n")
+	}
+	var resized chan os.Signal
+	if term && e.exits {
+		resized = make(chan os.Signal, 1)
+		signal.Notify(resized, syscall.SIGWINCH)
+		defer signal.Stop(resized)
+	}
 	var buf bytes.Buffer
 	for i := 0; count == 0 || i < count; i++ {
+		clear := i == 0
 		if i > 0 {
 			select {
 			case <-stop:
 				return nil
+			case <-resized:
+				clear = true // what the terminal rewrapped goes
 			case <-time.After(interval):
 			}
 		}
@@ -122,7 +149,8 @@ func (e *env) status(c *cli.Context) error {
 			return err
 		}
 		if term {
-			e.stdout.Write(frame(buf.String(), i == 0, interval))
+			rows, cols := termSize(e.stdout)
+			e.stdout.Write(frame(buf.String(), clear, interval, rows, cols))
 			continue
 		}
 		fmt.Fprintf(e.stdout, "--- %s\n", e.now().UTC().Format(time.RFC3339))
@@ -132,27 +160,122 @@ func (e *env) status(c *cli.Context) error {
 	return nil
 }
 
-// frame is one redraw of --watch on a terminal: in place, in one write:
-// home, each line over the old one (cleared to its end), then clear what
-// is left below. There is no blank frame between two, so no flicker; only
-// the first clears the screen.
-func frame(content string, first bool, interval time.Duration) []byte {
+// frame is one redraw of --watch on a terminal of rows and cols (0: not
+// known): in place, in one write: home, each line over the old one
+// (cleared to its end), then clear what is left below. There is no blank
+// frame between two, so no flicker; only the first, and the first after
+// a resize, clears the screen. A frame never takes more rows than the
+// terminal has, so that it never scrolls: the table's header stays, and
+// the lines that do not fit give way to a "... N more lines" line. Lines
+// are cut to the width, so that none wraps onto the next row.
+func frame(content string, clear bool, interval time.Duration, rows, cols int) []byte {
+	lines := strings.Split(strings.TrimSuffix(content, "\n"), "\n")
+	footer := []string{"", fmt.Sprintf("every %s; Ctrl-C to stop", interval)}
+	if rows > 0 {
+		if rows < 4 {
+			footer = footer[1:]
+		}
+		if room := rows - len(footer); len(lines) > room {
+			keep := max(room-1, 1)
+			lines = append(lines[:keep:keep], fmt.Sprintf("... %d more lines", len(lines)-keep))
+			lines = lines[:max(room, 0)]
+		}
+	}
 	var b bytes.Buffer
-	if first {
+	if clear {
 		b.WriteString("\x1b[2J")
 	}
 	b.WriteString("\x1b[H")
-	for _, line := range strings.SplitAfter(content, "\n") {
-		b.WriteString(strings.TrimSuffix(line, "\n"))
-		if strings.HasSuffix(line, "\n") {
-			b.WriteString("\x1b[K\n")
+	all := append(lines, footer...)
+	for i, line := range all {
+		if cols > 0 {
+			// Not the last column: a character there leaves the cursor
+			// waiting to wrap, and some terminals then clear it with \e[K.
+			line = clip(line, cols-1)
+		}
+		b.WriteString(line)
+		b.WriteString("\x1b[K")
+		if i < len(all)-1 {
+			b.WriteByte('\n')
 		}
 	}
-	fmt.Fprintf(&b, "\x1b[K\nevery %s; Ctrl-C to stop\x1b[K\n\x1b[J", interval)
+	b.WriteString("\x1b[J")
 	return b.Bytes()
 }
 
-// statusOnce writes the status of the keys c names to w.
+// clip cuts line to width columns of a terminal: escape sequences (the
+// states' colours) take none, a wide character two. A line cut inside a
+// colour ends it.
+func clip(line string, width int) string {
+	w, coloured := 0, false
+	for i := 0; i < len(line); {
+		if line[i] == 0x1b && i+1 < len(line) && line[i+1] == '[' {
+			j := i + 2
+			for j < len(line) && (line[j] < 0x40 || line[j] > 0x7e) {
+				j++
+			}
+			i, coloured = j+1, true
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(line[i:])
+		rw := runeWidth(r)
+		if w+rw > width {
+			if coloured {
+				return line[:i] + "\x1b[0m"
+			}
+			return line[:i]
+		}
+		w += rw
+		i += n
+	}
+	return line
+}
+
+// runeWidth is how many columns a terminal gives r: none for a combining
+// mark, two for the East Asian wide and fullwidth blocks and emoji, else one.
+func runeWidth(r rune) int {
+	switch {
+	case unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Me, r) || r == 0x200b:
+		return 0
+	case r >= 0x1100 && r <= 0x115f, r >= 0x2e80 && r <= 0xa4cf && r != 0x303f,
+		r >= 0xac00 && r <= 0xd7a3, r >= 0xf900 && r <= 0xfaff, r >= 0xfe30 && r <= 0xfe4f,
+		r >= 0xff00 && r <= 0xff60, r >= 0xffe0 && r <= 0xffe6,
+		r >= 0x1f300 && r <= 0x1f64f, r >= 0x1f900 && r <= 0x1f9ff, r >= 0x20000 && r <= 0x3fffd:
+		return 2
+	}
+	return 1
+}
+
+// termSize returns the rows and columns of the terminal w is; 0 and 0 if
+// it is none, or does not say. --watch asks before each frame, so that it
+// follows a resize.
+func termSize(w io.Writer) (rows, cols int) {
+	f, ok := w.(*os.File)
+	if !ok {
+		return 0, 0
+	}
+	ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
+	if err != nil {
+		return 0, 0
+	}
+	return int(ws.Row), int(ws.Col)
+}
+
+// A keyStatus is one element of 'guard status --json': the key's status,
+// and whether guard knows the key at all: the state has an entry for it,
+// or it has a run in flight. A key it does not know is shown as a closed
+// circuit, which is what the next call would find; known says it never
+// ran (or is mistyped).
+type keyStatus struct {
+	view.KeyStatus
+	Known bool `json:"known"`
+}
+
+// statusOnce writes the status of the keys c names to w. A named key that
+// guard does not know is shown as closed and marked so ("closed (no
+// state)", "known": false); once the status is written, each is
+// reported on stderr with the keys it may be a typo of, and the status
+// is 1, unless --watch is redrawing, where a key may appear later.
 func (e *env) statusOnce(c *cli.Context, w io.Writer) error {
 	cfg, hooks, v, err := e.snapshot(c)
 	if err != nil {
@@ -160,32 +283,57 @@ func (e *env) statusOnce(c *cli.Context, w io.Writer) error {
 	}
 	now := e.now()
 	runs, alive := e.inFlight(hooks)
-	sts, err := view.Statuses(v, keyArgs(c), runs, now, alive)
+	keys := keyArgs(c)
+	sts, err := view.Statuses(v, keys, runs, now, alive)
 	if err != nil {
 		return fmt.Errorf("%w; the next guard run will move it aside", err)
 	}
 	e.warnAside(v)
 	e.addTimings(cfg, sts)
+	// A key guard knows: it has an entry, or a run in flight (its first).
+	known := func(k string) bool {
+		return v.Has(k) || slices.ContainsFunc(runs, func(r store.Run) bool { return r.Key == k })
+	}
 	if c.Bool("json") {
-		return view.WriteJSON(w, sts)
-	}
-	if len(sts) == 0 {
+		out := make([]keyStatus, len(sts))
+		for i, st := range sts {
+			out[i] = keyStatus{st, known(st.Key)}
+		}
+		err = view.WriteJSON(w, out)
+	} else if len(sts) == 0 && len(keys) == 0 {
 		fmt.Fprintf(w, "no keys yet in %s\n", hooks.Where)
-		return nil
+	} else {
+		width := view.KeyWidth
+		if c.Bool("wide") {
+			width = 0
+		}
+		view.StatusTable(w, sts, now, width, e.color())
 	}
-	width := view.KeyWidth
-	if c.Bool("wide") {
-		width = 0
+	if err != nil || c.Bool("watch") {
+		return err
 	}
-	view.StatusTable(w, sts, now, width, e.color())
+	unknown := false
+	for i, k := range keys {
+		if known(k) || slices.Contains(keys[:i], k) {
+			continue
+		}
+		unknown = true
+		if !slices.ContainsFunc(v.Aside(), func(a store.Aside) bool { return a.Key == k }) {
+			// (A key set aside was warned of above.)
+			e.errorf("%v", view.UnknownKey(k, v))
+		}
+	}
+	if unknown {
+		return exit(1)
+	}
 	return nil
 }
 
 // timings reads the run times of every key from the event log; nil, with a
 // warning, if it cannot be read.
 func (e *env) timings(cfg *config.Config) view.Timings {
-	events, err := store.AllEvents(cfg)
-	if err = e.handoff(err); err == nil {
+	events, err := e.runEvents(cfg)
+	if err == nil {
 		var t view.Timings
 		if t, err = view.RunTimings(events); err == nil {
 			return t
@@ -193,6 +341,39 @@ func (e *env) timings(cfg *config.Config) view.Timings {
 	}
 	e.warnf("run times left out: %v", view.ErrorLine(err))
 	return nil
+}
+
+// A watchEvents is what status --watch keeps of the event logs from one
+// frame to the next: logs it follows (store.Follower), so that each frame
+// reads only what was appended since the last.
+type watchEvents struct {
+	where  string // the logs followed: which states, which log file
+	events store.Events
+}
+
+// runEvents returns the event logs that run times come from: for status
+// --watch, followed (while the config names the same logs) where the
+// backend can follow them; else read whole.
+func (e *env) runEvents(cfg *config.Config) (store.Events, error) {
+	w := e.watching
+	where := cfg.StateFile + "\x00" + cfg.Cooldown.StateFile + "\x00" + cfg.Logging.EventLog
+	if w != nil && w.events != nil && w.where == where {
+		return w.events, nil
+	}
+	events, err := store.AllEvents(cfg)
+	if err = e.handoff(err); err != nil {
+		return nil, err
+	}
+	if f, ok := events.(store.Follower); ok && w != nil {
+		w.where, w.events = where, f.Follow(isRunTime)
+		return w.events, nil
+	}
+	return events, nil
+}
+
+// isRunTime is an event view.RunTimings counts: a run, with its duration.
+func isRunTime(ev *store.Event) bool {
+	return ev.Event == store.EventRun && ev.DurationMS != nil
 }
 
 // addTimings gives each status its key's run times, and marks the keys in
