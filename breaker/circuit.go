@@ -156,7 +156,7 @@ type Circuit struct {
 	OpenReason           string    // why the circuit last opened, for people
 	Forced               bool      // opened by Trip; never probes unless RetryAfter is set
 	Failures             []time.Time
-	Calls                []Call // calls that ended inside FailureWindow, for the rate rules
+	Calls                []Bucket // the calls that ended inside FailureWindow, counted by bucket, for the rate rules
 	Recent               string // the last OfLast calls, oldest first: 'f' failed, 's' did not
 	TrialFailures        int    // failed trials since the circuit went half-open, for FailureRate
 	Leases               []Lease
@@ -265,39 +265,11 @@ func (c *Circuit) fixClock(now time.Time) bool {
 	return changed
 }
 
-// A Call is one call that ended, as the rate rules count it.
-type Call struct {
-	At     time.Time
-	Failed bool
-	Slow   bool
-}
-
-// MaxCalls bounds the calls a circuit keeps for its rate rules: a key that
-// runs more often than this in one FailureWindow is judged on its last
-// MaxCalls calls.
-const MaxCalls = 1000
-
-// pruneCalls drops the calls that have left the window ending at now (the
-// one window engine: Window.In), and the oldest beyond MaxCalls.
-func pruneCalls(w Window, calls []Call, now time.Time) []Call {
-	kept := calls[:0]
-	for _, k := range calls {
-		if w.In(k.At, now) {
-			k.At = at(k.At, now)
-			kept = append(kept, k)
-		}
-	}
-	if len(kept) > MaxCalls {
-		kept = append(kept[:0], kept[len(kept)-MaxCalls:]...)
-	}
-	return kept
-}
-
 // note counts a call that ended while closed for the rules that look back
 // over several calls.
 func (c *Circuit) note(s Settings, now time.Time, failed, slow bool) {
 	if s.rates() {
-		c.Calls = append(pruneCalls(Window{Length: s.FailureWindow}, c.Calls, now), Call{At: now, Failed: failed, Slow: slow})
+		c.Calls = Window{Length: s.FailureWindow}.AddCall(c.Calls, now, failed, slow)
 	}
 	if s.OfLast > 0 {
 		flag := "s"
@@ -312,19 +284,6 @@ func (c *Circuit) note(s Settings, now time.Time, failed, slow bool) {
 	if s.FailureWindow > 0 && failed && !s.rates() && s.OfLast == 0 {
 		c.Failures = append(c.Failures, now) // Record pruned the rest
 	}
-}
-
-// callCounts counts the failed and the slow calls among c.Calls.
-func (c *Circuit) callCounts() (failed, slow int) {
-	for _, k := range c.Calls {
-		if k.Failed {
-			failed++
-		}
-		if k.Slow {
-			slow++
-		}
-	}
-	return failed, slow
 }
 
 // share formats a share for people: 0.5 as 50%.
@@ -342,8 +301,7 @@ func (c *Circuit) tripReason(s Settings) string {
 		return ""
 	}
 	threshold := atLeastOne(s.FailureThreshold)
-	failed, slow := c.callCounts()
-	calls := len(c.Calls)
+	calls, failed, slow := SumBuckets(c.Calls)
 	switch {
 	case s.OfLast > 0:
 		if n := strings.Count(c.Recent, "f"); n >= threshold {

@@ -30,7 +30,7 @@ func (c *Circuit) Record(s Settings, now time.Time, r Result) []Event {
 		c.Failures = nil
 	}
 	if s.rates() {
-		c.Calls = pruneCalls(Window{Length: s.FailureWindow}, c.Calls, now)
+		c.Calls = Window{Length: s.FailureWindow}.PruneBuckets(c.Calls, now)
 	} else {
 		c.Calls = nil
 	}

@@ -84,3 +84,94 @@ func (w Window) NextRoom(times []time.Time, now time.Time, limit int) (time.Time
 	// those to leave is the (len-limit)th oldest, counting from zero.
 	return in[len(in)-limit].Add(w.Length), true
 }
+
+// A Bucket counts the calls that ended in one stretch of a window: the
+// rate rules keep these instead of a stamp per call, so that a busy key's
+// state stays small (resilience4j's time-based window does the same).
+type Bucket struct {
+	Start  time.Time // a whole number of bucket widths since the Unix epoch
+	Calls  int
+	Failed int
+	Slow   int
+}
+
+// BucketsPerWindow is how many buckets a window is cut into.
+const BucketsPerWindow = 60
+
+// BucketWidth returns the width of w's buckets: a sixtieth of its length,
+// rounded up to a whole second (timestamps are kept to the second), and at
+// least one second. A window of a minute or less counts to the second.
+func (w Window) BucketWidth() time.Duration {
+	width := (w.Length + BucketsPerWindow - 1) / BucketsPerWindow
+	return max(time.Second, (width+time.Second-1).Truncate(time.Second))
+}
+
+// bucketStart returns the start of the bucket t falls in.
+func (w Window) bucketStart(t time.Time) time.Time {
+	width := int64(w.BucketWidth() / time.Second)
+	s := t.Unix()
+	s -= ((s % width) + width) % width
+	return time.Unix(s, 0).UTC()
+}
+
+// PruneBuckets drops the buckets that have left the window ending at now,
+// and merges buckets stamped after now (the clock stepped back) into now's.
+// A bucket leaves when its start does: its calls leave together, up to one
+// width before each would on its own. Buckets of another width (the window
+// changed, or stamps a second each) are counted into buckets of w's. bs
+// must be in time order; it is pruned in place, and the shortened slice
+// returned.
+func (w Window) PruneBuckets(bs []Bucket, now time.Time) []Bucket {
+	if w.Length <= 0 {
+		return bs[:0]
+	}
+	cur := w.bucketStart(now)
+	kept := bs[:0]
+	for _, b := range bs {
+		b.Start = w.bucketStart(b.Start)
+		if b.Start.After(cur) {
+			b.Start = cur
+		}
+		if !w.In(b.Start, now) {
+			continue
+		}
+		if n := len(kept); n > 0 && kept[n-1].Start.Equal(b.Start) {
+			kept[n-1].Calls += b.Calls
+			kept[n-1].Failed += b.Failed
+			kept[n-1].Slow += b.Slow
+			continue
+		}
+		kept = append(kept, b)
+	}
+	clear(bs[len(kept):])
+	return kept
+}
+
+// AddCall counts a call that ended at now in its bucket, after pruning bs
+// to the window ending at now.
+func (w Window) AddCall(bs []Bucket, now time.Time, failed, slow bool) []Bucket {
+	bs = w.PruneBuckets(bs, now)
+	cur := w.bucketStart(now)
+	if n := len(bs); n == 0 || !bs[n-1].Start.Equal(cur) {
+		bs = append(bs, Bucket{Start: cur})
+	}
+	b := &bs[len(bs)-1]
+	b.Calls++
+	if failed {
+		b.Failed++
+	}
+	if slow {
+		b.Slow++
+	}
+	return bs
+}
+
+// SumBuckets returns the calls, failed calls and slow calls bs count.
+func SumBuckets(bs []Bucket) (calls, failed, slow int) {
+	for _, b := range bs {
+		calls += b.Calls
+		failed += b.Failed
+		slow += b.Slow
+	}
+	return calls, failed, slow
+}

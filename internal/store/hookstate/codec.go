@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"guard/breaker"
 	"guard/internal/jsonx"
@@ -50,6 +52,9 @@ func writeHook(b *bytes.Buffer, h *Hook, indent string, compact bool) {
 		w.Array("failure_times", len(h.FailureTimes), func(i int, _ string) {
 			jsonx.AppendOffsetTime(b, h.FailureTimes[i].Time)
 		})
+	}
+	if len(h.CallBuckets) > 0 {
+		w.Raw("call_buckets", appendBuckets(nil, h.CallBuckets))
 	}
 	if len(h.Calls) > 0 {
 		w.Array("calls", len(h.Calls), func(i int, _ string) {
@@ -227,6 +232,11 @@ func (h *Hook) UnmarshalJSON(raw []byte) error {
 			}
 			return err
 		},
+		"call_buckets": func(raw []byte) error {
+			var err error
+			h.CallBuckets, err = parseBuckets(raw)
+			return err
+		},
 		"recent_calls": func(raw []byte) error {
 			s, err := jsonx.ParseStringOrNull(raw)
 			if err == nil && strings.Trim(s, "fs") != "" {
@@ -284,7 +294,75 @@ func (h *Hook) Check() error {
 			return fmt.Errorf("a probe lease has pid %d", l.PID)
 		}
 	}
+	for _, b := range h.CallBuckets {
+		if b.Calls < 0 || b.Failed < 0 || b.Slow < 0 || b.Failed > b.Calls || b.Slow > b.Calls {
+			return fmt.Errorf("call_buckets has a bucket of %d calls, %d failed, %d slow", b.Calls, b.Failed, b.Slow)
+		}
+	}
 	return nil
+}
+
+// appendBuckets writes the rate rules' buckets on one line, small: the time
+// of the first, then each as [seconds after it, calls, failed, slow]:
+// {"from":"2026-11-23T06:00:00Z","counts":[[0,12,3,0],[10,5,0,0]]}. Sixty
+// of them take about a kilobyte.
+func appendBuckets(b []byte, bs []breaker.Bucket) []byte {
+	from := bs[0].Start
+	b = append(b, `{"from":"`...)
+	b = from.UTC().AppendFormat(b, jsonx.TimeLayout)
+	b = append(b, `","counts":[`...)
+	for i, k := range bs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '[')
+		b = strconv.AppendInt(b, int64(k.Start.Sub(from)/time.Second), 10)
+		for _, n := range []int{k.Calls, k.Failed, k.Slow} {
+			b = append(b, ',')
+			b = strconv.AppendInt(b, int64(n), 10)
+		}
+		b = append(b, ']')
+	}
+	return append(b, "]}"...)
+}
+
+// parseBuckets reads what appendBuckets writes.
+func parseBuckets(raw []byte) ([]breaker.Bucket, error) {
+	members, err := jsonx.ObjectValue(raw)
+	if err != nil {
+		return nil, err
+	}
+	var from time.Time
+	var counts []byte
+	for _, m := range members {
+		switch m.Key {
+		case "from":
+			if from, err = jsonx.ParseTimeValue(m.Value); err != nil {
+				return nil, fmt.Errorf("call_buckets.from: %v", err)
+			}
+		case "counts":
+			counts = m.Value
+		}
+	}
+	items, err := jsonx.Elements(counts)
+	if err != nil {
+		return nil, fmt.Errorf("call_buckets.counts: %v", err)
+	}
+	var bs []breaker.Bucket
+	for _, it := range items {
+		nums, err := jsonx.Elements(it)
+		if err != nil || len(nums) != 4 {
+			return nil, fmt.Errorf("call_buckets.counts: %s is not [seconds, calls, failed, slow]", it)
+		}
+		var v [4]int64
+		for i, n := range nums {
+			if v[i], err = jsonx.ParseInt(n); err != nil {
+				return nil, fmt.Errorf("call_buckets.counts: %v", err)
+			}
+		}
+		bs = append(bs, breaker.Bucket{Start: from.Add(time.Duration(v[0]) * time.Second), Calls: int(v[1]), Failed: int(v[2]), Slow: int(v[3])})
+	}
+	return bs, nil
 }
 
 // MarshalJSON implements json.Marshaler.

@@ -3,6 +3,7 @@ package hookstate
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -449,22 +450,24 @@ type Hook struct {
 	DisabledAt           jsonx.Time
 	RetryAfter           jsonx.Time
 
-	ReopenCount   int          // re-opens in a row: the back-off exponent
-	OpenReason    string       // why it last opened
-	Forced        bool         // tripped by hand
-	FailureTimes  []jsonx.Time // failures inside failure_window
-	Calls         []Call       // calls inside failure_window, for the rate rules
-	RecentCalls   string       // the last of_last calls, oldest first: f failed, s did not
-	TrialFailures int          // failed trials since it went half-open (failure_rate)
-	ProbeLeases   []Lease      // probes running now
-	LastRun       jsonx.Time   // last outcome recorded
+	ReopenCount   int              // re-opens in a row: the back-off exponent
+	OpenReason    string           // why it last opened
+	Forced        bool             // tripped by hand
+	FailureTimes  []jsonx.Time     // failures inside failure_window
+	CallBuckets   []breaker.Bucket // calls inside failure_window, counted by bucket, for the rate rules
+	Calls         []Call           // as guard before 0.x kept them, one stamp a call: read, and counted into buckets
+	RecentCalls   string           // the last of_last calls, oldest first: f failed, s did not
+	TrialFailures int              // failed trials since it went half-open (failure_rate)
+	ProbeLeases   []Lease          // probes running now
+	LastRun       jsonx.Time       // last outcome recorded
 	Totals        Totals
 	Extra         jsonx.Extra
 }
 
-// A Call is one call of the rate rules as the file stores it: its time,
-// then "ok" or "failed", and "slow" if it was: "2026-11-23T06:00:00+00:00
-// failed slow".
+// A Call is one call of the rate rules as earlier versions stored it, a
+// stamp each: its time, then "ok" or "failed", and "slow" if it was:
+// "2026-11-23T06:00:00+00:00 failed slow". guard reads them into buckets
+// (see CallBuckets) and no longer writes them.
 type Call struct {
 	At           jsonx.Time
 	Failed, Slow bool
@@ -524,9 +527,20 @@ func (h *Hook) Circuit() breaker.Circuit {
 	for _, t := range h.FailureTimes {
 		c.Failures = append(c.Failures, t.Time)
 	}
+	c.Calls = append(c.Calls, h.CallBuckets...)
 	for _, k := range h.Calls {
-		c.Calls = append(c.Calls, breaker.Call{At: k.At.Time, Failed: k.Failed, Slow: k.Slow})
+		// A stamp a second: breaker's next prune counts them into buckets of
+		// the window's width.
+		b := breaker.Bucket{Start: k.At.Time.Truncate(time.Second), Calls: 1}
+		if k.Failed {
+			b.Failed = 1
+		}
+		if k.Slow {
+			b.Slow = 1
+		}
+		c.Calls = append(c.Calls, b)
 	}
+	slices.SortStableFunc(c.Calls, func(a, b breaker.Bucket) int { return a.Start.Compare(b.Start) })
 	c.Recent, c.TrialFailures = h.RecentCalls, h.TrialFailures
 	for _, l := range h.ProbeLeases {
 		c.Leases = append(c.Leases, breaker.Lease{Host: l.Host, PID: l.PID, Start: l.StartTicks, Acquired: l.Acquired.Time, Expires: l.Expires.Time})
@@ -573,9 +587,7 @@ func (h *Hook) setCircuit(c breaker.Circuit) {
 		h.FailureTimes = append(h.FailureTimes, jsonx.TimeOf(t))
 	}
 	h.Calls = nil
-	for _, k := range c.Calls {
-		h.Calls = append(h.Calls, Call{At: jsonx.TimeOf(k.At), Failed: k.Failed, Slow: k.Slow})
-	}
+	h.CallBuckets = slices.Clone(c.Calls)
 	h.RecentCalls, h.TrialFailures = c.Recent, c.TrialFailures
 	old := h.ProbeLeases
 	h.ProbeLeases = nil

@@ -3,6 +3,7 @@ package hookstate
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -314,15 +315,16 @@ func BenchmarkUpdateOneKeyOf1000(b *testing.B) {
 }
 
 func TestRateRuleFieldsRoundTrip(t *testing.T) {
-	h := &Hook{State: "closed", Calls: []Call{
-		{At: jsonx.TimeOf(time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC))},
-		{At: jsonx.TimeOf(time.Date(2026, 11, 23, 6, 0, 1, 0, time.UTC)), Failed: true, Slow: true},
+	t6 := time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC)
+	h := &Hook{State: "closed", CallBuckets: []breaker.Bucket{
+		{Start: t6, Calls: 12, Failed: 3},
+		{Start: t6.Add(10 * time.Second), Calls: 5, Failed: 1, Slow: 2},
 	}, RecentCalls: "sfs", TrialFailures: 2}
 	out, err := h.MarshalJSON()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"2026-11-23T06:00:00+00:00 ok"`, `"2026-11-23T06:00:01+00:00 failed slow"`, `"recent_calls":"sfs"`, `"trial_failures":2`} {
+	for _, want := range []string{`"call_buckets":{"from":"2026-11-23T06:00:00Z","counts":[[0,12,3,0],[10,5,1,2]]}`, `"recent_calls":"sfs"`, `"trial_failures":2`} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("no %s in %s", want, out)
 		}
@@ -331,14 +333,71 @@ func TestRateRuleFieldsRoundTrip(t *testing.T) {
 	if err := back.UnmarshalJSON(out); err != nil {
 		t.Fatal(err)
 	}
-	if c := back.Circuit(); len(c.Calls) != 2 || !c.Calls[1].Failed || !c.Calls[1].Slow || c.Calls[0].Failed || c.Recent != "sfs" || c.TrialFailures != 2 {
+	if c := back.Circuit(); !slices.Equal(c.Calls, h.CallBuckets) || c.Recent != "sfs" || c.TrialFailures != 2 {
 		t.Errorf("read back %+v", c)
 	}
-	for _, bad := range []string{`{"calls": ["yesterday ok"]}`, `{"calls": ["2026-11-23T06:00:00Z maybe"]}`, `{"recent_calls": "fxs"}`} {
+	for _, bad := range []string{`{"calls": ["yesterday ok"]}`, `{"calls": ["2026-11-23T06:00:00Z maybe"]}`, `{"recent_calls": "fxs"}`,
+		`{"call_buckets": {"from": "yesterday", "counts": []}}`, `{"call_buckets": {"from": "2026-11-23T06:00:00Z", "counts": [[0, 1, 2]]}}`} {
 		if err := (&Hook{}).UnmarshalJSON([]byte(bad)); err == nil {
 			t.Errorf("%s read without an error", bad)
 		}
 	}
+	if err := (&Hook{State: "closed", CallBuckets: []breaker.Bucket{{Start: t6, Calls: 1, Failed: 2}}}).Check(); err == nil {
+		t.Error("a bucket with more failures than calls checked out")
+	}
+}
+
+// A state written before buckets keeps a stamp per call ("calls"): it is
+// read into buckets, and written back as buckets only.
+func TestStampedCallsAreReadIntoBuckets(t *testing.T) {
+	var h Hook
+	if err := h.UnmarshalJSON([]byte(`{"state":"closed","calls":["2026-11-23T06:00:01+00:00 ok","2026-11-23T06:00:01+00:00 failed slow","2026-11-23T06:00:02+00:00 failed"]}`)); err != nil {
+		t.Fatal(err)
+	}
+	c := h.Circuit()
+	if calls, failed, slow := breaker.SumBuckets(c.Calls); calls != 3 || failed != 2 || slow != 1 {
+		t.Errorf("read %d calls, %d failed, %d slow; want 3, 2, 1", calls, failed, slow)
+	}
+	h.setCircuit(c)
+	out, _ := h.MarshalJSON()
+	if strings.Contains(string(out), `"calls"`) || !strings.Contains(string(out), `"call_buckets"`) {
+		t.Errorf("written back as %s; want buckets only", out)
+	}
+}
+
+// TestBusyRateRuleKeyStaysSmall: a key under a rate rule that runs far
+// more often than the rule needs keeps its state small (issue 24: under
+// 2 KB), where a stamp a call made 41 KB.
+func TestBusyRateRuleKeyStaysSmall(t *testing.T) {
+	s := settings
+	s.FailureRate, s.MinimumCalls, s.FailureWindow = 0.9, 10, 10*time.Minute
+	var d Document
+	now := t0
+	for i := range 20000 { // a call every 30 ms for 10 minutes
+		now = now.Add(30 * time.Millisecond)
+		r := breaker.Result{Outcome: breaker.Success}
+		if i%7 == 0 {
+			r = breaker.Result{Outcome: breaker.Failure, Error: "exit 1: flaky"}
+		}
+		mustRecord(t, &d, "busy", s, now, r, circuit.Run{Exit: 1})
+	}
+	d.Tidy(now, 0)
+	out, err := d.MarshalState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := d.Hook("busy")
+	entry, _ := h.MarshalJSON()
+	t.Logf("%d bytes", len(entry))
+	if len(entry) >= 2048 {
+		t.Errorf("a busy key under a rate rule weighs %d bytes; want under 2 KB:\n%s", len(entry), entry)
+	}
+	if len(out) >= 4096 {
+		t.Errorf("the state file weighs %d bytes", len(out))
+	}
+}
+
+func TestNegativeTrialFailuresDoNotCheckOut(t *testing.T) {
 	if err := (&Hook{State: "half_open", TrialFailures: -1}).Check(); err == nil {
 		t.Error("a negative trial_failures checked out")
 	}
