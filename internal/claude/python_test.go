@@ -18,7 +18,7 @@ const pyDoc = `{
           {"type": "command", "command": "~/.claude/hooks/guardrails/circuit_breaker_wrapper.py -- npx prettier --check ."},
           {"type": "command", "command": "uv run --no-project --script w/circuit_breaker_wrapper.py --  bash -c \"echo \u00e9 && exit 1\""},
           {"type": "command", "command": "uv run x/circuit_breaker_wrapper.py -- a.sh && b.sh"},
-          {"type": "command", "args": ["uv", "run", "circuit_breaker_wrapper.py", "--", "lint"]},
+          {"type": "command", "command": "uv", "args": ["run", "circuit_breaker_wrapper.py", "--", "lint"]},
           {"type": "command", "command": "echo circuit_breaker_wrapper.py -- x"}
         ]
       }
@@ -55,17 +55,22 @@ func TestPythonWrappedHooksMoveToGuardAndBack(t *testing.T) {
 			t.Errorf("hook %d: key %q, command %q, after\n%s\nwant key %q, command %q, after\n%s", i, m.PythonKey, m.Command, moved[i].After, w.key, w.cmd, w.after)
 		}
 	}
-	// Not moved: a wrapped command that is not the rest of the hook, and an
-	// exec-form hook (left with a reason); an echo is no wrapper at all.
-	if !strings.Contains(string(r.Doc), `"/usr/local/bin/guard run -c 'uv run x/circuit_breaker_wrapper.py -- a.sh && b.sh'"`) {
-		t.Errorf("the && hook was not wrapped whole:\n%s", r.Doc)
+	// Not moved, nor wrapped (guard's breaker and the wrapper's would both
+	// count a.sh): a wrapped command that is not the rest of the hook, and
+	// an exec-form hook; each is left with its reason. An echo is no
+	// wrapper at all, and is wrapped.
+	if !strings.Contains(string(r.Doc), `"command": "uv run x/circuit_breaker_wrapper.py -- a.sh && b.sh"`) {
+		t.Errorf("the && hook was wrapped:\n%s", r.Doc)
+	}
+	if !strings.Contains(string(r.Doc), `"/usr/local/bin/guard run -c 'echo circuit_breaker_wrapper.py -- x'"`) {
+		t.Errorf("the echo was not wrapped:\n%s", r.Doc)
 	}
 	var why []string
 	for _, c := range r.Left {
 		why = append(why, c.Why)
 	}
-	if strings.Join(why, ";") != WhyPyArgs {
-		t.Errorf("left %q; want the exec-form hook, for its reason", why)
+	if len(why) != 2 || !strings.Contains(why[0], "one of several commands") || why[1] != WhyPyArgs {
+		t.Errorf("left %q; want the && hook and the exec-form hook, for their reasons", why)
 	}
 	// Installing again changes nothing; uninstall gives the very bytes back.
 	again, err := Install(r.Doc, Options{Binary: "/usr/local/bin/guard"})

@@ -11,7 +11,8 @@ import (
 const bin = "/usr/local/bin/guard"
 
 // realistic is a settings.json with several events, matchers, a timeout,
-// commands with quotes, pipes and &&, an exec-form hook, and other keys.
+// commands with quotes, pipes and &&, a hook in Claude Code's exec form,
+// and other keys.
 const realistic = `{
   "permissions": {
     "allow": ["Bash(npm run lint)"]
@@ -59,8 +60,8 @@ const realistic = `{
         "hooks": [
           {
             "type": "command",
+            "command": "notify-send",
             "args": [
-              "notify-send",
               "Claude",
               "needs you"
             ]
@@ -73,7 +74,8 @@ const realistic = `{
 }
 `
 
-// commands decodes every hook command, or args joined, in document order.
+// commands decodes every hook command, or command and args joined by |, in
+// document order.
 func commands(t *testing.T, doc []byte) []string {
 	t.Helper()
 	var v struct {
@@ -91,10 +93,10 @@ func commands(t *testing.T, doc []byte) []string {
 	for _, ev := range []string{"PreToolUse", "PostToolUse", "Stop", "Notification"} {
 		for _, g := range v.Hooks[ev] {
 			for _, h := range g.Hooks {
-				if h.Command != "" {
+				if h.Args == nil {
 					out = append(out, h.Command)
 				} else {
-					out = append(out, strings.Join(h.Args, "|"))
+					out = append(out, strings.Join(append([]string{h.Command}, h.Args...), "|"))
 				}
 			}
 		}
@@ -157,7 +159,7 @@ func TestInstallAndUninstall(t *testing.T) {
 	if !strings.HasSuffix(string(out), "  \"model\": \"opus\"\n}\n") || !strings.HasPrefix(string(out), "{\n  \"permissions\"") {
 		t.Errorf("order or indentation changed:\n%s", out)
 	}
-	if !strings.Contains(string(out), "\n              \""+bin+"\",\n              \"run\",\n              \"--\",\n              \"notify-send\",") {
+	if !strings.Contains(string(out), "\"command\": \""+bin+"\",\n            \"args\": [\n              \"run\",\n              \"--\",\n              \"notify-send\",\n              \"Claude\",") {
 		t.Errorf("exec form not indented like its array:\n%s", out)
 	}
 
@@ -203,7 +205,7 @@ func TestSkipAndAlreadyWrapped(t *testing.T) {
 		{"type":"command","command":"'/my dir/guard' run -- y"},
 		{"type":"prompt","prompt":"is the task done?"},
 		{"type":"command","command":"guard cooldown hook --record"},
-		{"type":"command","args":["/usr/bin/guard","cooldown","hook"]},
+		{"type":"command","command":"/usr/bin/guard","args":["cooldown","hook"]},
 		{"type":"command","command":"z"}]}]}}`)
 	r, err := Install(doc, Options{Binary: bin, Skip: func(c string) bool { return strings.Contains(c, "critical") }})
 	if err != nil {
@@ -222,7 +224,7 @@ func TestSkipAndAlreadyWrapped(t *testing.T) {
 		why = append(why, l.Before+": "+l.Why)
 	}
 	want := []string{"critical-hook.sh: " + WhyExcluded, "'/my dir/guard' run -- y: " + WhyGuard,
-		"guard cooldown hook --record: " + WhyGuard, "/usr/bin/guard cooldown hook: " + WhyGuard}
+		"is the task done?: " + WhyType("prompt"), "guard cooldown hook --record: " + WhyGuard, "/usr/bin/guard cooldown hook: " + WhyGuard}
 	if !slices.Equal(why, want) {
 		t.Errorf("left alone:\n%q\nwant\n%q", why, want)
 	}
@@ -252,7 +254,7 @@ func TestOnlyGuardsOwnHooks(t *testing.T) {
 		{"type":"command","command":"GUARD_STATE=/tmp/s.json guard run -c './y.sh'"},
 		{"type":"command","command":"env A=1 /usr/bin/guard run -- ./w.sh"},
 		{"type":"command","command":"first", "command":"second"},
-		{"type":"command","args":["guarddog","run","--","x"]}]}]}}`)
+		{"type":"command","command":"guarddog","args":["run","--","x"]}]}]}}`)
 	r, err := Install(doc, Options{Binary: bin})
 	if err != nil {
 		t.Fatal(err)
@@ -348,7 +350,7 @@ func FuzzInstallUninstall(f *testing.F) {
 		}
 		hook := map[string]any{"type": "command", "command": command}
 		if exec {
-			hook = map[string]any{"type": "command", "args": []string{command, "--flag", command}}
+			hook = map[string]any{"type": "command", "command": command, "args": []string{"--flag", command}}
 		}
 		v := map[string]any{"hooks": map[string]any{"PreToolUse": []any{
 			map[string]any{"matcher": "Bash", "hooks": []any{hook, map[string]any{"type": "command", "command": "true"}}},
