@@ -106,7 +106,6 @@ func apply(doc []byte, edits []Edit) []byte {
 	return out.Bytes()
 }
 
-
 // Why a hook is left alone.
 const (
 	WhyWrapped  = "already runs behind guard"
