@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -38,7 +39,7 @@ func roundTrip(t *testing.T, doc string, opts Options) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !json.Valid(r.Doc) {
+	if !json.Valid(bytes.TrimPrefix(r.Doc, bom)) {
 		t.Fatalf("Install wrote invalid JSON:\n%s", r.Doc)
 	}
 	if again, _ := Install(r.Doc, opts); len(again.Changes) != 0 || string(again.Doc) != string(r.Doc) {

@@ -123,3 +123,64 @@ func TestPythonKey(t *testing.T) {
 		}
 	}
 }
+
+// TestPythonWrapperForms covers M8: however the wrapper is started, a hook
+// behind it is moved to guard exactly or left alone with the reason, and
+// never wrapped a second time.
+func TestPythonWrapperForms(t *testing.T) {
+	moved := []struct{ cmd, inner string }{
+		{"uv run --with pyyaml ~/.claude/hooks/circuit_breaker_wrapper.py -- python3 ~/.claude/hooks/a.py", "python3 ~/.claude/hooks/a.py"},
+		{"uv run --with=pyyaml --python 3.12 -q w/circuit_breaker_wrapper.py -- lint", "lint"},
+		{"python3 -u -X utf8 /opt/circuit_breaker_wrapper.py -- lint --fix", "lint --fix"},
+		{`uv run "$HOME/.claude/hooks/circuit_breaker_wrapper.py" -- lint`, "lint"},
+	}
+	left := []struct{ cmd, why string }{
+		{"cd ~ && uv run ~/.claude/hooks/circuit_breaker_wrapper.py -- python3 b.py", "one of several commands"},
+		{"FOO=1 uv run w/circuit_breaker_wrapper.py -- lint", "VAR=value"},
+		{"env FOO=1 uv run w/circuit_breaker_wrapper.py -- lint", "VAR=value"},
+		{"timeout 30 python3 w/circuit_breaker_wrapper.py -- lint", "VAR=value"},
+		{"uv run --directory /srv w/circuit_breaker_wrapper.py -- lint", "--directory"},
+		{"uv run --env-file .env w/circuit_breaker_wrapper.py -- lint", "--env-file"},
+		{"uv run --frobnicate x w/circuit_breaker_wrapper.py -- lint", "cannot tell"},
+		{`sh -c 'uv run w/circuit_breaker_wrapper.py -- lint'`, "cannot tell"},
+		{"uv run w/circuit_breaker_wrapper.py -- lint | tee log", "one of several commands"},
+	}
+	var hooks []string
+	for _, m := range moved {
+		hooks = append(hooks, `{"type":"command","command":`+string(jsonString(m.cmd))+`}`)
+	}
+	for _, l := range left {
+		hooks = append(hooks, `{"type":"command","command":`+string(jsonString(l.cmd))+`}`)
+	}
+	doc := `{"hooks":{"Stop":[{"hooks":[` + strings.Join(hooks, ",") + `]}]}}`
+	r, err := Install([]byte(doc), Options{Binary: "/usr/local/bin/guard"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Changes) != len(moved) {
+		t.Errorf("%d changes; want %d:\n%s", len(r.Changes), len(moved), r.Doc)
+	}
+	for i, c := range r.Changes {
+		if i < len(moved) && (c.Moved == nil || c.Moved.Command != moved[i].inner) {
+			t.Errorf("%s: change %+v; want it moved, running %q", moved[i].cmd, c, moved[i].inner)
+		}
+	}
+	if len(r.Left) != len(left) {
+		t.Fatalf("left %d; want %d: %+v", len(r.Left), len(left), r.Left)
+	}
+	for i, l := range r.Left {
+		if l.Before != left[i].cmd || !strings.Contains(l.Why, left[i].why) || !strings.Contains(l.Why, "Python wrapper") {
+			t.Errorf("left %q (%s); want %q, for %q", l.Before, l.Why, left[i].cmd, left[i].why)
+		}
+	}
+	if back, _ := Uninstall(r.Doc); string(back.Doc) != doc {
+		t.Errorf("round trip:\n%s\nwant\n%s", back.Doc, doc)
+	}
+	// doctor sees the same.
+	hs, _ := List([]byte(doc))
+	for i, h := range hs {
+		if i < len(moved) && h.Python != moved[i].inner || i >= len(moved) && h.PythonManual == "" {
+			t.Errorf("List: %+v", h)
+		}
+	}
+}
