@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 
@@ -66,21 +65,17 @@ func (e *env) doctor(c *cli.Context) error {
 	if project == "" {
 		project, _ = os.Getwd()
 	}
-	denv := doctor.Env{Home: home, ProjectDir: project, LookPath: exec.LookPath, Stat: os.Stat, ReadFile: os.ReadFile}
+	if abs, err := filepath.Abs(project); err == nil {
+		project = abs
+	}
+	denv := doctor.Env{Home: home, ProjectDir: project, Path: e.getenv("PATH"), Stat: os.Stat, ReadFile: os.ReadFile}
 	r := doctorReport{Checked: []doctor.Checked{}, Problems: []doctor.Finding{}}
 	check := func(ch doctor.Checked, fs []doctor.Finding) {
 		r.Checked = append(r.Checked, ch)
 		r.Problems = append(r.Problems, fs...)
 	}
-	seen := map[string]bool{}
-	for _, path := range doctor.SettingsFiles(home, project) {
-		if abs, err := filepath.Abs(path); err == nil && seen[abs] {
-			continue // the project is the home directory
-		} else {
-			seen[abs] = true
-		}
-		check(doctor.Settings(path, denv))
-	}
+	checked, found := doctor.Check(doctor.SettingsFiles(home, project), denv)
+	r.Checked, r.Problems = append(r.Checked, checked...), append(r.Problems, found...)
 	e.doctorGuard(c, check)
 
 	r.OK = len(r.Problems) == 0
@@ -116,7 +111,7 @@ func (e *env) doctorGuard(c *cli.Context, check func(doctor.Checked, []doctor.Fi
 			probs = writable(where)
 		}
 		v, serr := hooks.Circuits.Snapshot()
-		if serr != nil {
+		if serr != nil && len(probs) == 0 {
 			probs = append(probs, doctor.Finding{Where: where, Problem: "cannot be read: " + view.ErrorLine(serr), Fix: "guard state import a good copy, or let the next guard run set it aside"})
 		}
 		state.Detail = "readable and writable"
@@ -184,14 +179,36 @@ func (e *env) doctorCircuits(v store.CircuitView, check func(doctor.Checked, []d
 	check(doctor.Checked{What: "circuits", Detail: fmt.Sprintf("%d keys, %d not closed", len(sts), len(probs))}, probs)
 }
 
-// writable says what keeps guard from writing the state file at path.
+// writable says what keeps guard from writing the state file at path: a
+// directory in its place, a directory that cannot be created or written
+// (guard replaces the file by renaming a new one into place), a file it
+// cannot read and write.
 func writable(path string) []doctor.Finding {
+	unguarded := ": guard cannot record outcomes, so no circuit ever opens (each run warns)"
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return []doctor.Finding{{Where: path, Problem: "is a directory, where guard keeps its state file: every guard run refuses it and runs its hook unguarded",
+			Fix: "move the directory out of the way (mv " + path + " " + path + ".old), or point state_file (GUARD_STATE) at a file"}}
+	}
 	dir := filepath.Dir(path)
-	if err := unix.Access(dir, unix.W_OK|unix.X_OK); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil // made on first use
+	// The nearest directory that exists: guard makes the rest on first use.
+	at := dir
+	for {
+		fi, err := os.Stat(at)
+		if err == nil && !fi.IsDir() {
+			return []doctor.Finding{{Where: path, Problem: at + " is a file, where the state's directory " + dir + " should be" + unguarded,
+				Fix: "move it out of the way, or point state_file (GUARD_STATE) elsewhere"}}
 		}
-		return []doctor.Finding{{Where: path, Problem: "its directory " + dir + " is not writable: " + err.Error(), Fix: "guard replaces the file by renaming a new one into place: make " + dir + " writable, or move the state (state_file)"}}
+		if err == nil || !errors.Is(err, os.ErrNotExist) || filepath.Dir(at) == at {
+			break
+		}
+		at = filepath.Dir(at)
+	}
+	if err := unix.Access(at, unix.W_OK|unix.X_OK); err != nil {
+		if at != dir {
+			return []doctor.Finding{{Where: path, Problem: "its directory " + dir + " does not exist and cannot be made: " + at + " is not writable (" + err.Error() + ")" + unguarded,
+				Fix: "make " + dir + " (and let guard write it), or move the state (state_file, GUARD_STATE)"}}
+		}
+		return []doctor.Finding{{Where: path, Problem: "its directory " + dir + " is not writable: " + err.Error() + unguarded, Fix: "guard replaces the file by renaming a new one into place: make " + dir + " writable, or move the state (state_file, GUARD_STATE)"}}
 	}
 	if err := unix.Access(path, unix.R_OK|unix.W_OK); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return []doctor.Finding{{Where: path, Problem: "is not readable and writable: " + err.Error(), Fix: "chmod u+rw " + path}}
