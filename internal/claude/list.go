@@ -110,6 +110,7 @@ func describe(doc []byte, h hook) Hook {
 		if w, ok := installed(raw); ok {
 			l.Guard, l.Broken = w.binary, true
 			l.Inner = decode(w.original())
+			l.InnerArgv = append([]string{l.Inner}, l.Args...)
 		} else if at, onSkip, ok := execWrapped(cmd, l.Args); ok {
 			l.Guard, l.OnSkip, l.InnerArgv = cmd, onSkip, l.Args[at:]
 		} else if pythonArgs(append([]string{cmd}, l.Args...)) {

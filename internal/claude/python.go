@@ -172,7 +172,7 @@ func pythonManual(cmd string) string {
 	cs, err := shell.Parse(cmd)
 	if err != nil {
 		if strings.Contains(cmd, PythonWrapper) {
-			return "guard cannot read the command"
+			return "guard cannot read the command as a shell would"
 		}
 		return ""
 	}
@@ -208,11 +208,11 @@ func pythonManual(cmd string) string {
 		case why != "":
 			return why
 		case len(cs) > 1:
-			return "it is one of several commands in the hook (" + short(cmd) + "), and guard would run the wrapped one on its own"
+			return "it is one of several commands in the hook, and guard would run the wrapped one on its own"
 		case len(c.Assigns) > 0 || len(c.Words) != len(words):
-			return "the wrapper runs behind VAR=value or a program such as env, which would apply to the wrapped command too"
+			return "the wrapper runs behind VAR=value or a program such as env, which apply to the wrapped command too"
 		default:
-			return "guard cannot tell the wrapped command apart"
+			return "guard cannot tell the wrapped command from the wrapper's options"
 		}
 	}
 	return ""
@@ -220,14 +220,6 @@ func pythonManual(cmd string) string {
 
 // shells run the command string after their -c.
 var shells = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(sh|bash|dash|zsh|ksh)$`) })
-
-// short shortens a command for a message.
-func short(cmd string) string {
-	if len(cmd) > 60 {
-		return cmd[:57] + "..."
-	}
-	return cmd
-}
 
 func isDigits(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == ""

@@ -136,7 +136,7 @@ func WhyType(typ string) string {
 // WhyPython says why a hook that runs the Python wrapper in a form install
 // cannot move exactly is left alone.
 func WhyPython(why string) string {
-	return "runs behind the Python wrapper in a form install cannot move to guard exactly (" + why + "); make the hook the wrapped command alone by hand, then run guard install"
+	return "runs behind the Python wrapper, but " + why + ": move it to guard by hand (make the hook the wrapped command alone, then run guard install)"
 }
 
 // Install wraps every command hook in doc that is not wrapped or excluded

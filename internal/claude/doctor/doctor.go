@@ -219,7 +219,7 @@ func Differing(g []claude.Copy, bin string) Finding {
 	}
 	return Finding{
 		Where: where,
-		Problem: fmt.Sprintf("%s is defined in %d settings files, %s: Claude Code runs a hook defined the same way in several files once, and each copy when they differ, so it runs %d times per event",
+		Problem: fmt.Sprintf("%s is in %d settings files, %s: Claude Code runs a hook that several settings files define the same way once, but each copy when they differ, so it runs %d times per event",
 			own(h), len(files), how, len(files)),
 		Fix: "make the copies the same: " + strings.Join(fixes, "; ") + " (with the same --binary for each), or remove all but one",
 	}

@@ -27,9 +27,9 @@ var policySigns = sync.OnceValue(func() []struct {
 		what string
 	}{
 		{regexp.MustCompile(`(?i)\bexit\s*\(?\s*2\b`), "exits 2"},
-		{regexp.MustCompile(`(?s)permissionDecision["']?\s*[:=].{0,80}?\bdeny\b|\bdeny\b.{0,80}?permissionDecision`), `answers "permissionDecision": "deny"`},
-		{regexp.MustCompile(`["']?decision["']?\s*:\s*["']block["']`), `answers "decision": "block"`},
-		{regexp.MustCompile(`["']?behavior["']?\s*:\s*["']deny["']`), `answers "behavior": "deny"`},
+		{regexp.MustCompile(`(?s)permissionDecision.{0,80}\bdeny\b|\bdeny\b.{0,200}permissionDecision`), `answers "permissionDecision": "deny"`},
+		{regexp.MustCompile(`\bdecision\\?["']?\s*:\s*\\?["']block\b`), `answers "decision": "block"`},
+		{regexp.MustCompile(`\bbehavior\\?["']?\s*:\s*\\?["']deny\b`), `answers "behavior": "deny"`},
 	}
 })
 
