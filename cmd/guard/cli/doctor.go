@@ -124,7 +124,13 @@ func (e *env) doctorGuard(c *cli.Context, check func(doctor.Checked, []doctor.Fi
 		}
 	} else {
 		state.Detail = "cannot be opened"
-		check(state, []doctor.Finding{{Where: where, Problem: view.ErrorLine(err), Fix: "check the path (state_file, GUARD_STATE) and its permissions, or that the database is reachable (guard config check)"}})
+		probs := []doctor.Finding{{Where: where, Problem: view.ErrorLine(err), Fix: "check the path (state_file, GUARD_STATE) and its permissions, or that the database is reachable (guard config check)"}}
+		if !backend.IsURL(where) {
+			if w := writable(where); len(w) > 0 {
+				probs = w // says what is wrong with the path, and what to do
+			}
+		}
+		check(state, probs)
 	}
 
 	budgets := doctor.Checked{What: "budgets"}
@@ -198,7 +204,7 @@ func writable(path string) []doctor.Finding {
 			return []doctor.Finding{{Where: path, Problem: at + " is a file, where the state's directory " + dir + " should be" + unguarded,
 				Fix: "move it out of the way, or point state_file (GUARD_STATE) elsewhere"}}
 		}
-		if err == nil || !errors.Is(err, os.ErrNotExist) || filepath.Dir(at) == at {
+		if err == nil || !errors.Is(err, os.ErrNotExist) && !errors.Is(err, unix.ENOTDIR) || filepath.Dir(at) == at {
 			break
 		}
 		at = filepath.Dir(at)
