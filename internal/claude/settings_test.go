@@ -494,3 +494,11 @@ func TestByteOrderMark(t *testing.T) {
 		t.Errorf("UTF-16: %v", err)
 	}
 }
+
+// TestBinaryNotUTF8: a --binary that JSON cannot hold is refused, not
+// written as another file's name.
+func TestBinaryNotUTF8(t *testing.T) {
+	if _, _, err := Binary("/tmp/\xff/guard"); err == nil || !strings.Contains(err.Error(), "UTF-8") {
+		t.Errorf("Binary(not UTF-8) = %v; want it refused", err)
+	}
+}

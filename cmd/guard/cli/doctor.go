@@ -25,11 +25,17 @@ func (e *env) doctorCommand() *cli.Command {
 		Usage: "check the Claude Code setup end to end, and say what to do about each problem",
 		Description: `Checks every settings file Claude Code reads (~/.claude/settings.json, and the
 project's .claude/settings.json and .claude/settings.local.json) and each of
-their command hooks: the guard a wrapped hook calls exists and is executable;
-the program, script and #! interpreter the hook runs exist; no hook is wrapped
-twice, or still by the Python wrapper; no timeout looks like milliseconds
-(Claude Code reads seconds: 2000 is 33 minutes). Then guard's own config, that
-the state can be read and written, open circuits and spent budgets.
+their hooks, as Claude Code runs them (in the project directory, on the PATH
+the settings' env.PATH gives hooks, else doctor's own): that Claude Code
+accepts them (known events, a "command" string, a number "timeout", ...);
+the guard a wrapped hook calls exists and is executable; the program, script
+and #! interpreter the hook runs exist (the exec form's program and args
+too); no hook is wrapped twice, or still by the Python wrapper, whose script
+must exist; no exec-form hook was broken by an older guard install; no hook
+is behind guard in one settings file and bare in another (Claude Code then
+runs it twice); no timeout looks like milliseconds (Claude Code reads
+seconds: 2000 is 33 minutes). Then guard's own config, that the state can be
+read and written (its directory made), open circuits and spent budgets.
 
 Each problem comes with a fix. Exits 0 when all is well, 1 with problems.
 --json prints {ok, checked: [{what, detail}], problems: [{where, problem, fix}]}.

@@ -34,18 +34,42 @@ func (e *env) installCommand() *cli.Command {
 		Name:  "install",
 		Usage: "wrap every command hook in a Claude Code settings.json with guard",
 		Description: `Rewrites each command hook X in the settings file to run behind guard:
-"guard run -c 'X'" (quoted so that sh -c, as Claude runs hooks, hands guard
-exactly X), and an exec-form hook {"args": [A, ...]} to
-["guard", "run", "--", A, ...]. Hooks that already call guard (behind
-VAR=value or env too), hooks with two "command" members, and hooks that match
---exclude (a substring, or a glob over the whole command) are left alone, and
-listed with the reason, so a second install changes nothing. Programs that
-only start with "guard" (guardctl, guard-secrets.sh) are wrapped like any.
+"guard run -c 'X'" (quoted so that the shell Claude runs hooks with hands
+guard exactly X), and a hook in Claude Code's exec form,
+{"command": PROGRAM, "args": [A, ...]}, to {"command": "/path/to/guard",
+"args": ["run", "--", PROGRAM, A, ...]} (placeholders such as
+${CLAUDE_PROJECT_DIR} kept as written). A hook with "onFailure": "block"
+gets guard run --on-skip block, so that guard skipping it (its circuit open)
+blocks too. Other members ("timeout", "async", "if", "matcher", ...) are kept.
 
-Only the hook commands change: key order, indentation and the final newline
-are kept. The file is backed up to <file>.bak-<UTC time> first and replaced
-atomically. --dry-run prints a unified diff and writes nothing. 'guard
-uninstall' gives back the very same bytes.
+Left alone, and listed with the reason, so a second install changes nothing:
+hooks that already call guard (guard-pg, a quoted "$HOME/.../guard", behind
+VAR=value or env too), hooks run by another shell ("shell": "powershell"),
+http, prompt, agent and mcp_tool hooks, hooks with two "command" members,
+hooks Claude Code does not run ("args" with no "command"), hooks behind the
+Python wrapper in a form install cannot move exactly (moved otherwise, with
+their state), and hooks that match --exclude (a substring, or a glob over the
+whole command; for the exec form, the program and args joined as a shell
+would read them). Programs that only start with "guard" (guardctl,
+guard-secrets.sh) are wrapped like any.
+
+It warns about hooks it wraps that look like policies (on PreToolUse,
+PermissionRequest, UserPromptSubmit, Stop and other events where a block
+stops something, a command or script that exits 2 or answers
+"permissionDecision": "deny", "decision": "block" or "behavior": "deny"):
+while guard skips one, Claude Code allows what it would have stopped. Keep
+one fail-closed with "onFailure": "block" (then install again), or on_skip:
+block in a hooks: rule of guardrails.yaml, or leave it out with --exclude.
+It also warns when a hook it wrapped is defined the same way in another
+settings file Claude Code reads (~/.claude/settings.json, the project's
+.claude/settings.json and .claude/settings.local.json): Claude Code runs
+identical copies once, but each copy once they differ; install that file
+too, with the same --binary.
+
+Only the hook commands change: key order, indentation, a byte order mark
+and the final newline are kept. The file is backed up to <file>.bak-<UTC
+time> first and replaced atomically. --dry-run prints a unified diff and
+writes nothing. 'guard uninstall' gives back the very same bytes.
 
 The hooks call guard by the absolute path of the guard running install
 (refused for a temporary go run build, which goes away), unless --binary
@@ -72,8 +96,10 @@ func (e *env) uninstallCommand() *cli.Command {
 		Name:  "uninstall",
 		Usage: "unwrap the hooks that guard install wrapped",
 		Description: `Gives each hook that 'guard install' wrapped back its original command,
-byte for byte. Hooks that guard did not wrap are left alone. The file is
-backed up first and replaced atomically.
+byte for byte (what older guards wrote included). Hooks that guard did not
+wrap are left alone. The file is backed up first and replaced atomically.
+The state of hooks given back to the Python wrapper moves back to the
+wrapper's keys, so that an open circuit stays open.
 
 Examples:
    guard uninstall --dry-run
