@@ -161,12 +161,16 @@ func isGuardProgram(word string) bool {
 // baseOf returns the file name of a word as written, quotes taken off:
 // "$HOME/.local/bin/guard" is guard.
 func baseOf(word string) string {
-	word = strings.NewReplacer(`"`, "", `'`, "").Replace(word)
 	if i := strings.LastIndexByte(word, '/'); i >= 0 {
 		word = word[i+1:]
 	}
+	if strings.ContainsAny(word, `"'`) {
+		word = unquote.Replace(word)
+	}
 	return word
 }
+
+var unquote = strings.NewReplacer(`"`, "", `'`, "")
 
 // quoteBinary quotes the binary as the first word of a hook.
 func quoteBinary(bin string) string { return shell.Quote(bin) }

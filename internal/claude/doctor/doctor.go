@@ -238,7 +238,7 @@ func own(h claude.Hook) string {
 func Hook(h claude.Hook, env Env) []Finding {
 	var out []Finding
 	add := func(problem, fix string) { out = append(out, Finding{Problem: problem, Fix: fix}) }
-	if h.Command == "" && h.Guard == "" && !h.Exec && h.Args != nil {
+	if !h.Exec && h.Command == "" && h.Args != nil {
 		return nil // {"args": [...]} alone: Validate says Claude Code does not run it
 	}
 	if h.Broken {
