@@ -179,6 +179,14 @@ func (e *env) install(c *cli.Context) error {
 	}
 	e.warnPolicies(f.Changes)
 	e.warnDiffering(f, bin)
+	if bin == "guard" {
+		denv := e.doctorEnv()
+		if denv = doctor.HookPath(doctor.SettingsFiles(denv.Home, denv.ProjectDir), denv); denv.PathFrom != "" {
+			if _, ok := denv.LookPath("guard"); !ok {
+				e.warnf("%s gives hooks PATH=%s (env.PATH), where there is no guard: the hooks that call a bare guard will fail until there is", denv.PathFrom, denv.Path)
+			}
+		}
+	}
 	if f.Backup == "" {
 		return nil
 	}

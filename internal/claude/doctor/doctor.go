@@ -93,6 +93,20 @@ func trimBOM(doc []byte) []byte {
 	return doc
 }
 
+// HookPath returns env with the PATH hooks get from the settings files
+// (in the order Claude Code reads them): the env.PATH of the last one that
+// sets it, else env's own.
+func HookPath(files []string, env Env) Env {
+	for _, path := range files {
+		if doc, err := env.ReadFile(path); err == nil {
+			if p, ok := EnvPath(doc); ok {
+				env.Path, env.PathFrom = p, path
+			}
+		}
+	}
+	return env
+}
+
 // Check checks the settings files (in the order Claude Code reads them)
 // and their hooks, and hooks defined in several of them that no longer
 // match.

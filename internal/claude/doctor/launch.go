@@ -220,8 +220,10 @@ func (env Env) executable(name string) string {
 	return ""
 }
 
-// lookPath finds an executable file named name in the directories of the
+// LookPath finds an executable file named name in the directories of the
 // PATH hooks get, as exec.LookPath does.
+func (env Env) LookPath(name string) (string, bool) { return env.lookPath(name) }
+
 func (env Env) lookPath(name string) (string, bool) {
 	for _, dir := range filepath.SplitList(env.Path) {
 		if dir == "" {
