@@ -278,7 +278,7 @@ func pythonArgs(argv []string) bool {
 		if a == "--" {
 			return false
 		}
-		if baseOf(a) == PythonWrapper {
+		if strings.Contains(a, PythonWrapper) {
 			return true
 		}
 	}

@@ -287,12 +287,12 @@ func (r *Result) installExec(doc []byte, h hook, desc Hook, opts Options) error 
 	block := h.failClosed(doc)
 	change := Change{Event: h.event, Matcher: h.matcher, Before: shell.Join(argv), Hook: desc}
 	progText := doc[h.command.start:h.command.end] // the program, as written
-	if w, ok := installed(praw); ok && w.python == nil {
+	if w, ok := installed(praw); ok {
 		// An older guard install took the program of this hook for a shell
 		// command line: Claude Code cannot start what it wrote. Start from
 		// the hook as it was.
-		progText = append(append([]byte{'"'}, w.inner...), '"')
-		argv[0] = decode(w.inner)
+		progText = append(append([]byte{'"'}, w.original()...), '"')
+		argv[0] = decode(w.original())
 		change.Why = `repaired: an older guard install had made its "command" a shell line, which Claude Code cannot start`
 		if why := r.leaveExec(h, argv, opts); why != "" {
 			r.Edits = append(r.Edits, Edit{h.command.start, h.command.end, progText})
