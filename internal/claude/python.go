@@ -164,10 +164,10 @@ func launchedBy(words []string) (bool, string) {
 	return true, ""
 }
 
-// pythonManual says why a command that runs the Python wrapper, but not
-// in a form pythonWrapped takes, cannot be moved to guard as it is; it
-// returns "" for a command that does not run the wrapper (an echo of its
-// name, say). Commands run by sh -c or bash -c inside it count too.
+// pythonManual returns "" for a command that does not run the Python
+// wrapper (an echo of its name, say), and something for one that does:
+// for a command pythonWrapped does not take, why it cannot be moved to
+// guard as it is. Commands run by sh -c or bash -c inside it count too.
 func pythonManual(cmd string) string {
 	cs, err := shell.Parse(cmd)
 	if err != nil {

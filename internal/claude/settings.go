@@ -209,10 +209,8 @@ func (r *Result) installShell(doc []byte, h hook, desc Hook, opts Options) error
 	change := Change{Event: h.event, Matcher: h.matcher, Before: cmd, Hook: desc}
 	if w, ok := installed(raw); ok {
 		inner := decode(w.inner)
-		if w.python == nil {
-			if pyWhy := pythonManual(inner); pyWhy != "" {
-				return &BothWrappedError{Event: h.event, Command: cmd}
-			}
+		if w.python == nil && pythonManual(inner) != "" {
+			return &BothWrappedError{Event: h.event, Command: cmd}
 		}
 		newRaw := append([]byte{}, jsonInner(quoteBinary(opts.Binary))...)
 		rest := raw[w.binaryLen:]
