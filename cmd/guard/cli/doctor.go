@@ -218,7 +218,7 @@ func writable(path string) []doctor.Finding {
 	if err := unix.Access(at, unix.W_OK|unix.X_OK); err != nil {
 		if at != dir {
 			return []doctor.Finding{{Where: path, Problem: "its directory " + dir + " does not exist and cannot be made: " + at + " is not writable (" + err.Error() + ")" + unguarded,
-				Fix: "make " + dir + " (and let guard write it), or move the state (state_file, GUARD_STATE)"}}
+				Fix: "move the state somewhere guard can write (state_file, GUARD_STATE), or make " + dir + " and let guard write it"}}
 		}
 		return []doctor.Finding{{Where: path, Problem: "its directory " + dir + " is not writable: " + err.Error() + unguarded, Fix: "guard replaces the file by renaming a new one into place: make " + dir + " writable, or move the state (state_file, GUARD_STATE)"}}
 	}
