@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 )
 
 // A BinaryError is a --binary that hooks must not call.
@@ -24,6 +25,9 @@ func (e *BinaryError) Error() string { return e.Msg }
 func Binary(flag string) (bin string, warnings []string, err error) {
 	if flag != "" {
 		switch {
+		case !utf8.ValidString(flag):
+			// settings.json is UTF-8: the hooks would name another file.
+			return "", nil, &BinaryError{fmt.Sprintf("--binary %q is not valid UTF-8, which settings.json cannot hold: install guard under another path", flag)}
 		case flag == "guard":
 			if _, err := exec.LookPath("guard"); err != nil {
 				warnings = append(warnings, "there is no guard on your PATH; hooks that call a bare guard will fail until there is")
@@ -50,6 +54,9 @@ func Binary(flag string) (bin string, warnings []string, err error) {
 		// guard-pg is guard with its database driver; hooks call guard,
 		// which hands database states over to it.
 		exe = filepath.Join(filepath.Dir(exe), "guard")
+	}
+	if !utf8.ValidString(exe) {
+		return "", nil, fmt.Errorf("this guard's path %q is not valid UTF-8, which settings.json cannot hold; pass --binary; nothing changed", exe)
 	}
 	if temporaryBuild(exe) {
 		return "", nil, errors.New("this guard is a temporary build (go run) at " + exe + ", which goes away when it exits; install guard (go install ./cmd/guard) and run that, or pass --binary with where guard is installed (or --binary guard to find it through PATH); nothing changed")

@@ -10,20 +10,64 @@ import (
 // A Hook is one command hook of a settings file, as guard doctor reads it.
 type Hook struct {
 	Event, Matcher string
-	Command        string   // the command, or "" for a hook in exec form
-	Args           []string // the exec form's args
-	Timeout        float64  // seconds, as Claude Code reads it; 0 if not set
-	HasTimeout     bool
+	Path           string   // where it is in the file: hooks.Stop[0].hooks[1]
+	Command        string   // the "command" string: a shell line, or the program in exec form
+	Args           []string // the "args" strings
+	// Exec is set for Claude Code's exec form: "command" is a program,
+	// started without a shell, with "args" (placeholders such as
+	// ${CLAUDE_PROJECT_DIR} replaced).
+	Exec       bool
+	Shell      string  // the "shell" member; "" if not set
+	If         string  // the "if" member; "" if not set
+	FailClosed bool    // "onFailure": "block"
+	Timeout    float64 // seconds, as Claude Code reads it; 0 if not set
+	HasTimeout bool
 
-	// Guard is set when the hook runs behind guard: the guard it calls and
-	// the command guard runs for it (a shell string).
-	Guard, Inner string
-	// Python is set when the hook runs behind the Python wrapper: the
-	// command the wrapper runs.
-	Python string
+	// Guard is set when the hook runs behind guard: the guard it calls,
+	// and the command guard runs for it, a shell string (Inner) or, in
+	// exec form, a program and its arguments (InnerArgv).
+	Guard     string
+	Inner     string
+	InnerArgv []string
+	OnSkip    bool // guard run --on-skip block
+	// Broken is set for an exec-form hook whose "command" an older guard
+	// install made a shell line: Claude Code cannot start it.
+	Broken bool
+	// Python is set when the hook runs behind the Python wrapper in a form
+	// guard install moves: the command the wrapper runs. PythonManual is
+	// set, instead, when install cannot move it, and says why.
+	Python, PythonManual string
 }
 
-// List returns the command hooks of doc.
+// Own returns the hook's own command, behind whatever wraps it, as a shell
+// would read it.
+func (h Hook) Own() string {
+	switch {
+	case h.Guard != "" && h.Exec:
+		return shell.Join(h.InnerArgv)
+	case h.Guard != "":
+		return h.Inner
+	case h.Python != "":
+		return h.Python
+	}
+	return h.text()
+}
+
+// text returns the hook's command, or its program and args, as a shell
+// would read them.
+func (h Hook) text() string {
+	if h.Exec || h.Command == "" && h.Args != nil {
+		argv := h.Args
+		if h.Command != "" {
+			argv = append([]string{h.Command}, argv...)
+		}
+		return shell.Join(argv)
+	}
+	return h.Command
+}
+
+// List returns the command hooks of doc: those of type "command" (or of no
+// type) with a "command" string, or with "args" alone.
 func List(doc []byte) ([]Hook, error) {
 	root, err := parse(doc)
 	if err != nil {
@@ -35,35 +79,56 @@ func List(doc []byte) ([]Hook, error) {
 	}
 	var out []Hook
 	for _, h := range hs {
-		l := Hook{Event: h.event, Matcher: h.matcher}
-		switch {
-		case h.command != nil:
-			l.Command, _ = h.command.str(doc)
-			raw := doc[h.command.start+1 : h.command.end-1]
-			if w, ok := installed(raw); ok {
-				l.Guard, l.Inner = w.binary, decode(w.inner)
-			} else if bin, _, original, ok := fromPython(raw); ok {
-				l.Guard = bin
-				if pw, ok := pythonWrapped(original); ok {
-					l.Inner = decode(pw.inner)
-				}
-			} else if pw, ok := pythonWrapped(raw); ok {
-				l.Python = decode(pw.inner)
-			}
-		case h.args != nil:
-			l.Args = strs(doc, h.args.elems)
-			if wrappedArgs(l.Args) {
-				l.Guard, l.Inner = l.Args[0], shell.Join(l.Args[3:])
+		if !h.isCommand() {
+			continue
+		}
+		if _, _, ok := h.commandString(doc); !ok {
+			if _, ok := h.argStrings(doc); !ok || h.command != nil {
+				continue
 			}
 		}
-		if t := h.timeout; t != nil && t.kind == 'v' {
-			if v, err := strconv.ParseFloat(strings.TrimSpace(string(doc[t.start:t.end])), 64); err == nil {
-				l.Timeout, l.HasTimeout = v, true
-			}
-		}
-		out = append(out, l)
+		out = append(out, describe(doc, h))
 	}
 	return out, nil
+}
+
+// describe reads a command hook.
+func describe(doc []byte, h hook) Hook {
+	l := Hook{Event: h.event, Matcher: h.matcher, Path: h.path, Exec: h.execForm(), FailClosed: h.failClosed(doc)}
+	l.Shell, _ = h.str(doc, "shell")
+	l.If, _ = h.str(doc, "if")
+	l.Args, _ = h.argStrings(doc)
+	if t := h.obj.get("timeout"); t != nil && t.kind == 'v' {
+		if v, err := strconv.ParseFloat(strings.TrimSpace(string(doc[t.start:t.end])), 64); err == nil {
+			l.Timeout, l.HasTimeout = v, true
+		}
+	}
+	cmd, raw, isString := h.commandString(doc)
+	l.Command = cmd
+	switch {
+	case isString && l.Exec:
+		if w, ok := installed(raw); ok {
+			l.Guard, l.Broken = w.binary, true
+			l.Inner = decode(w.original())
+			l.InnerArgv = append([]string{l.Inner}, l.Args...)
+		} else if at, onSkip, ok := execWrapped(cmd, l.Args); ok {
+			l.Guard, l.OnSkip, l.InnerArgv = cmd, onSkip, l.Args[at:]
+		} else if pythonArgs(append([]string{cmd}, l.Args...)) {
+			l.PythonManual = "exec form"
+		}
+	case isString:
+		if w, ok := installed(raw); ok {
+			l.Guard, l.OnSkip = w.binary, w.onSkip
+			l.Inner = decode(w.inner)
+		} else if pw, ok := pythonWrapped(raw); ok {
+			l.Python = decode(pw.inner)
+		} else {
+			l.PythonManual = pythonManual(cmd)
+		}
+	case oldWrappedArgs(l.Args):
+		l.Guard, l.InnerArgv, l.Inner = l.Args[0], l.Args[3:], shell.Join(l.Args[3:])
+	}
+	return l
 }
 
 // decode reads the inside of a JSON string as written (without its

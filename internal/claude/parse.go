@@ -69,23 +69,37 @@ func position(doc []byte, off int) (int, int) {
 	return line, col
 }
 
-// parse parses doc, which must be one JSON value, recording spans.
+// bom is the UTF-8 byte order mark, which Windows editors put at the start
+// of a file. Claude Code reads a settings file that starts with one (its
+// CLI does, at least), so guard does too, and keeps it.
+var bom = []byte("\xef\xbb\xbf")
+
+// parse parses doc, which must be one JSON value after an optional UTF-8
+// byte order mark, recording spans (offsets into doc, the mark included).
 func parse(doc []byte) (*node, error) {
-	if !json.Valid(doc) {
+	body := bytes.TrimPrefix(doc, bom)
+	skip := len(doc) - len(body)
+	if bytes.HasPrefix(body, []byte("\xff\xfe")) || bytes.HasPrefix(body, []byte("\xfe\xff")) {
+		return nil, &SyntaxError{Line: 1, Column: 1, Msg: "the file is UTF-16 (it starts with a UTF-16 byte order mark); save it as UTF-8"}
+	}
+	if !json.Valid(body) {
 		var v any
-		err := json.Unmarshal(doc, &v)
-		off := len(doc)
+		err := json.Unmarshal(body, &v)
+		off := len(body)
 		if se, ok := err.(*json.SyntaxError); ok {
 			off = int(se.Offset)
 		}
-		line, col := position(doc, max(off-1, 0))
+		line, col := position(body, max(off-1, 0))
 		msg := "not valid JSON"
 		if err != nil {
 			msg = err.Error()
 		}
+		if at := max(off-1, 0); at < len(body) && bytes.HasPrefix(body[at:], bom) {
+			msg = "a byte order mark (EF BB BF) where JSON is expected (remove it)"
+		}
 		return nil, &SyntaxError{Line: line, Column: col, Msg: msg}
 	}
-	return build(doc, bytes.TrimSpace(doc)), nil
+	return build(doc, bytes.TrimSpace(doc[skip:])), nil
 }
 
 // build makes the node of v, a value inside doc (a subslice of it), with

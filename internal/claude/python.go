@@ -34,28 +34,35 @@ type pyWrapping struct {
 var launchers = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(uv|python|python3(\.\d+)?|pypy3?)$`) })
 
 // pythonWrapped reads raw, the inside of a JSON string as written, as a
-// command that runs the Python wrapper: by path, with python or python3,
-// or with uv run, its options and the wrapper's own flags, then "--" and
-// the wrapped command, which must be the rest of the command. The split is
-// made in raw itself, so that prefix and inner put together are raw.
+// command that runs the Python wrapper in a form guard can take over
+// exactly: the command is one simple command, with no VAR=value prefix or
+// wrapper such as env in front (they would apply to the wrapped command
+// too), that runs the wrapper script by path, with python or python3, or
+// with uv run, their options (with their values) and the wrapper's own
+// flags, then "--" and the wrapped command, which must be the rest of the
+// command. The split is made in raw itself, so that prefix and inner put
+// together are raw.
 func pythonWrapped(raw []byte) (pyWrapping, bool) {
 	var cmd string
 	if json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &cmd) != nil {
 		return pyWrapping{}, false
 	}
 	cs, err := shell.Parse(cmd)
-	if err != nil || len(cs) != 1 {
+	if err != nil || len(cs) != 1 || len(cs[0].Assigns) > 0 {
 		return pyWrapping{}, false
 	}
-	words := cs[0].Program()
+	words := cs[0].Words
 	at := -1
 	for i, w := range words {
-		if filepath.Base(w) == PythonWrapper {
+		if baseOf(w) == PythonWrapper {
 			at = i
 			break
 		}
 	}
-	if at < 0 || !launchedBy(words[:at]) {
+	if at < 0 {
+		return pyWrapping{}, false
+	}
+	if ok, _ := launchedBy(words[:at]); !ok {
 		return pyWrapping{}, false
 	}
 	var w pyWrapping
@@ -99,30 +106,120 @@ func pythonWrapped(raw []byte) (pyWrapping, bool) {
 	return w, true
 }
 
+// The options of uv run and of python that take a value as the next word,
+// and those of uv run that change the directory or the environment the
+// wrapper, and so the command it wraps, runs in: a hook with one of those
+// cannot be moved to guard as it is.
+var (
+	uvValued = set("--with", "--with-editable", "--with-requirements", "--python", "-p", "--project", "--package",
+		"--extra", "--group", "--only-group", "--no-group", "--index", "--default-index", "--index-url", "-i",
+		"--extra-index-url", "--find-links", "-f", "--cache-dir", "--config-file", "--color", "--python-preference",
+		"--resolution", "--prerelease", "--exclude-newer", "--link-mode", "--index-strategy", "--keyring-provider",
+		"--refresh-package", "--reinstall-package", "--upgrade-package", "-P", "--no-binary-package",
+		"--no-build-package", "--python-platform", "--allow-insecure-host")
+	uvMoves      = set("--directory", "--env-file", "--env")
+	pythonValued = set("-X", "-W")
+)
+
+func set(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
 // launchedBy reports whether words, those before the wrapper script, run
 // it: none (the script by path), python3 and its options, or uv run and
-// its options.
-func launchedBy(words []string) bool {
+// its options, with their values. Otherwise it may say why not.
+func launchedBy(words []string) (bool, string) {
 	if len(words) == 0 {
-		return true
+		return true, ""
 	}
-	if !launchers().MatchString(filepath.Base(words[0])) {
-		return false
+	base := baseOf(words[0])
+	if !launchers().MatchString(base) {
+		return false, ""
 	}
 	rest := words[1:]
-	if filepath.Base(words[0]) == "uv" {
+	valued := pythonValued
+	if base == "uv" {
 		if len(rest) == 0 || rest[0] != "run" {
-			return false
+			return false, ""
 		}
-		rest = rest[1:]
+		rest, valued = rest[1:], uvValued
 	}
-	for _, w := range rest {
-		if !strings.HasPrefix(w, "-") {
-			return false
+	for i := 0; i < len(rest); i++ {
+		name, _, hasValue := strings.Cut(rest[i], "=")
+		switch {
+		case !strings.HasPrefix(name, "-"):
+			return false, "" // a script, or the value of an option guard does not know
+		case base == "uv" && uvMoves[name]:
+			return false, "uv run " + name + " changes where or with what environment the wrapped command runs"
+		case base != "uv" && (name == "-c" || name == "-m"):
+			return false, ""
+		case valued[name] && !hasValue:
+			i++
 		}
 	}
-	return true
+	return true, ""
 }
+
+// pythonManual returns "" for a command that does not run the Python
+// wrapper (an echo of its name, say), and something for one that does:
+// for a command pythonWrapped does not take, why it cannot be moved to
+// guard as it is. Commands run by sh -c or bash -c inside it count too.
+func pythonManual(cmd string) string {
+	cs, err := shell.Parse(cmd)
+	if err != nil {
+		if strings.Contains(cmd, PythonWrapper) {
+			return "guard cannot read the command as a shell would"
+		}
+		return ""
+	}
+	for _, c := range cs {
+		words := c.Program()
+		if len(words) == 0 {
+			continue
+		}
+		if shells().MatchString(baseOf(words[0])) {
+			for i, w := range words[:len(words)-1] {
+				if w == "-c" {
+					if why := pythonManual(words[i+1]); why != "" {
+						return why
+					}
+				}
+			}
+		}
+		at := -1
+		for i, w := range words {
+			if baseOf(w) == PythonWrapper {
+				at = i
+				break
+			}
+		}
+		if at < 0 {
+			continue
+		}
+		ok, why := launchedBy(words[:at])
+		if at > 0 && !ok && why == "" && !launchers().MatchString(baseOf(words[0])) {
+			continue // the name is an argument of another program: echo circuit_breaker_wrapper.py
+		}
+		switch {
+		case why != "":
+			return why
+		case len(cs) > 1:
+			return "it is one of several commands in the hook, and guard would run the wrapped one on its own"
+		case len(c.Assigns) > 0 || len(c.Words) != len(words):
+			return "the wrapper runs behind VAR=value or a program such as env, which apply to the wrapped command too"
+		default:
+			return "guard cannot tell the wrapped command from the wrapper's options"
+		}
+	}
+	return ""
+}
+
+// shells run the command string after their -c.
+var shells = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(sh|bash|dash|zsh|ksh)$`) })
 
 func isDigits(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == ""
@@ -165,59 +262,6 @@ func unquoteDouble(w string) string {
 	return w
 }
 
-// fromPython reads raw as a hook Install moved off the Python wrapper:
-// QUOTED-BINARY run --from-python 'PREFIX' [--failure-threshold N]
-// [--cooldown-seconds N] -c 'COMMAND'. It returns the raw JSON text of the
-// Python-wrapped hook it was.
-func fromPython(raw []byte) (binary string, binaryLen int, original []byte, ok bool) {
-	s := string(raw)
-	word, rest, ok := firstWord(s)
-	if !ok || !isGuard(word) {
-		return "", 0, nil, false
-	}
-	binaryLen = len(s) - len(rest)
-	head := " run " + FromPythonFlag + " '"
-	if !strings.HasPrefix(rest, head) {
-		return "", 0, nil, false
-	}
-	prefix, rest, ok := quotedUnits(rest[len(head):])
-	if !ok {
-		return "", 0, nil, false
-	}
-	i := strings.Index(rest, " -c '")
-	if i < 0 || !strings.HasSuffix(rest, "'") || strings.Trim(rest[:i], " -abcdefghijklmnopqrstuvwxyz0123456789") != "" {
-		return "", 0, nil, false
-	}
-	inner, ok := unquoteUnits([]byte(rest[i+len(" -c '") : len(rest)-1]))
-	if !ok {
-		return "", 0, nil, false
-	}
-	return word, binaryLen, append(prefix, inner...), true
-}
-
-// quotedUnits reads the units of a single-quoted word as quoteUnits wrote
-// it, up to its closing quote, and returns them unquoted with what follows.
-func quotedUnits(s string) ([]byte, string, bool) {
-	us := units([]byte(s))
-	n := 0
-	for i := 0; i < len(us); i++ {
-		if !isQuote(us[i]) {
-			n += len(us[i])
-			continue
-		}
-		if i+3 < len(us) && bytes.Equal(us[i+1], backslash) && bytes.Equal(us[i+2], us[i]) && bytes.Equal(us[i+3], us[i]) {
-			for _, u := range us[i : i+4] {
-				n += len(u)
-			}
-			i += 3
-			continue
-		}
-		out, ok := unquoteUnits([]byte(s[:n]))
-		return out, s[n+len(us[i]):], ok
-	}
-	return nil, "", false
-}
-
 // programOf returns the program argv runs, behind wrappers such as env.
 func programOf(argv []string) string {
 	prog := shell.Command{Words: argv}.Program()
@@ -227,13 +271,14 @@ func programOf(argv []string) string {
 	return prog[0]
 }
 
-// pythonArgs reports whether an exec-form hook runs the Python wrapper.
-func pythonArgs(args []string) bool {
-	for _, a := range args {
+// pythonArgs reports whether an exec-form hook (its program and its
+// arguments) runs the Python wrapper.
+func pythonArgs(argv []string) bool {
+	for _, a := range argv {
 		if a == "--" {
 			return false
 		}
-		if filepath.Base(a) == PythonWrapper {
+		if strings.Contains(a, PythonWrapper) {
 			return true
 		}
 	}

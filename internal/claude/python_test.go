@@ -18,7 +18,7 @@ const pyDoc = `{
           {"type": "command", "command": "~/.claude/hooks/guardrails/circuit_breaker_wrapper.py -- npx prettier --check ."},
           {"type": "command", "command": "uv run --no-project --script w/circuit_breaker_wrapper.py --  bash -c \"echo \u00e9 && exit 1\""},
           {"type": "command", "command": "uv run x/circuit_breaker_wrapper.py -- a.sh && b.sh"},
-          {"type": "command", "args": ["uv", "run", "circuit_breaker_wrapper.py", "--", "lint"]},
+          {"type": "command", "command": "uv", "args": ["run", "circuit_breaker_wrapper.py", "--", "lint"]},
           {"type": "command", "command": "echo circuit_breaker_wrapper.py -- x"}
         ]
       }
@@ -55,17 +55,22 @@ func TestPythonWrappedHooksMoveToGuardAndBack(t *testing.T) {
 			t.Errorf("hook %d: key %q, command %q, after\n%s\nwant key %q, command %q, after\n%s", i, m.PythonKey, m.Command, moved[i].After, w.key, w.cmd, w.after)
 		}
 	}
-	// Not moved: a wrapped command that is not the rest of the hook, and an
-	// exec-form hook (left with a reason); an echo is no wrapper at all.
-	if !strings.Contains(string(r.Doc), `"/usr/local/bin/guard run -c 'uv run x/circuit_breaker_wrapper.py -- a.sh && b.sh'"`) {
-		t.Errorf("the && hook was not wrapped whole:\n%s", r.Doc)
+	// Not moved, nor wrapped (guard's breaker and the wrapper's would both
+	// count a.sh): a wrapped command that is not the rest of the hook, and
+	// an exec-form hook; each is left with its reason. An echo is no
+	// wrapper at all, and is wrapped.
+	if !strings.Contains(string(r.Doc), `"command": "uv run x/circuit_breaker_wrapper.py -- a.sh && b.sh"`) {
+		t.Errorf("the && hook was wrapped:\n%s", r.Doc)
+	}
+	if !strings.Contains(string(r.Doc), `"/usr/local/bin/guard run -c 'echo circuit_breaker_wrapper.py -- x'"`) {
+		t.Errorf("the echo was not wrapped:\n%s", r.Doc)
 	}
 	var why []string
 	for _, c := range r.Left {
 		why = append(why, c.Why)
 	}
-	if strings.Join(why, ";") != WhyPyArgs {
-		t.Errorf("left %q; want the exec-form hook, for its reason", why)
+	if len(why) != 2 || !strings.Contains(why[0], "one of several commands") || why[1] != WhyPyArgs {
+		t.Errorf("left %q; want the && hook and the exec-form hook, for their reasons", why)
 	}
 	// Installing again changes nothing; uninstall gives the very bytes back.
 	again, err := Install(r.Doc, Options{Binary: "/usr/local/bin/guard"})
@@ -115,6 +120,67 @@ func TestPythonKey(t *testing.T) {
 	} {
 		if got := PythonKey(c.argv); got != c.want {
 			t.Errorf("PythonKey(%q) = %q; want %q", c.argv, got, c.want)
+		}
+	}
+}
+
+// TestPythonWrapperForms covers M8: however the wrapper is started, a hook
+// behind it is moved to guard exactly or left alone with the reason, and
+// never wrapped a second time.
+func TestPythonWrapperForms(t *testing.T) {
+	moved := []struct{ cmd, inner string }{
+		{"uv run --with pyyaml ~/.claude/hooks/circuit_breaker_wrapper.py -- python3 ~/.claude/hooks/a.py", "python3 ~/.claude/hooks/a.py"},
+		{"uv run --with=pyyaml --python 3.12 -q w/circuit_breaker_wrapper.py -- lint", "lint"},
+		{"python3 -u -X utf8 /opt/circuit_breaker_wrapper.py -- lint --fix", "lint --fix"},
+		{`uv run "$HOME/.claude/hooks/circuit_breaker_wrapper.py" -- lint`, "lint"},
+	}
+	left := []struct{ cmd, why string }{
+		{"cd ~ && uv run ~/.claude/hooks/circuit_breaker_wrapper.py -- python3 b.py", "one of several commands"},
+		{"FOO=1 uv run w/circuit_breaker_wrapper.py -- lint", "VAR=value"},
+		{"env FOO=1 uv run w/circuit_breaker_wrapper.py -- lint", "VAR=value"},
+		{"timeout 30 python3 w/circuit_breaker_wrapper.py -- lint", "VAR=value"},
+		{"uv run --directory /srv w/circuit_breaker_wrapper.py -- lint", "--directory"},
+		{"uv run --env-file .env w/circuit_breaker_wrapper.py -- lint", "--env-file"},
+		{"uv run --frobnicate x w/circuit_breaker_wrapper.py -- lint", "cannot tell"},
+		{`sh -c 'uv run w/circuit_breaker_wrapper.py -- lint'`, "cannot tell"},
+		{"uv run w/circuit_breaker_wrapper.py -- lint | tee log", "one of several commands"},
+	}
+	var hooks []string
+	for _, m := range moved {
+		hooks = append(hooks, `{"type":"command","command":`+string(jsonString(m.cmd))+`}`)
+	}
+	for _, l := range left {
+		hooks = append(hooks, `{"type":"command","command":`+string(jsonString(l.cmd))+`}`)
+	}
+	doc := `{"hooks":{"Stop":[{"hooks":[` + strings.Join(hooks, ",") + `]}]}}`
+	r, err := Install([]byte(doc), Options{Binary: "/usr/local/bin/guard"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Changes) != len(moved) {
+		t.Errorf("%d changes; want %d:\n%s", len(r.Changes), len(moved), r.Doc)
+	}
+	for i, c := range r.Changes {
+		if i < len(moved) && (c.Moved == nil || c.Moved.Command != moved[i].inner) {
+			t.Errorf("%s: change %+v; want it moved, running %q", moved[i].cmd, c, moved[i].inner)
+		}
+	}
+	if len(r.Left) != len(left) {
+		t.Fatalf("left %d; want %d: %+v", len(r.Left), len(left), r.Left)
+	}
+	for i, l := range r.Left {
+		if l.Before != left[i].cmd || !strings.Contains(l.Why, left[i].why) || !strings.Contains(l.Why, "Python wrapper") {
+			t.Errorf("left %q (%s); want %q, for %q", l.Before, l.Why, left[i].cmd, left[i].why)
+		}
+	}
+	if back, _ := Uninstall(r.Doc); string(back.Doc) != doc {
+		t.Errorf("round trip:\n%s\nwant\n%s", back.Doc, doc)
+	}
+	// doctor sees the same.
+	hs, _ := List([]byte(doc))
+	for i, h := range hs {
+		if i < len(moved) && h.Python != moved[i].inner || i >= len(moved) && h.PythonManual == "" {
+			t.Errorf("List: %+v", h)
 		}
 	}
 }

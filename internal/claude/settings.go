@@ -2,11 +2,15 @@
 // the hooks of a settings file and rewrites them so that each runs behind
 // guard, and back (package claude/doctor checks a setup).
 //
-// A command hook {"type": "command", "command": X} becomes
-// {"type": "command", "command": "/path/to/guard run -c 'X'"}, with X quoted
-// so that /bin/sh -c, as Claude runs it, hands guard exactly X whatever it
-// holds (single quotes, $, backticks, newlines). A hook in exec form,
-// {"args": [A, B]}, becomes {"args": ["/path/to/guard", "run", "--", A, B]}.
+// A command hook in shell form, {"type": "command", "command": X}, becomes
+// {"type": "command", "command": "/path/to/guard run -c 'X'"}, with X
+// quoted so that the shell Claude runs it with hands guard exactly X
+// whatever it holds (single quotes, $, backticks, newlines). A hook in
+// Claude Code's exec form, {"command": PROGRAM, "args": [A, B]}, which
+// Claude Code starts without a shell, becomes {"command": "/path/to/guard",
+// "args": ["run", "--", PROGRAM, A, B]}. A hook that blocks when it fails
+// ("onFailure": "block") gets guard run --on-skip block, so that guard
+// skipping it blocks too. wrapped.go has the exact forms.
 //
 // The rewrite edits the file's bytes in place: keys keep their order, the
 // indentation and the final newline stay as they were, and even the way
@@ -18,10 +22,8 @@ package claude
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -33,7 +35,9 @@ type Options struct {
 	// Binary is the guard binary hooks call: an absolute path, or the bare
 	// name "guard", found through PATH when the hook runs.
 	Binary string
-	// Skip, if set, reports commands to leave alone.
+	// Skip, if set, reports commands to leave alone: the command of a
+	// shell-form hook, the program and arguments of an exec-form one
+	// joined as a shell would read them.
 	Skip func(command string) bool
 }
 
@@ -43,16 +47,20 @@ func (o *Options) skip(cmd string) bool { return o.Skip != nil && o.Skip(cmd) }
 type Change struct {
 	Event   string // PreToolUse, Stop, ...
 	Matcher string
-	Before  string // the command, or the args joined by spaces
+	Before  string // the command, or the program and args joined by spaces
 	After   string
-	Why     string // for a hook left alone
-	// Moved is set for a hook moved off the Python wrapper.
+	Why     string // for a hook left alone, or rewritten other than by wrapping
+	// Moved is set for a hook moved off the Python wrapper, or given back
+	// to it.
 	Moved *Moved
+	// Hook is the hook as it was, before Install (for a change Install
+	// made) or after Uninstall (for one Uninstall made).
+	Hook Hook
 }
 
 // Moved is a hook Install moved off the Python wrapper: the key the
 // wrapper kept its state under, and the command guard runs, whose key the
-// state moves to.
+// state moves to (and back, for Uninstall).
 type Moved struct {
 	PythonKey  string // normalised, as the wrapper keys it
 	PythonJoin string // the wrapped words joined by spaces, as older wrappers keyed it
@@ -98,68 +106,43 @@ func apply(doc []byte, edits []Edit) []byte {
 	return out.Bytes()
 }
 
-// hook is a command hook found in the document.
-type hook struct {
-	event, matcher string
-	command        *node // the "command" string, or nil
-	args           *node // the "args" array, or nil
-	timeout        *node // the "timeout" value, or nil
-	twice          bool  // the hook object has "command" (or "args") more than once
-}
-
-// hooks finds every command hook: hooks.EVENT[i].hooks[j] with type
-// "command".
-func hooks(doc []byte, root *node) ([]hook, error) {
-	if root.kind != '{' {
-		return nil, ErrNotSettings
-	}
-	var out []hook
-	events := root.get("hooks")
-	if events == nil || events.kind != '{' {
-		return nil, nil
-	}
-	for _, ev := range events.members {
-		if ev.value.kind != '[' {
-			continue
-		}
-		for _, group := range ev.value.elems {
-			matcher, _ := group.get("matcher").str(doc)
-			list := group.get("hooks")
-			if list == nil || list.kind != '[' {
-				continue
-			}
-			for _, h := range list.elems {
-				if t, _ := h.get("type").str(doc); h.kind != '{' || (t != "command" && h.get("type") != nil) {
-					continue
-				}
-				hk := hook{event: ev.key, matcher: matcher, twice: h.count("command") > 1 || h.count("args") > 1, timeout: h.get("timeout")}
-				if c := h.get("command"); c != nil && c.kind == '"' {
-					hk.command = c
-				} else if a := h.get("args"); a != nil && a.kind == '[' && len(a.elems) > 0 {
-					hk.args = a
-				} else {
-					continue
-				}
-				out = append(out, hk)
-			}
-		}
-	}
-	return out, nil
-}
-
 // Why a hook is left alone.
 const (
 	WhyWrapped  = "already runs behind guard"
 	WhyGuard    = "calls guard itself"
 	WhyExcluded = "excluded by --exclude"
-	WhyTwice    = `the hook has two "command" members (Claude Code runs the last); fix it by hand`
+	WhyTwice    = `the hook has two "command" (or "args") members (Claude Code reads the last); fix it by hand`
 	WhyEdited   = "a guard call that install did not write (edited by hand?); unwrap it by hand"
 	WhyPyArgs   = "runs behind the Python wrapper in exec form (args); move it to guard by hand"
+	WhyOldExec  = `written by an older guard install as {"args": [guard, ...]} with no "command", which Claude Code does not run; guard uninstall gives it back`
+	WhyNoCmd    = `has no "command" string, so Claude Code does not run it`
+	WhyBadArgs  = `its "args" is not a list of strings, so Claude Code does not run it`
+	WhyArgsOnly = `has "args" but no "command" (Claude Code's exec form is {"command": PROGRAM, "args": [...]}), so Claude Code does not run it`
 )
 
+// WhyShell says why a hook run by another shell is left alone.
+func WhyShell(sh string) string {
+	if sh == "powershell" {
+		return `runs in PowerShell ("shell": "powershell"), and guard runs hooks with sh`
+	}
+	return fmt.Sprintf(`runs with "shell": %q, which guard cannot run`, sh)
+}
+
+// WhyType says why a hook of another type is left alone.
+func WhyType(typ string) string {
+	return fmt.Sprintf("a %q hook: guard wraps command hooks only", typ)
+}
+
+// WhyPython says why a hook that runs the Python wrapper in a form install
+// cannot move exactly is left alone.
+func WhyPython(why string) string {
+	return "runs behind the Python wrapper, but " + why + ": move it to guard by hand (make the hook the wrapped command alone, then run guard install)"
+}
+
 // Install wraps every command hook in doc that is not wrapped or excluded
-// already, and re-points hooks wrapped with another guard binary at
-// opts.Binary.
+// already, re-points hooks wrapped with another guard binary at
+// opts.Binary, and gives each wrapped hook whose "onFailure" is "block"
+// guard run --on-skip block.
 func Install(doc []byte, opts Options) (Result, error) {
 	var r Result
 	root, err := parse(doc)
@@ -171,136 +154,245 @@ func Install(doc []byte, opts Options) (Result, error) {
 		return r, err
 	}
 	for _, h := range hs {
-		switch {
-		case h.command != nil:
-			cmd, _ := h.command.str(doc)
-			raw := doc[h.command.start+1 : h.command.end-1]
-			if h.twice {
-				r.leave(h, cmd, WhyTwice)
-				continue
-			}
-			if bin, binLen, _, ok := fromPython(raw); ok {
-				if bin == opts.Binary {
-					r.leave(h, cmd, WhyWrapped)
-					continue
-				}
-				text := jsonInner(quoteBinary(opts.Binary))
-				r.Edits = append(r.Edits, Edit{h.command.start + 1, h.command.start + 1 + binLen, text})
-				r.Changes = append(r.Changes, Change{Event: h.event, Matcher: h.matcher, Before: cmd,
-					After: quoteBinary(opts.Binary) + cmd[len(quoteBinary(bin)):], Why: "re-pointed from " + bin})
-				continue
-			}
-			if pw, ok := pythonWrapped(raw); ok {
-				if isGuard(programOf(pw.argv)) {
-					return Result{}, &BothWrappedError{Event: h.event, Command: cmd}
-				}
-				if opts.skip(cmd) {
-					r.leave(h, cmd, WhyExcluded)
-					continue
-				}
-				text := []byte{'"'}
-				text = append(text, jsonInner(quoteBinary(opts.Binary)+" run "+FromPythonFlag+" '")...)
-				text = append(text, quoteUnits(pw.prefix)...)
-				text = append(text, '\'')
-				for _, f := range pw.flags {
-					text = append(append(text, ' '), f...)
-				}
-				text = append(text, " -c '"...)
-				text = append(text, quoteUnits(pw.inner)...)
-				text = append(text, '\'', '"')
-				r.Edits = append(r.Edits, Edit{h.command.start, h.command.end, text})
-				after := decode(text[1 : len(text)-1])
-				inner := decode(pw.inner)
-				r.Changes = append(r.Changes, Change{Event: h.event, Matcher: h.matcher, Before: cmd, After: after,
-					Why: "moved from the Python wrapper", Moved: &Moved{PythonKey: PythonKey(pw.argv), PythonJoin: strings.Join(pw.argv, " "), Command: inner}})
-				continue
-			}
-			if w, ok := installed(raw); ok {
-				if _, ok := pythonWrapped(w.inner); ok {
-					return Result{}, &BothWrappedError{Event: h.event, Command: cmd}
-				}
-				if w.binary == opts.Binary {
-					r.leave(h, cmd, WhyWrapped)
-					continue
-				}
-				text := jsonInner(quoteBinary(opts.Binary))
-				r.Edits = append(r.Edits, Edit{h.command.start + 1, h.command.start + 1 + w.binaryLen, text})
-				r.Changes = append(r.Changes, Change{Event: h.event, Matcher: h.matcher, Before: cmd,
-					After: quoteBinary(opts.Binary) + cmd[len(quoteBinary(w.binary)):], Why: "re-pointed from " + w.binary})
-				continue
-			}
-			if callsGuard(cmd) {
-				r.leave(h, cmd, WhyGuard)
-				continue
-			}
-			if opts.skip(cmd) {
-				r.leave(h, cmd, WhyExcluded)
-				continue
-			}
-			text := []byte{'"'}
-			text = append(text, jsonInner(quoteBinary(opts.Binary)+" run -c '")...)
-			text = append(text, quoteUnits(raw)...)
-			text = append(text, '\'', '"')
-			r.Edits = append(r.Edits, Edit{h.command.start, h.command.end, text})
-			after := decode(text[1 : len(text)-1])
-			r.Changes = append(r.Changes, Change{Event: h.event, Matcher: h.matcher, Before: cmd, After: after})
-		case h.args != nil:
-			args := strs(doc, h.args.elems)
-			if args == nil {
-				continue
-			}
-			joined := shell.Join(args)
-			switch {
-			case h.twice:
-				r.leave(h, joined, WhyTwice)
-				continue
-			case wrappedArgs(args) && args[0] != opts.Binary:
-				first := h.args.elems[0]
-				r.Edits = append(r.Edits, Edit{first.start, first.end, jsonString(opts.Binary)})
-				r.Changes = append(r.Changes, Change{Event: h.event, Matcher: h.matcher, Before: joined,
-					After: shell.Join(append([]string{opts.Binary}, args[1:]...)), Why: "re-pointed from " + args[0]})
-				continue
-			case wrappedArgs(args):
-				r.leave(h, joined, WhyWrapped)
-				continue
-			case pythonArgs(args):
-				r.leave(h, joined, WhyPyArgs)
-				continue
-			case isGuard(args[0]):
-				r.leave(h, joined, WhyGuard)
-				continue
-			case opts.skip(joined):
-				r.leave(h, joined, WhyExcluded)
-				continue
-			}
-			first := h.args.elems[0]
-			sep := []byte(",")
-			if len(h.args.elems) > 1 {
-				sep = doc[first.end:h.args.elems[1].start]
-			} else {
-				sep = append(sep, doc[h.args.start+1:first.start]...)
-			}
-			var text []byte
-			for _, s := range []string{opts.Binary, "run", "--"} {
-				text = append(append(text, jsonString(s)...), sep...)
-			}
-			r.Edits = append(r.Edits, Edit{first.start, first.start, text})
-			r.Changes = append(r.Changes, Change{Event: h.event, Matcher: h.matcher, Before: joined,
-				After: shell.Join(append([]string{opts.Binary, "run", "--"}, args...))})
+		if err := r.install(doc, h, opts); err != nil {
+			return Result{}, err
 		}
 	}
 	r.Doc = apply(doc, r.Edits)
 	return r, nil
 }
 
+// install wraps the hook h, or says why not.
+func (r *Result) install(doc []byte, h hook, opts Options) error {
+	desc := describe(doc, h)
+	if !h.isCommand() {
+		r.leave(h, typeText(doc, h), WhyType(h.typ))
+		return nil
+	}
+	if h.twice {
+		r.leave(h, desc.text(), WhyTwice)
+		return nil
+	}
+	if sh, set := h.str(doc, "shell"); set && sh != "bash" {
+		r.leave(h, desc.text(), WhyShell(sh))
+		return nil
+	}
+	switch {
+	case h.execForm():
+		return r.installExec(doc, h, desc, opts)
+	case h.command != nil:
+		return r.installShell(doc, h, desc, opts)
+	case h.args != nil:
+		args, ok := h.argStrings(doc)
+		switch {
+		case !ok:
+			r.leave(h, "", WhyBadArgs)
+		case oldWrappedArgs(args):
+			r.leave(h, shell.Join(args), WhyOldExec)
+		default:
+			r.leave(h, shell.Join(args), WhyArgsOnly)
+		}
+	default:
+		r.leave(h, "", WhyNoCmd)
+	}
+	return nil
+}
+
+// installShell wraps a shell-form hook.
+func (r *Result) installShell(doc []byte, h hook, desc Hook, opts Options) error {
+	cmd, raw, ok := h.commandString(doc)
+	if !ok {
+		r.leave(h, "", WhyNoCmd)
+		return nil
+	}
+	block := h.failClosed(doc)
+	change := Change{Event: h.event, Matcher: h.matcher, Before: cmd, Hook: desc}
+	if w, ok := installed(raw); ok {
+		inner := decode(w.inner)
+		if w.python == nil && pythonManual(inner) != "" {
+			return &BothWrappedError{Event: h.event, Command: cmd}
+		}
+		newRaw := append([]byte{}, jsonInner(quoteBinary(opts.Binary))...)
+		rest := raw[w.binaryLen:]
+		var whys []string
+		if w.binary != opts.Binary {
+			whys = append(whys, "re-pointed from "+w.binary)
+		}
+		if block && !w.onSkip {
+			newRaw = append(newRaw, " run"+onSkipFlag...)
+			rest = rest[len(" run"):]
+			whys = append(whys, `--on-skip block added: its "onFailure" is "block"`)
+		}
+		if len(whys) == 0 {
+			r.leave(h, cmd, WhyWrapped)
+			return nil
+		}
+		newRaw = append(newRaw, rest...)
+		r.Edits = append(r.Edits, Edit{h.command.start + 1, h.command.end - 1, newRaw})
+		change.After = decode(newRaw)
+		change.Why = strings.Join(whys, "; ")
+		r.Changes = append(r.Changes, change)
+		return nil
+	}
+	if pw, ok := pythonWrapped(raw); ok {
+		if callsGuard(decode(pw.inner)) {
+			return &BothWrappedError{Event: h.event, Command: cmd}
+		}
+		if opts.skip(cmd) {
+			r.leave(h, cmd, WhyExcluded)
+			return nil
+		}
+		text := shellWrapping(opts.Binary, block, pw.prefix, pw.flags, pw.inner)
+		r.Edits = append(r.Edits, Edit{h.command.start, h.command.end, text})
+		change.After = decode(text[1 : len(text)-1])
+		change.Why = "moved from the Python wrapper"
+		change.Moved = &Moved{PythonKey: PythonKey(pw.argv), PythonJoin: strings.Join(pw.argv, " "), Command: decode(pw.inner)}
+		r.Changes = append(r.Changes, change)
+		return nil
+	}
+	if why := pythonManual(cmd); why != "" {
+		r.leave(h, cmd, WhyPython(why))
+		return nil
+	}
+	if callsGuard(cmd) {
+		r.leave(h, cmd, WhyGuard)
+		return nil
+	}
+	if opts.skip(cmd) {
+		r.leave(h, cmd, WhyExcluded)
+		return nil
+	}
+	text := shellWrapping(opts.Binary, block, nil, nil, raw)
+	r.Edits = append(r.Edits, Edit{h.command.start, h.command.end, text})
+	change.After = decode(text[1 : len(text)-1])
+	r.Changes = append(r.Changes, change)
+	return nil
+}
+
+// installExec wraps a hook in Claude Code's exec form.
+func (r *Result) installExec(doc []byte, h hook, desc Hook, opts Options) error {
+	prog, praw, ok := h.commandString(doc)
+	if !ok {
+		r.leave(h, "", WhyNoCmd)
+		return nil
+	}
+	args, ok := h.argStrings(doc)
+	if !ok {
+		r.leave(h, prog, WhyBadArgs)
+		return nil
+	}
+	argv := append([]string{prog}, args...)
+	block := h.failClosed(doc)
+	change := Change{Event: h.event, Matcher: h.matcher, Before: shell.Join(argv), Hook: desc}
+	progText := doc[h.command.start:h.command.end] // the program, as written
+	if w, ok := installed(praw); ok {
+		// An older guard install took the program of this hook for a shell
+		// command line: Claude Code cannot start what it wrote. Start from
+		// the hook as it was.
+		progText = append(append([]byte{'"'}, w.original()...), '"')
+		argv[0] = decode(w.original())
+		change.Why = `repaired: an older guard install had made its "command" a shell line, which Claude Code cannot start`
+		if why := r.leaveExec(h, argv, opts); why != "" {
+			r.Edits = append(r.Edits, Edit{h.command.start, h.command.end, progText})
+			change.After = shell.Join(argv)
+			change.Why += "; not wrapped: " + why
+			r.Changes = append(r.Changes, change)
+			return nil
+		}
+	} else if at, onSkip, ok := execWrapped(prog, args); ok {
+		var whys []string
+		if prog != opts.Binary {
+			r.Edits = append(r.Edits, Edit{h.command.start, h.command.end, jsonString(opts.Binary)})
+			whys = append(whys, "re-pointed from "+prog)
+		}
+		if block && !onSkip {
+			elems := h.args.elems
+			sep := doc[elems[0].end:elems[1].start]
+			text := append(append(append(jsonString("--on-skip"), sep...), jsonString("block")...), sep...)
+			r.Edits = append(r.Edits, Edit{elems[1].start, elems[1].start, text})
+			whys = append(whys, `--on-skip block added: its "onFailure" is "block"`)
+		}
+		if len(whys) == 0 {
+			r.leave(h, shell.Join(argv), WhyWrapped)
+			return nil
+		}
+		change.Why = strings.Join(whys, "; ")
+		change.After = shell.Join(append(append([]string{opts.Binary}, execHead(block || onSkip)...), args[at:]...))
+		r.Changes = append(r.Changes, change)
+		return nil
+	} else if why := r.leaveExec(h, argv, opts); why != "" {
+		r.leave(h, shell.Join(argv), why)
+		return nil
+	}
+
+	// {"command": BINARY, "args": ["run", "--", PROGRAM, ARG...]}, the
+	// new words written as the array's own are separated.
+	elems := h.args.elems
+	var sep []byte
+	switch {
+	case len(elems) > 1:
+		sep = doc[elems[0].end:elems[1].start]
+	case len(elems) == 1:
+		sep = append([]byte(","), doc[h.args.start+1:elems[0].start]...)
+	default:
+		sep = []byte(", ")
+	}
+	var text []byte
+	for _, s := range execHead(block) {
+		text = append(append(text, jsonString(s)...), sep...)
+	}
+	text = append(text, progText...)
+	at := h.args.end - 1 // before the "]" of an empty array
+	if len(elems) > 0 {
+		text = append(text, sep...)
+		at = elems[0].start
+	}
+	r.Edits = append(r.Edits, Edit{h.command.start, h.command.end, jsonString(opts.Binary)}, Edit{at, at, text})
+	change.After = shell.Join(append(append([]string{opts.Binary}, execHead(block)...), argv...))
+	r.Changes = append(r.Changes, change)
+	return nil
+}
+
+// leaveExec says why an exec-form hook that runs argv is not wrapped, or
+// returns "".
+func (r *Result) leaveExec(h hook, argv []string, opts Options) string {
+	switch {
+	case pythonArgs(argv):
+		return WhyPyArgs
+	case isGuardProgram(programOf(argv)):
+		return WhyGuard
+	case opts.skip(shell.Join(argv)):
+		return WhyExcluded
+	}
+	return ""
+}
+
+// execHead is what Install puts in an exec-form hook's args before its
+// program.
+func execHead(block bool) []string {
+	if block {
+		return []string{"run", "--on-skip", "block", "--"}
+	}
+	return []string{"run", "--"}
+}
+
 func (r *Result) leave(h hook, cmd, why string) {
 	r.Left = append(r.Left, Change{Event: h.event, Matcher: h.matcher, Before: cmd, After: cmd, Why: why})
 }
 
+// typeText says what a hook of another type does, for the summary.
+func typeText(doc []byte, h hook) string {
+	for _, name := range []string{"url", "prompt", "tool", "server"} {
+		if s, _ := h.str(doc, name); s != "" {
+			return s
+		}
+	}
+	return h.path
+}
+
 // Uninstall unwraps every hook that Install wrapped, and no other: a
-// command of exactly the form Install writes, "GUARD run -c '...'", whose
-// first word is a file named guard. Other calls of guard are reported in
-// Left.
+// command of exactly a form Install writes (wrapped.go), whose guard is a
+// file named guard. Other calls of guard are reported in Left.
 func Uninstall(doc []byte) (Result, error) {
 	var r Result
 	root, err := parse(doc)
@@ -312,225 +404,76 @@ func Uninstall(doc []byte) (Result, error) {
 		return r, err
 	}
 	for _, h := range hs {
-		switch {
-		case h.command != nil:
-			cmd, _ := h.command.str(doc)
-			raw := doc[h.command.start+1 : h.command.end-1]
-			if _, _, original, ok := fromPython(raw); ok && !h.twice {
-				text := append(append([]byte{'"'}, original...), '"')
-				r.Edits = append(r.Edits, Edit{h.command.start, h.command.end, text})
-				before := decode(text[1 : len(text)-1])
-				r.Changes = append(r.Changes, Change{Event: h.event, Matcher: h.matcher, Before: cmd, After: before, Why: "given back to the Python wrapper"})
-				continue
-			}
-			w, ok := installed(raw)
-			if !ok {
-				if RunsGuard(cmd) {
-					r.leave(h, cmd, WhyEdited)
-				}
-				continue
-			}
-			if h.twice {
-				r.leave(h, cmd, WhyTwice)
-				continue
-			}
-			text := append(append([]byte{'"'}, w.inner...), '"')
-			r.Edits = append(r.Edits, Edit{h.command.start, h.command.end, text})
-			before := decode(text[1 : len(text)-1])
-			r.Changes = append(r.Changes, Change{Event: h.event, Matcher: h.matcher, Before: cmd, After: before})
-		case h.args != nil:
-			args := strs(doc, h.args.elems)
-			if args == nil || !wrappedArgs(args) {
-				if args != nil && isGuard(args[0]) && len(args) > 1 && args[1] == "run" {
-					r.leave(h, shell.Join(args), WhyEdited)
-				}
-				continue
-			}
-			if h.twice {
-				r.leave(h, shell.Join(args), WhyTwice)
-				continue
-			}
-			r.Edits = append(r.Edits, Edit{h.args.elems[0].start, h.args.elems[3].start, nil})
-			r.Changes = append(r.Changes, Change{Event: h.event, Matcher: h.matcher, Before: shell.Join(args), After: shell.Join(args[3:])})
+		if h.isCommand() {
+			r.uninstall(doc, h)
 		}
 	}
 	r.Doc = apply(doc, r.Edits)
 	return r, nil
 }
 
-// A wrapping is a command hook as Install wrote it.
-type wrapping struct {
-	binary    string // the guard it calls
-	binaryLen int    // the length of the binary's word in the raw JSON string
-	inner     []byte // the raw JSON text of the wrapped command
-}
-
-// installed reads raw, the inside of a JSON string as written, as a command
-// Install wrote: QUOTED-BINARY run -c 'QUOTED-COMMAND', where the binary is
-// a file named guard.
-func installed(raw []byte) (wrapping, bool) {
-	s := string(raw)
-	word, rest, ok := firstWord(s)
-	if !ok || !isGuard(word) {
-		return wrapping{}, false
-	}
-	if !strings.HasPrefix(rest, " run -c '") || !strings.HasSuffix(rest, "'") || len(rest) < len(" run -c ''") {
-		return wrapping{}, false
-	}
-	inner, ok := unquoteUnits([]byte(rest[len(" run -c '") : len(rest)-1]))
-	if !ok {
-		return wrapping{}, false
-	}
-	return wrapping{binary: word, binaryLen: len(s) - len(rest), inner: inner}, true
-}
-
-// isGuard reports whether path names guard: a file whose name is guard.
-// Others that merely start so (guardctl, guarddog, guard-secrets.sh) are
-// not guard.
-func isGuard(path string) bool {
-	return filepath.Base(path) == "guard"
-}
-
-// quoteBinary quotes the binary as the first word of a hook.
-func quoteBinary(bin string) string { return shell.Quote(bin) }
-
-// callsGuard reports whether cmd runs guard as its first program, behind
-// VAR=value prefixes and wrappers such as env or sudo included.
-func callsGuard(cmd string) bool {
-	cs, err := shell.Parse(cmd)
-	if err != nil || len(cs) == 0 {
-		word, _, ok := firstWord(cmd + " ")
-		return ok && isGuard(word)
-	}
-	prog := cs[0].Program()
-	return len(prog) > 0 && isGuard(prog[0])
-}
-
-// RunsGuard reports whether cmd is a guard run call of any form.
-func RunsGuard(cmd string) bool {
-	cs, err := shell.Parse(cmd)
-	if err != nil || len(cs) == 0 {
-		return false
-	}
-	prog := cs[0].Program()
-	return len(prog) > 1 && isGuard(prog[0]) && prog[1] == "run"
-}
-
-// strs decodes string nodes, or returns nil if one is not a string.
-func strs(doc []byte, ns []*node) []string {
-	out := make([]string, len(ns))
-	for i, n := range ns {
-		s, ok := n.str(doc)
-		if !ok {
-			return nil
-		}
-		out[i] = s
-	}
-	return out
-}
-
-func wrappedArgs(args []string) bool {
-	return len(args) >= 4 && isGuard(args[0]) && args[1] == "run" && args[2] == "--"
-}
-
-// firstWord splits off the first shell word of s, as shell.Quote writes one:
-// bare, or in single quotes.
-func firstWord(s string) (word, rest string, ok bool) {
-	if !strings.HasPrefix(s, "'") {
-		i := strings.IndexByte(s, ' ')
-		if i <= 0 {
-			return "", "", false
-		}
-		return s[:i], s[i:], true
-	}
-	var b strings.Builder
-	for i := 1; i < len(s); {
-		j := strings.IndexByte(s[i:], '\'')
-		if j < 0 {
-			return "", "", false
-		}
-		b.WriteString(s[i : i+j])
-		i += j + 1
-		if strings.HasPrefix(s[i:], `\''`) {
-			b.WriteByte('\'')
-			i += 3
-			continue
-		}
-		return b.String(), s[i:], true
-	}
-	return "", "", false
-}
-
-// jsonString encodes s as a JSON string, escaping no more than it must.
-func jsonString(s string) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-}
-
-// jsonInner is jsonString without its quotes.
-func jsonInner(s string) []byte {
-	b := jsonString(s)
-	return b[1 : len(b)-1]
-}
-
-// units splits the inside of a JSON string as written into its units: a
-// character, a two-byte escape such as \n, or a \uXXXX escape.
-func units(raw []byte) [][]byte {
-	var out [][]byte
-	for i := 0; i < len(raw); {
-		n := 1
-		if raw[i] == '\\' {
-			n = 2
-			if i+1 < len(raw) && raw[i+1] == 'u' {
-				n = 6
+// uninstall unwraps the hook h, if Install wrapped it.
+func (r *Result) uninstall(doc []byte, h hook) {
+	cmd, raw, isString := h.commandString(doc)
+	args, argsOK := h.argStrings(doc)
+	switch {
+	case isString:
+		if w, ok := installed(raw); ok {
+			if h.twice {
+				r.leave(h, cmd, WhyTwice)
+				return
 			}
+			original := w.original()
+			r.Edits = append(r.Edits, Edit{h.command.start + 1, h.command.end - 1, original})
+			ch := Change{Event: h.event, Matcher: h.matcher, Before: cmd, After: decode(original)}
+			if w.python != nil {
+				ch.Why = "given back to the Python wrapper"
+				if pw, ok := pythonWrapped(original); ok {
+					ch.Moved = &Moved{PythonKey: PythonKey(pw.argv), PythonJoin: strings.Join(pw.argv, " "), Command: decode(pw.inner)}
+				}
+			}
+			r.Changes = append(r.Changes, ch)
+			return
 		}
-		n = min(n, len(raw)-i)
-		out = append(out, raw[i:i+n])
-		i += n
+		if h.execForm() && argsOK {
+			at, _, ok := execWrapped(cmd, args)
+			if !ok {
+				if isGuardProgram(cmd) && len(args) > 0 && args[0] == "run" {
+					r.leave(h, shell.Join(append([]string{cmd}, args...)), WhyEdited)
+				}
+				return
+			}
+			if h.twice {
+				r.leave(h, shell.Join(append([]string{cmd}, args...)), WhyTwice)
+				return
+			}
+			elems := h.args.elems
+			orig := elems[at]
+			end := orig.end
+			if at+1 < len(elems) {
+				end = elems[at+1].start
+			}
+			r.Edits = append(r.Edits, Edit{h.command.start, h.command.end, doc[orig.start:orig.end]}, Edit{elems[0].start, end, nil})
+			r.Changes = append(r.Changes, Change{Event: h.event, Matcher: h.matcher,
+				Before: shell.Join(append([]string{cmd}, args...)), After: shell.Join(args[at:])})
+			return
+		}
+		if RunsGuard(cmd) {
+			r.leave(h, cmd, WhyEdited)
+		}
+	case h.command == nil && argsOK && len(args) > 0:
+		// What an older guard install wrote for {"args": [...]}.
+		if !oldWrappedArgs(args) {
+			if isGuardProgram(args[0]) && len(args) > 1 && args[1] == "run" {
+				r.leave(h, shell.Join(args), WhyEdited)
+			}
+			return
+		}
+		if h.twice {
+			r.leave(h, shell.Join(args), WhyTwice)
+			return
+		}
+		r.Edits = append(r.Edits, Edit{h.args.elems[0].start, h.args.elems[3].start, nil})
+		r.Changes = append(r.Changes, Change{Event: h.event, Matcher: h.matcher, Before: shell.Join(args), After: shell.Join(args[3:])})
 	}
-	return out
-}
-
-// isQuote reports whether a unit stands for a single quote: ' or \u0027.
-func isQuote(u []byte) bool {
-	return string(u) == "'" || strings.EqualFold(string(u), `\u0027`)
-}
-
-var backslash = []byte(`\\`)
-
-// quoteUnits makes the inside of a JSON string safe between single quotes
-// in sh: each quote Q becomes Q\Q Q (close, an escaped quote, reopen),
-// written in the same escape as Q so that unquoteUnits can restore it.
-func quoteUnits(raw []byte) []byte {
-	var out []byte
-	for _, u := range units(raw) {
-		out = append(out, u...)
-		if isQuote(u) {
-			out = append(append(append(out, backslash...), u...), u...)
-		}
-	}
-	return out
-}
-
-// unquoteUnits undoes quoteUnits, reporting false for text quoteUnits
-// could not have written.
-func unquoteUnits(raw []byte) ([]byte, bool) {
-	us := units(raw)
-	var out []byte
-	for i := 0; i < len(us); i++ {
-		u := us[i]
-		out = append(out, u...)
-		if !isQuote(u) {
-			continue
-		}
-		if i+3 >= len(us) || !bytes.Equal(us[i+1], backslash) || !bytes.Equal(us[i+2], u) || !bytes.Equal(us[i+3], u) {
-			return nil, false
-		}
-		i += 3
-	}
-	return out, true
 }

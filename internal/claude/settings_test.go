@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -11,7 +12,8 @@ import (
 const bin = "/usr/local/bin/guard"
 
 // realistic is a settings.json with several events, matchers, a timeout,
-// commands with quotes, pipes and &&, an exec-form hook, and other keys.
+// commands with quotes, pipes and &&, a hook in Claude Code's exec form,
+// and other keys.
 const realistic = `{
   "permissions": {
     "allow": ["Bash(npm run lint)"]
@@ -59,8 +61,8 @@ const realistic = `{
         "hooks": [
           {
             "type": "command",
+            "command": "notify-send",
             "args": [
-              "notify-send",
               "Claude",
               "needs you"
             ]
@@ -73,7 +75,8 @@ const realistic = `{
 }
 `
 
-// commands decodes every hook command, or args joined, in document order.
+// commands decodes every hook command, or command and args joined by |, in
+// document order.
 func commands(t *testing.T, doc []byte) []string {
 	t.Helper()
 	var v struct {
@@ -91,10 +94,10 @@ func commands(t *testing.T, doc []byte) []string {
 	for _, ev := range []string{"PreToolUse", "PostToolUse", "Stop", "Notification"} {
 		for _, g := range v.Hooks[ev] {
 			for _, h := range g.Hooks {
-				if h.Command != "" {
+				if h.Args == nil {
 					out = append(out, h.Command)
 				} else {
-					out = append(out, strings.Join(h.Args, "|"))
+					out = append(out, strings.Join(append([]string{h.Command}, h.Args...), "|"))
 				}
 			}
 		}
@@ -157,7 +160,7 @@ func TestInstallAndUninstall(t *testing.T) {
 	if !strings.HasSuffix(string(out), "  \"model\": \"opus\"\n}\n") || !strings.HasPrefix(string(out), "{\n  \"permissions\"") {
 		t.Errorf("order or indentation changed:\n%s", out)
 	}
-	if !strings.Contains(string(out), "\n              \""+bin+"\",\n              \"run\",\n              \"--\",\n              \"notify-send\",") {
+	if !strings.Contains(string(out), "\"command\": \""+bin+"\",\n            \"args\": [\n              \"run\",\n              \"--\",\n              \"notify-send\",\n              \"Claude\",") {
 		t.Errorf("exec form not indented like its array:\n%s", out)
 	}
 
@@ -203,7 +206,7 @@ func TestSkipAndAlreadyWrapped(t *testing.T) {
 		{"type":"command","command":"'/my dir/guard' run -- y"},
 		{"type":"prompt","prompt":"is the task done?"},
 		{"type":"command","command":"guard cooldown hook --record"},
-		{"type":"command","args":["/usr/bin/guard","cooldown","hook"]},
+		{"type":"command","command":"/usr/bin/guard","args":["cooldown","hook"]},
 		{"type":"command","command":"z"}]}]}}`)
 	r, err := Install(doc, Options{Binary: bin, Skip: func(c string) bool { return strings.Contains(c, "critical") }})
 	if err != nil {
@@ -222,7 +225,7 @@ func TestSkipAndAlreadyWrapped(t *testing.T) {
 		why = append(why, l.Before+": "+l.Why)
 	}
 	want := []string{"critical-hook.sh: " + WhyExcluded, "'/my dir/guard' run -- y: " + WhyGuard,
-		"guard cooldown hook --record: " + WhyGuard, "/usr/bin/guard cooldown hook: " + WhyGuard}
+		"is the task done?: " + WhyType("prompt"), "guard cooldown hook --record: " + WhyGuard, "/usr/bin/guard cooldown hook: " + WhyGuard}
 	if !slices.Equal(why, want) {
 		t.Errorf("left alone:\n%q\nwant\n%q", why, want)
 	}
@@ -252,7 +255,7 @@ func TestOnlyGuardsOwnHooks(t *testing.T) {
 		{"type":"command","command":"GUARD_STATE=/tmp/s.json guard run -c './y.sh'"},
 		{"type":"command","command":"env A=1 /usr/bin/guard run -- ./w.sh"},
 		{"type":"command","command":"first", "command":"second"},
-		{"type":"command","args":["guarddog","run","--","x"]}]}]}}`)
+		{"type":"command","command":"guarddog","args":["run","--","x"]}]}]}}`)
 	r, err := Install(doc, Options{Binary: bin})
 	if err != nil {
 		t.Fatal(err)
@@ -348,7 +351,7 @@ func FuzzInstallUninstall(f *testing.F) {
 		}
 		hook := map[string]any{"type": "command", "command": command}
 		if exec {
-			hook = map[string]any{"type": "command", "args": []string{command, "--flag", command}}
+			hook = map[string]any{"type": "command", "command": command, "args": []string{"--flag", command}}
 		}
 		v := map[string]any{"hooks": map[string]any{"PreToolUse": []any{
 			map[string]any{"matcher": "Bash", "hooks": []any{hook, map[string]any{"type": "command", "command": "true"}}},
@@ -361,7 +364,7 @@ func FuzzInstallUninstall(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Install: %v\n%s", err, doc)
 		}
-		if !json.Valid(out) {
+		if !json.Valid(bytes.TrimPrefix(out, bom)) {
 			t.Fatalf("Install wrote invalid JSON:\n%s", out)
 		}
 		var decoded string // command as JSON carries it: invalid UTF-8 replaced
@@ -386,12 +389,14 @@ func FuzzDocument(f *testing.F) {
 	f.Add([]byte(realistic))
 	f.Add([]byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"a\u0027b\\'c"}]}]}}`))
 	f.Add([]byte(`{"hooks":{"X":[{"hooks":[{"command":"\ud83d\ude00 \t","type":"command"},{"args":["a"],"type":"command"}]}]}}`))
+	f.Add([]byte("\xef\xbb\xbf" + `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"a","args":[ ],"onFailure":"block"},{"command":"b","args":["c"]},{"command":"/g/guard run -c 'x'","args":[]}]}]}}`))
+	f.Add([]byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"/g/guard","args":["run","--","a"],"onFailure":"block"},{"command":"/g/guard run -c 'y'","onFailure":"block"},{"command":"z","shell":"powershell"}]}]}}`))
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		out, _, err := install3(doc, Options{Binary: bin})
 		if err != nil {
 			return
 		}
-		if !json.Valid(out) {
+		if !json.Valid(bytes.TrimPrefix(out, bom)) {
 			t.Fatalf("Install wrote invalid JSON:\n%s", out)
 		}
 		if _, changes, _ := uninstall3(doc); len(changes) > 0 {
@@ -413,4 +418,87 @@ func install3(doc []byte, opts Options) ([]byte, []Change, error) {
 func uninstall3(doc []byte) ([]byte, []Change, error) {
 	r, err := Uninstall(doc)
 	return r.Doc, r.Changes, err
+}
+
+// TestGuardCallForms covers M8's second half: a hook that calls guard by
+// any path, quoted or not, through $HOME or ~, as guard-pg, behind env or
+// in a list of commands, is guard already, and is not wrapped again.
+func TestGuardCallForms(t *testing.T) {
+	for _, cmd := range []string{
+		`"$HOME/.local/bin/guard" run -c x`,
+		`${HOME}/.local/bin/guard run -c x`,
+		`"${HOME}"/.local/bin/guard run -- x`,
+		`~/.local/bin/guard run -c x`,
+		`guard-pg run -c x`,
+		`/usr/local/bin/guard-pg cooldown hook`,
+		`env X=1 guard run -c x`,
+		`X=1 "$HOME/bin/guard" run -c x`,
+		`cd "$CLAUDE_PROJECT_DIR" && guard run -c ./lint.sh`,
+	} {
+		doc := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":` + string(jsonString(cmd)) + `}]}]}}`
+		r, err := Install([]byte(doc), Options{Binary: bin})
+		if err != nil || len(r.Changes) != 0 || len(r.Left) != 1 || r.Left[0].Why != WhyGuard {
+			t.Errorf("%s: changes %+v, left %+v (%v); want it left alone as a guard call", cmd, r.Changes, r.Left, err)
+		}
+		if strings.Contains(cmd, " run ") {
+			if u, _ := Uninstall([]byte(doc)); len(u.Changes) != 0 || len(u.Left) != 1 || u.Left[0].Why != WhyEdited {
+				t.Errorf("%s: Uninstall %+v, left %+v; want it reported, not touched", cmd, u.Changes, u.Left)
+			}
+		}
+	}
+}
+
+// TestBinaryNeedsQuotes covers m5: a --binary path with characters the
+// shell or JSON must quote installs hooks that Uninstall recognises and
+// undoes, and that a second install leaves as they are.
+func TestBinaryNeedsQuotes(t *testing.T) {
+	doc := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"echo hi"},{"type":"command","command":"node","args":["x.js"]},{"type":"command","command":"uv run w/circuit_breaker_wrapper.py -- lint"}]}]}}`
+	for _, b := range []string{"/tmp/it's/guard", "/tmp/a b/guard", `/tmp/$x/"q"/guard`, "/tmp/\\d/`e`/guard", "/tmp/é\u2028/guard", "/tmp/\U0001F600/guard"} {
+		out := roundTrip(t, doc, Options{Binary: b})
+		hs, _ := List(out)
+		for _, h := range hs {
+			if h.Guard != b {
+				t.Errorf("--binary %q: List sees guard %q in %+v", b, h.Guard, h)
+			}
+		}
+		// Re-pointing from it, and to it, works too.
+		other, _ := Install(out, Options{Binary: bin})
+		if len(other.Changes) != 3 {
+			t.Errorf("--binary %q: re-pointed %d hooks; want 3", b, len(other.Changes))
+		}
+		back, _ := Install(other.Doc, Options{Binary: b})
+		if string(back.Doc) != string(out) {
+			t.Errorf("--binary %q: re-pointed back:\n%s\nwant\n%s", b, back.Doc, out)
+		}
+	}
+}
+
+// TestByteOrderMark covers m20: a settings file that starts with a UTF-8
+// byte order mark (Claude Code reads it) is read, and the mark kept; a
+// UTF-16 file is named as such.
+func TestByteOrderMark(t *testing.T) {
+	doc := "\xef\xbb\xbf{\"hooks\":{\"Stop\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"echo hi\"}]}]}}\r\n"
+	out := roundTrip(t, doc, Options{Binary: bin})
+	if !strings.HasPrefix(string(out), "\xef\xbb\xbf{") {
+		t.Errorf("the mark was lost:\n%q", out)
+	}
+	if hs, err := List([]byte(doc)); err != nil || len(hs) != 1 {
+		t.Errorf("List = %v, %v", hs, err)
+	}
+	_, err := Install([]byte("\xef\xbb\xbf\xef\xbb\xbf{}"), Options{Binary: bin})
+	if err == nil || !strings.Contains(err.Error(), "byte order mark") || strings.Contains(err.Error(), "ï") {
+		t.Errorf("two marks: %v", err)
+	}
+	_, err = Install([]byte("\xff\xfe{\x00}\x00"), Options{Binary: bin})
+	if err == nil || !strings.Contains(err.Error(), "UTF-16") {
+		t.Errorf("UTF-16: %v", err)
+	}
+}
+
+// TestBinaryNotUTF8: a --binary that JSON cannot hold is refused, not
+// written as another file's name.
+func TestBinaryNotUTF8(t *testing.T) {
+	if _, _, err := Binary("/tmp/\xff/guard"); err == nil || !strings.Contains(err.Error(), "UTF-8") {
+		t.Errorf("Binary(not UTF-8) = %v; want it refused", err)
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 
@@ -26,11 +25,17 @@ func (e *env) doctorCommand() *cli.Command {
 		Usage: "check the Claude Code setup end to end, and say what to do about each problem",
 		Description: `Checks every settings file Claude Code reads (~/.claude/settings.json, and the
 project's .claude/settings.json and .claude/settings.local.json) and each of
-their command hooks: the guard a wrapped hook calls exists and is executable;
-the program, script and #! interpreter the hook runs exist; no hook is wrapped
-twice, or still by the Python wrapper; no timeout looks like milliseconds
-(Claude Code reads seconds: 2000 is 33 minutes). Then guard's own config, that
-the state can be read and written, open circuits and spent budgets.
+their hooks, as Claude Code runs them (in the project directory, on the PATH
+the settings' env.PATH gives hooks, else doctor's own): that Claude Code
+accepts them (known events, a "command" string, a number "timeout", ...);
+the guard a wrapped hook calls exists and is executable; the program, script
+and #! interpreter the hook runs exist (the exec form's program and args
+too); no hook is wrapped twice, or still by the Python wrapper, whose script
+must exist; no exec-form hook was broken by an older guard install; no hook
+is behind guard in one settings file and bare in another (Claude Code then
+runs it twice); no timeout looks like milliseconds (Claude Code reads
+seconds: 2000 is 33 minutes). Then guard's own config, that the state can be
+read and written (its directory made), open circuits and spent budgets.
 
 Each problem comes with a fix. Exits 0 when all is well, 1 with problems.
 --json prints {ok, checked: [{what, detail}], problems: [{where, problem, fix}]}.
@@ -66,21 +71,17 @@ func (e *env) doctor(c *cli.Context) error {
 	if project == "" {
 		project, _ = os.Getwd()
 	}
-	denv := doctor.Env{Home: home, ProjectDir: project, LookPath: exec.LookPath, Stat: os.Stat, ReadFile: os.ReadFile}
+	if abs, err := filepath.Abs(project); err == nil {
+		project = abs
+	}
+	denv := doctor.Env{Home: home, ProjectDir: project, Path: e.getenv("PATH"), Stat: os.Stat, ReadFile: os.ReadFile}
 	r := doctorReport{Checked: []doctor.Checked{}, Problems: []doctor.Finding{}}
 	check := func(ch doctor.Checked, fs []doctor.Finding) {
 		r.Checked = append(r.Checked, ch)
 		r.Problems = append(r.Problems, fs...)
 	}
-	seen := map[string]bool{}
-	for _, path := range doctor.SettingsFiles(home, project) {
-		if abs, err := filepath.Abs(path); err == nil && seen[abs] {
-			continue // the project is the home directory
-		} else {
-			seen[abs] = true
-		}
-		check(doctor.Settings(path, denv))
-	}
+	checked, found := doctor.Check(doctor.SettingsFiles(home, project), denv)
+	r.Checked, r.Problems = append(r.Checked, checked...), append(r.Problems, found...)
 	e.doctorGuard(c, check)
 
 	r.OK = len(r.Problems) == 0
@@ -116,7 +117,7 @@ func (e *env) doctorGuard(c *cli.Context, check func(doctor.Checked, []doctor.Fi
 			probs = writable(where)
 		}
 		v, serr := hooks.Circuits.Snapshot()
-		if serr != nil {
+		if serr != nil && len(probs) == 0 {
 			probs = append(probs, doctor.Finding{Where: where, Problem: "cannot be read: " + view.ErrorLine(serr), Fix: "guard state import a good copy, or let the next guard run set it aside"})
 		}
 		state.Detail = "readable and writable"
@@ -129,7 +130,13 @@ func (e *env) doctorGuard(c *cli.Context, check func(doctor.Checked, []doctor.Fi
 		}
 	} else {
 		state.Detail = "cannot be opened"
-		check(state, []doctor.Finding{{Where: where, Problem: view.ErrorLine(err), Fix: "check the path (state_file, GUARD_STATE) and its permissions, or that the database is reachable (guard config check)"}})
+		probs := []doctor.Finding{{Where: where, Problem: view.ErrorLine(err), Fix: "check the path (state_file, GUARD_STATE) and its permissions, or that the database is reachable (guard config check)"}}
+		if !backend.IsURL(where) {
+			if w := writable(where); len(w) > 0 {
+				probs = w // says what is wrong with the path, and what to do
+			}
+		}
+		check(state, probs)
 	}
 
 	budgets := doctor.Checked{What: "budgets"}
@@ -184,14 +191,36 @@ func (e *env) doctorCircuits(v store.CircuitView, check func(doctor.Checked, []d
 	check(doctor.Checked{What: "circuits", Detail: fmt.Sprintf("%d keys, %d not closed", len(sts), len(probs))}, probs)
 }
 
-// writable says what keeps guard from writing the state file at path.
+// writable says what keeps guard from writing the state file at path: a
+// directory in its place, a directory that cannot be created or written
+// (guard replaces the file by renaming a new one into place), a file it
+// cannot read and write.
 func writable(path string) []doctor.Finding {
+	unguarded := ": guard cannot record outcomes, so no circuit ever opens (each run warns)"
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return []doctor.Finding{{Where: path, Problem: "is a directory, where guard keeps its state file: every guard run refuses it and runs its hook unguarded",
+			Fix: "move the directory out of the way (mv " + path + " " + path + ".old), or point state_file (GUARD_STATE) at a file"}}
+	}
 	dir := filepath.Dir(path)
-	if err := unix.Access(dir, unix.W_OK|unix.X_OK); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil // made on first use
+	// The nearest directory that exists: guard makes the rest on first use.
+	at := dir
+	for {
+		fi, err := os.Stat(at)
+		if err == nil && !fi.IsDir() {
+			return []doctor.Finding{{Where: path, Problem: at + " is a file, where the state's directory " + dir + " should be" + unguarded,
+				Fix: "move it out of the way, or point state_file (GUARD_STATE) elsewhere"}}
 		}
-		return []doctor.Finding{{Where: path, Problem: "its directory " + dir + " is not writable: " + err.Error(), Fix: "guard replaces the file by renaming a new one into place: make " + dir + " writable, or move the state (state_file)"}}
+		if err == nil || !errors.Is(err, os.ErrNotExist) && !errors.Is(err, unix.ENOTDIR) || filepath.Dir(at) == at {
+			break
+		}
+		at = filepath.Dir(at)
+	}
+	if err := unix.Access(at, unix.W_OK|unix.X_OK); err != nil {
+		if at != dir {
+			return []doctor.Finding{{Where: path, Problem: "its directory " + dir + " does not exist and cannot be made: " + at + " is not writable (" + err.Error() + ")" + unguarded,
+				Fix: "move the state somewhere guard can write (state_file, GUARD_STATE), or make " + dir + " and let guard write it"}}
+		}
+		return []doctor.Finding{{Where: path, Problem: "its directory " + dir + " is not writable: " + err.Error() + unguarded, Fix: "guard replaces the file by renaming a new one into place: make " + dir + " writable, or move the state (state_file, GUARD_STATE)"}}
 	}
 	if err := unix.Access(path, unix.R_OK|unix.W_OK); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return []doctor.Finding{{Where: path, Problem: "is not readable and writable: " + err.Error(), Fix: "chmod u+rw " + path}}

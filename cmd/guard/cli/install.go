@@ -5,13 +5,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"guard/backend"
 	"guard/config"
 	"guard/internal/circuit"
 	"guard/internal/claude"
+	"guard/internal/claude/doctor"
+	"guard/internal/shell"
 	"guard/internal/store"
 	"guard/internal/view"
 )
@@ -30,18 +34,42 @@ func (e *env) installCommand() *cli.Command {
 		Name:  "install",
 		Usage: "wrap every command hook in a Claude Code settings.json with guard",
 		Description: `Rewrites each command hook X in the settings file to run behind guard:
-"guard run -c 'X'" (quoted so that sh -c, as Claude runs hooks, hands guard
-exactly X), and an exec-form hook {"args": [A, ...]} to
-["guard", "run", "--", A, ...]. Hooks that already call guard (behind
-VAR=value or env too), hooks with two "command" members, and hooks that match
---exclude (a substring, or a glob over the whole command) are left alone, and
-listed with the reason, so a second install changes nothing. Programs that
-only start with "guard" (guardctl, guard-secrets.sh) are wrapped like any.
+"guard run -c 'X'" (quoted so that the shell Claude runs hooks with hands
+guard exactly X), and a hook in Claude Code's exec form,
+{"command": PROGRAM, "args": [A, ...]}, to {"command": "/path/to/guard",
+"args": ["run", "--", PROGRAM, A, ...]} (placeholders such as
+${CLAUDE_PROJECT_DIR} kept as written). A hook with "onFailure": "block"
+gets guard run --on-skip block, so that guard skipping it (its circuit open)
+blocks too. Other members ("timeout", "async", "if", "matcher", ...) are kept.
 
-Only the hook commands change: key order, indentation and the final newline
-are kept. The file is backed up to <file>.bak-<UTC time> first and replaced
-atomically. --dry-run prints a unified diff and writes nothing. 'guard
-uninstall' gives back the very same bytes.
+Left alone, and listed with the reason, so a second install changes nothing:
+hooks that already call guard (guard-pg, a quoted "$HOME/.../guard", behind
+VAR=value or env too), hooks run by another shell ("shell": "powershell"),
+http, prompt, agent and mcp_tool hooks, hooks with two "command" members,
+hooks Claude Code does not run ("args" with no "command"), hooks behind the
+Python wrapper in a form install cannot move exactly (moved otherwise, with
+their state), and hooks that match --exclude (a substring, or a glob over the
+whole command; for the exec form, the program and args joined as a shell
+would read them). Programs that only start with "guard" (guardctl,
+guard-secrets.sh) are wrapped like any.
+
+It warns about hooks it wraps that look like policies (on PreToolUse,
+PermissionRequest, UserPromptSubmit, Stop and other events where a block
+stops something, a command or script that exits 2 or answers
+"permissionDecision": "deny", "decision": "block" or "behavior": "deny"):
+while guard skips one, Claude Code allows what it would have stopped. Keep
+one fail-closed with "onFailure": "block" (then install again), or on_skip:
+block in a hooks: rule of guardrails.yaml, or leave it out with --exclude.
+It also warns when a hook it wrapped is defined the same way in another
+settings file Claude Code reads (~/.claude/settings.json, the project's
+.claude/settings.json and .claude/settings.local.json): Claude Code runs
+identical copies once, but each copy once they differ; install that file
+too, with the same --binary.
+
+Only the hook commands change: key order, indentation, a byte order mark
+and the final newline are kept. The file is backed up to <file>.bak-<UTC
+time> first and replaced atomically. --dry-run prints a unified diff and
+writes nothing. 'guard uninstall' gives back the very same bytes.
 
 The hooks call guard by the absolute path of the guard running install
 (refused for a temporary go run build, which goes away), unless --binary
@@ -68,8 +96,10 @@ func (e *env) uninstallCommand() *cli.Command {
 		Name:  "uninstall",
 		Usage: "unwrap the hooks that guard install wrapped",
 		Description: `Gives each hook that 'guard install' wrapped back its original command,
-byte for byte. Hooks that guard did not wrap are left alone. The file is
-backed up first and replaced atomically.
+byte for byte (what older guards wrote included). Hooks that guard did not
+wrap are left alone. The file is backed up first and replaced atomically.
+The state of hooks given back to the Python wrapper moves back to the
+wrapper's keys, so that an open circuit stays open.
 
 Examples:
    guard uninstall --dry-run
@@ -139,22 +169,55 @@ func (e *env) install(c *cli.Context) error {
 		}
 		return false
 	}
-	f, err := e.rewriteSettings(c, path, "install", func(doc []byte) (claude.Result, error) {
+	rewrite := func(doc []byte) (claude.Result, error) {
 		return claude.Install(doc, claude.Options{Binary: bin, Skip: skip})
-	})
-	if err != nil || f.Backup == "" {
+	}
+	state, stateErr := e.stateFor(c, path, rewrite)
+	f, err := e.rewriteSettings(c, path, "install", rewrite)
+	if err != nil {
 		return err
 	}
-	return e.moveStateFromPython(c, f.Changes)
+	e.warnPolicies(f.Changes)
+	e.warnDiffering(f, bin)
+	if bin == "guard" {
+		denv := e.doctorEnv()
+		if denv = doctor.HookPath(doctor.SettingsFiles(denv.Home, denv.ProjectDir), denv); denv.PathFrom != "" {
+			if _, ok := denv.LookPath("guard"); !ok {
+				e.warnf("%s gives hooks PATH=%s (env.PATH), where there is no guard: the hooks that call a bare guard will fail until there is", denv.PathFrom, denv.Path)
+			}
+		}
+	}
+	if f.Backup == "" {
+		return nil
+	}
+	e.moveState(state, stateErr, f.Changes, false)
+	return nil
 }
 
-// moveStateFromPython gives the hooks install moved off the Python wrapper
-// the state the wrapper kept for them, under guard's keys: the wrapper
-// keyed a command by its script's name (lint for uv run lint.py), guard
-// keys it by the command. A Python key that two moved hooks share cannot
-// be told apart and stays where it is, as does one whose command refers to
-// $CLAUDE_PROJECT_DIR (guard keys it by project, unknown here).
-func (e *env) moveStateFromPython(c *cli.Context, changes []claude.Change) error {
+// stateFor opens the hook state when rewrite (not a dry run) moves hooks
+// off the Python wrapper or back, whose state moves with them. It does so
+// before the settings file is rewritten: for a state in PostgreSQL,
+// opening it hands this very command over to guard-pg, which must then
+// find the file as it was and do the whole of it, once.
+func (e *env) stateFor(c *cli.Context, path string, rewrite func([]byte) (claude.Result, error)) (*backend.Hooks, error) {
+	if c.Bool("dry-run") {
+		return nil, nil
+	}
+	f, err := claude.RewriteFile(path, "", e.now(), true, rewrite)
+	if err != nil || !slices.ContainsFunc(f.Changes, func(ch claude.Change) bool { return ch.Moved != nil }) {
+		return nil, nil
+	}
+	return e.openHooksOf(c)
+}
+
+// moveState moves the state of the hooks moved off the Python wrapper
+// from the wrapper's keys to guard's, or, back (uninstall), from guard's
+// keys to the wrapper's: the wrapper keyed a command by its script's name
+// (lint for uv run lint.py), guard keys it by the command. A Python key
+// that two moved hooks share cannot be told apart and stays where it is,
+// as does one whose command refers to $CLAUDE_PROJECT_DIR (guard keys it
+// by project, unknown here).
+func (e *env) moveState(h *backend.Hooks, openErr error, changes []claude.Change, back bool) {
 	var moved []*claude.Moved
 	shared := map[string]int{}
 	for _, ch := range changes {
@@ -164,27 +227,43 @@ func (e *env) moveStateFromPython(c *cli.Context, changes []claude.Change) error
 		}
 	}
 	if len(moved) == 0 {
-		return nil
+		return
 	}
-	h, err := e.openHooksOf(c)
-	if err != nil {
-		e.warnf("the Python wrapper's state was not moved: %v", view.ErrorLine(err))
-		return nil
+	if h == nil || openErr != nil {
+		if openErr == nil {
+			openErr = errors.New("the state was not opened")
+		}
+		e.warnf("the Python wrapper's state was not moved: %v", view.ErrorLine(openErr))
+		return
 	}
 	var lines []string
-	err = h.Circuits.Update(e.now(), func(tx store.CircuitTx) (bool, error) {
+	err := h.Circuits.Update(e.now(), func(tx store.CircuitTx) (bool, error) {
 		lines = lines[:0]
 		changed := false
 		for _, m := range moved {
 			switch {
 			case strings.Contains(m.Command, circuit.ProjectVar):
-				if tx.Has(m.PythonKey) {
+				if tx.Has(m.PythonKey) || back && tx.Has(m.Command) {
 					lines = append(lines, fmt.Sprintf("%q stays: guard keeps %s one circuit per project", m.PythonKey, view.Printable(m.Command)))
 				}
 				continue
 			case shared[m.PythonKey] > 1:
-				if tx.Has(m.PythonKey) {
+				if tx.Has(m.PythonKey) || back && tx.Has(m.Command) {
 					lines = append(lines, fmt.Sprintf("%q stays: %d moved hooks share it in the wrapper's keys", m.PythonKey, shared[m.PythonKey]))
+				}
+				continue
+			}
+			if back {
+				ok, err := tx.Rename(m.Command, m.PythonKey)
+				if err != nil {
+					return false, err
+				}
+				switch {
+				case ok:
+					changed = true
+					lines = append(lines, fmt.Sprintf("%s -> %q", view.Printable(m.Command), m.PythonKey))
+				case tx.Has(m.Command) && tx.Has(m.PythonKey):
+					lines = append(lines, fmt.Sprintf("%s stays: %q has state of its own", view.Printable(m.Command), m.PythonKey))
 				}
 				continue
 			}
@@ -208,7 +287,7 @@ func (e *env) moveStateFromPython(c *cli.Context, changes []claude.Change) error
 	})
 	if err != nil {
 		e.warnf("the Python wrapper's state was not moved: %v", view.ErrorLine(err))
-		return nil
+		return
 	}
 	if len(lines) > 0 {
 		fmt.Fprintf(e.stdout, "state of the Python wrapper's hooks, in %s:\n", h.Where)
@@ -216,7 +295,6 @@ func (e *env) moveStateFromPython(c *cli.Context, changes []claude.Change) error
 			fmt.Fprintf(e.stdout, "  %s\n", l)
 		}
 	}
-	return nil
 }
 
 func (e *env) uninstall(c *cli.Context) error {
@@ -227,8 +305,118 @@ func (e *env) uninstall(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	_, err = e.rewriteSettings(c, path, "uninstall", claude.Uninstall)
-	return err
+	state, stateErr := e.stateFor(c, path, claude.Uninstall)
+	f, err := e.rewriteSettings(c, path, "uninstall", claude.Uninstall)
+	if err != nil || f.Backup == "" {
+		return err
+	}
+	e.moveState(state, stateErr, f.Changes, true)
+	return nil
+}
+
+// doctorEnv is what guard doctor's checks read, for install: the project
+// is $CLAUDE_PROJECT_DIR, else the current directory.
+func (e *env) doctorEnv() doctor.Env {
+	project := e.getenv(circuit.ProjectVar)
+	if project == "" {
+		project, _ = os.Getwd()
+	}
+	return doctor.Env{Home: e.getenv("HOME"), ProjectDir: project, Path: e.getenv("PATH"), Stat: os.Stat, ReadFile: os.ReadFile}
+}
+
+// warnPolicies warns about the hooks install wrapped that look like
+// policies (doctor.Env.Policy) and do not block when they fail: when guard
+// skips one (its circuit open), Claude Code goes ahead with what the hook
+// would have stopped.
+func (e *env) warnPolicies(changes []claude.Change) {
+	denv := e.doctorEnv()
+	var lines []string
+	for _, ch := range changes {
+		if ch.Hook.Guard != "" && !ch.Hook.Broken || ch.Hook.FailClosed {
+			continue // wrapped before, or blocks when skipped
+		}
+		if why := denv.Policy(ch.Hook); why != "" {
+			lines = append(lines, fmt.Sprintf("  %s: %s (%s)", hookPlace(ch), hookText(ch.Hook.Own()), why))
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	e.warnf("%d of the hooks wrapped look like policies (they deny or block); while guard skips one (its circuit open), Claude Code allows what it would have stopped:\n%s\n"+
+		"  to keep one fail-closed, give it \"onFailure\": \"block\" in the settings file and run guard install again (guard then blocks when it skips it),\n"+
+		"  or on_skip: block in a hooks: rule of guardrails.yaml; or leave it unguarded: guard install --exclude PATTERN (a part of its command)",
+		len(lines), strings.Join(lines, "\n"))
+}
+
+// warnDiffering warns about hooks defined the same way in this settings
+// file and another one Claude Code reads, whose copies the install made
+// (or left) different: Claude Code runs such a hook once while its copies
+// are the same, and each copy when they differ.
+func (e *env) warnDiffering(f claude.File, bin string) {
+	denv := e.doctorEnv()
+	var copies []claude.Copy
+	mine, _ := claude.List(f.Doc)
+	if f.Doc == nil {
+		mine, _ = claude.List(f.Old)
+	}
+	for _, h := range mine {
+		copies = append(copies, claude.Copy{File: f.Path, Hook: h})
+	}
+	me, _ := filepath.Abs(f.Path)
+	for _, other := range doctor.SettingsFiles(denv.Home, denv.ProjectDir) {
+		real, err := filepath.EvalSymlinks(other)
+		if err != nil {
+			continue
+		}
+		if real, _ = filepath.Abs(real); real == me {
+			continue
+		}
+		doc, err := os.ReadFile(other)
+		if err != nil {
+			continue
+		}
+		hs, _ := claude.List(doc)
+		for _, h := range hs {
+			copies = append(copies, claude.Copy{File: other, Hook: h})
+		}
+	}
+	// One warning for each other file, listing its copies.
+	var others []string
+	lines := map[string][]string{}
+	for _, g := range claude.Differing(copies) {
+		var here *claude.Copy
+		for i := range g {
+			if g[i].File == f.Path {
+				here = &g[i]
+			}
+		}
+		if here == nil {
+			continue // not this file's business: guard doctor reports it
+		}
+		for _, c := range g {
+			if c.File == f.Path || asRunIn(here.Hook) == asRunIn(c.Hook) {
+				continue
+			}
+			how := "bare"
+			if c.Hook.Guard != "" {
+				how = "behind the guard at " + c.Hook.Guard
+			}
+			if lines[c.File] == nil {
+				others = append(others, c.File)
+			}
+			lines[c.File] = append(lines[c.File], fmt.Sprintf("  %s: %s (%s there)", hookPlace(claude.Change{Event: c.Hook.Event, Matcher: c.Hook.Matcher}), hookText(c.Hook.Own()), how))
+		}
+	}
+	for _, other := range others {
+		e.warnf("%d hooks here are also in %s, but no longer the same: Claude Code runs a hook that several settings files define the same way once, but each copy when they differ, so these run twice per event:\n%s\n"+
+			"  make them the same: guard install --settings %s --binary %s (or remove one copy)",
+			len(lines[other]), other, strings.Join(lines[other], "\n"), shell.Quote(other), shell.Quote(bin))
+	}
+}
+
+// asRunIn is a hook as Claude Code compares it with others.
+func asRunIn(h claude.Hook) string {
+	return strings.Join(append([]string{h.Command}, h.Args...), "\x00")
 }
 
 // rewriteSettings applies rewrite to the settings file at path and says
@@ -250,14 +438,13 @@ func (e *env) rewriteSettings(c *cli.Context, path, verb string, rewrite func([]
 		fmt.Fprintf(e.stdout, "%s %d hooks in %s (backup: %s)\n", done, len(f.Changes), f.Path, f.Backup)
 		for _, ch := range f.Changes {
 			cmd := ch.Before // the hook's own command, not guard's wrapping
-			if verb == "uninstall" {
-				cmd = ch.After
-			}
 			switch {
+			case verb == "uninstall":
+				cmd = ch.After
 			case ch.Moved != nil:
 				cmd = ch.Moved.Command
-			case ch.Why != "":
-				cmd = ch.After
+			default:
+				cmd = ch.Hook.Own()
 			}
 			why := ""
 			if ch.Why != "" {

@@ -1,25 +1,23 @@
 // Package doctor checks a Claude Code setup that guard is part of: the
-// settings files Claude Code reads and each of their command hooks (the
-// guard it calls, the script and interpreter it runs, a second wrapper, a
-// timeout in the wrong unit). Each problem comes with what to do about it.
-// guard doctor (package cli) adds the checks of guard's own config, state,
-// circuits and budgets.
+// settings files Claude Code reads and each of their hooks (whether Claude
+// Code accepts them, the guard a hook calls, the program, script and
+// interpreter it runs, on the PATH the settings give hooks and from the
+// project directory, a second wrapper, a timeout in the wrong unit, a
+// hook wrapped in one file and bare in another). Each problem comes with
+// what to do about it. guard doctor (package cli) adds the checks of
+// guard's own config, state, circuits and budgets.
 package doctor
 
 import (
-	"bufio"
-	"bytes"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"guard/internal/claude"
-	"guard/internal/shell"
 )
 
 // A Finding is one problem, where it is, and what to do about it.
@@ -37,16 +35,22 @@ type Checked struct {
 
 // Env is what the checks read from the machine.
 type Env struct {
-	Home       string // ~
-	ProjectDir string // $CLAUDE_PROJECT_DIR of the hooks, for their paths
-	LookPath   func(string) (string, error)
-	Stat       func(string) (fs.FileInfo, error)
-	ReadFile   func(string) ([]byte, error)
+	Home string // ~
+	// ProjectDir is the project the hooks run in: their working directory,
+	// against which relative paths resolve, and their $CLAUDE_PROJECT_DIR.
+	ProjectDir string
+	// Path is the PATH hooks get: the one guard doctor runs with, unless a
+	// settings file sets env.PATH (Check works that out, into PathFrom).
+	Path     string
+	PathFrom string // the settings file whose env.PATH Path is; "" for doctor's own
+	Stat     func(string) (fs.FileInfo, error)
+	ReadFile func(string) ([]byte, error)
 }
 
 // SettingsFiles are the settings files Claude Code reads, user's first:
 // ~/.claude/settings.json, then the project's .claude/settings.json and
-// .claude/settings.local.json.
+// .claude/settings.local.json. Later files override earlier ones' settings
+// (env included); hooks of all of them run.
 func SettingsFiles(home, projectDir string) []string {
 	var out []string
 	if home != "" {
@@ -55,28 +59,126 @@ func SettingsFiles(home, projectDir string) []string {
 	if projectDir != "" {
 		out = append(out, filepath.Join(projectDir, ".claude", "settings.json"), filepath.Join(projectDir, ".claude", "settings.local.json"))
 	}
-	return out
+	seen := map[string]bool{}
+	kept := out[:0]
+	for _, p := range out {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			abs = p
+		}
+		if !seen[abs] { // the project is the home directory
+			seen[abs] = true
+			kept = append(kept, p)
+		}
+	}
+	return kept
+}
+
+// EnvPath returns the env.PATH a settings document sets, if it sets one.
+func EnvPath(doc []byte) (string, bool) {
+	var v struct {
+		Env map[string]any `json:"env"`
+	}
+	if json.Unmarshal(trimBOM(doc), &v) != nil {
+		return "", false
+	}
+	p, ok := v.Env["PATH"].(string)
+	return p, ok
+}
+
+func trimBOM(doc []byte) []byte {
+	if len(doc) >= 3 && string(doc[:3]) == "\xef\xbb\xbf" {
+		return doc[3:]
+	}
+	return doc
+}
+
+// HookPath returns env with the PATH hooks get from the settings files
+// (in the order Claude Code reads them): the env.PATH of the last one that
+// sets it, else env's own.
+func HookPath(files []string, env Env) Env {
+	for _, path := range files {
+		if doc, err := env.ReadFile(path); err == nil {
+			if p, ok := EnvPath(doc); ok {
+				env.Path, env.PathFrom = p, path
+			}
+		}
+	}
+	return env
+}
+
+// Check checks the settings files (in the order Claude Code reads them)
+// and their hooks, and hooks defined in several of them that no longer
+// match.
+func Check(files []string, env Env) ([]Checked, []Finding) {
+	docs := map[string][]byte{}
+	var errs = map[string]error{}
+	for _, path := range files {
+		doc, err := env.ReadFile(path)
+		if err != nil {
+			errs[path] = err
+			continue
+		}
+		docs[path] = doc
+		if p, ok := EnvPath(doc); ok {
+			env.Path, env.PathFrom = p, path // a later file overrides an earlier one
+		}
+	}
+	var checked []Checked
+	var findings []Finding
+	var copies []claude.Copy
+	for _, path := range files {
+		c := Checked{What: "settings " + path}
+		if err := errs[path]; err != nil {
+			if os.IsNotExist(err) {
+				c.Detail = "not there"
+			} else {
+				findings = append(findings, Finding{Where: path, Problem: "cannot be read: " + err.Error(), Fix: "check its permissions: Claude Code cannot read it either"})
+			}
+			checked = append(checked, c)
+			continue
+		}
+		c, fs, hooks := settings(path, docs[path], env)
+		checked, findings = append(checked, c), append(findings, fs...)
+		for _, h := range hooks {
+			copies = append(copies, claude.Copy{File: path, Hook: h})
+		}
+	}
+	for _, g := range claude.Differing(copies) {
+		findings = append(findings, Differing(g, ""))
+	}
+	return checked, findings
 }
 
 // Settings checks one settings file's hooks, and says what it found.
 func Settings(path string, env Env) (Checked, []Finding) {
-	c := Checked{What: "settings " + path}
 	doc, err := env.ReadFile(path)
 	if err != nil {
 		if os.IsNotExist(err) {
-			c.Detail = "not there"
-			return c, nil
+			return Checked{What: "settings " + path, Detail: "not there"}, nil
 		}
-		return c, []Finding{{Where: path, Problem: "cannot be read: " + err.Error(), Fix: "check its permissions: Claude Code cannot read it either"}}
+		return Checked{What: "settings " + path}, []Finding{{Where: path, Problem: "cannot be read: " + err.Error(), Fix: "check its permissions: Claude Code cannot read it either"}}
 	}
-	hooks, err := claude.List(doc)
+	c, fs, _ := settings(path, doc, env)
+	return c, fs
+}
+
+func settings(path string, doc []byte, env Env) (Checked, []Finding, []claude.Hook) {
+	c := Checked{What: "settings " + path}
+	invalid, err := claude.Validate(doc)
 	if err != nil {
-		return c, []Finding{{Where: path, Problem: "is not valid settings JSON: " + err.Error(), Fix: "fix the JSON (Claude Code ignores a settings file it cannot parse, hooks and all)"}}
+		c.Detail = "invalid"
+		return c, []Finding{{Where: path, Problem: "is not valid settings JSON: " + err.Error(), Fix: "fix the JSON (Claude Code ignores a settings file it cannot parse, hooks and all)"}}, nil
 	}
 	var findings []Finding
+	for _, v := range invalid {
+		findings = append(findings, Finding{Where: path + ", " + v.Path, Problem: v.Problem + ": Claude Code does not accept it",
+			Fix: "fix it as the hooks reference describes; until then Claude Code reports the settings file as invalid and does not run the hook"})
+	}
+	hooks, _ := claude.List(doc)
 	guarded := 0
 	for _, h := range hooks {
-		if h.Guard != "" {
+		if h.Guard != "" && !h.Broken {
 			guarded++
 		}
 		place := path + ", " + h.Event
@@ -89,29 +191,93 @@ func Settings(path string, env Env) (Checked, []Finding) {
 		}
 	}
 	c.Detail = fmt.Sprintf("%d command hooks, %d behind guard", len(hooks), guarded)
-	return c, findings
+	return c, findings, hooks
+}
+
+// Differing says what is wrong with a handler defined in several settings
+// files whose copies differ (claude.Differing), and how to make them
+// match with guard install --binary bin ("" for where guard is).
+func Differing(g []claude.Copy, bin string) Finding {
+	var files, wrapped, bare []string
+	seen := map[string]bool{}
+	for _, c := range g {
+		if seen[c.File] {
+			continue
+		}
+		seen[c.File] = true
+		files = append(files, c.File)
+		if c.Hook.Guard != "" {
+			wrapped = append(wrapped, c.File)
+		} else {
+			bare = append(bare, c.File)
+		}
+	}
+	h := g[0].Hook
+	where := strings.Join(files, " and ") + ", " + h.Event
+	how := "behind guard in " + strings.Join(wrapped, " and ") + ", bare in " + strings.Join(bare, " and ")
+	if len(bare) == 0 {
+		how = "behind different guards in each"
+	}
+	binFlag := ""
+	if bin != "" {
+		binFlag = " --binary " + bin
+	}
+	var fixes []string
+	for _, f := range bare {
+		fixes = append(fixes, "guard install --settings "+f+binFlag)
+	}
+	if len(bare) == 0 {
+		for _, f := range files {
+			fixes = append(fixes, "guard install --settings "+f+binFlag)
+		}
+	}
+	return Finding{
+		Where: where,
+		Problem: fmt.Sprintf("%s is in %d settings files, %s: Claude Code runs a hook that several settings files define the same way once, but each copy when they differ, so it runs %d times per event",
+			own(h), len(files), how, len(files)),
+		Fix: "make the copies the same: " + strings.Join(fixes, "; ") + " (with the same --binary for each), or remove all but one",
+	}
+}
+
+// own is a hook's own command, for a message.
+func own(h claude.Hook) string {
+	s := h.Own()
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	return s
 }
 
 // Hook checks one hook.
 func Hook(h claude.Hook, env Env) []Finding {
 	var out []Finding
 	add := func(problem, fix string) { out = append(out, Finding{Problem: problem, Fix: fix}) }
-	cmd := h.Command
-	if cmd == "" {
-		cmd = strings.Join(h.Args, " ")
+	if !h.Exec && h.Command == "" && h.Args != nil {
+		return nil // {"args": [...]} alone: Validate says Claude Code does not run it
 	}
-	run := cmd // what the hook runs in the end
+	if h.Broken {
+		add(`is in exec form ("args"), so Claude Code starts its "command" as a program, and an older guard install made that a guard run -c line: Claude Code cannot start it, and the hook never runs`,
+			"guard install (of this guard) repairs it; guard uninstall gives the hook back as it was")
+		return out
+	}
+	exec := h.Exec
+	run, argv := h.Command, append([]string{h.Command}, h.Args...) // what the hook runs in the end
 	switch {
 	case h.Guard != "":
-		run = h.Inner
-		if msg := env.executable(h.Guard, true); msg != "" {
+		run, argv = h.Inner, h.InnerArgv
+		exec = h.Exec || h.InnerArgv != nil
+		if msg := env.executable(h.Guard); msg != "" {
 			add(fmt.Sprintf("calls guard at %s, which %s", h.Guard, msg),
 				"install guard there (make install), or run guard install again to point the hooks at the guard you have")
 		}
-		if claude.RunsGuard(h.Inner) {
+		inner := run
+		if exec {
+			inner = strings.Join(argv, " ")
+		}
+		if claude.RunsGuard(inner) || len(argv) > 1 && isGuardName(argv[0]) && argv[1] == "run" {
 			add("runs behind guard twice", "edit it to one guard run -c '...' around the hook's own command")
 		}
-		if strings.Contains(h.Inner, claude.PythonWrapper) {
+		if strings.Contains(inner, claude.PythonWrapper) {
 			add("runs behind both guard and the Python wrapper ("+claude.PythonWrapper+"): two breakers count its failures",
 				"make the hook the wrapped command alone, then run guard install")
 		}
@@ -119,11 +285,28 @@ func Hook(h claude.Hook, env Env) []Finding {
 		run = h.Python
 		add("runs behind the Python wrapper ("+claude.PythonWrapper+")",
 			"guard install moves it to guard, with its state (guard uninstall gives it back)")
-	}
-	if run != "" {
-		for _, problem := range env.launchProblems(run) {
-			add(problem, "fix the path, or install what is missing: until then the hook fails on every call (a Python one exits 2, which Claude Code takes for a block)")
+		out = append(out, env.pythonWrapper(h.Command)...)
+	case h.PythonManual != "":
+		add("runs behind the Python wrapper ("+claude.PythonWrapper+"), in a form guard install cannot move exactly: "+h.PythonManual,
+			"make the hook the wrapped command alone by hand, then run guard install")
+		if !h.Exec {
+			out = append(out, env.pythonWrapper(h.Command)...)
 		}
+		run = "" // what the wrapper runs is not known for sure
+	}
+	var probs []problem
+	switch {
+	case exec && len(argv) > 0:
+		probs = env.argvProblems(argv, env.expandExec)
+	case !exec && run != "":
+		probs = env.launchProblems(run)
+	}
+	for _, p := range probs {
+		fix := "fix the path, or install what is missing: until then the hook fails on every call"
+		if p.exits2 != "" {
+			fix += " (" + p.exits2 + " exits 2 when it cannot open its script, which Claude Code takes for a block)"
+		}
+		add(p.msg, fix)
 	}
 	if h.HasTimeout && h.Timeout >= 1000 {
 		d := time.Duration(h.Timeout * float64(time.Second))
@@ -133,152 +316,7 @@ func Hook(h claude.Hook, env Env) []Finding {
 	return out
 }
 
-// interpreters take a script as their first argument that is not an
-// option (after run, for uv, bun and deno).
-var interpreters = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(python[0-9.]*|pypy[0-9.]*|node|bun|deno|bash|sh|zsh|dash|ruby|perl|php|uv|tsx|ts-node)$`)
-})
-
-// scriptExt matches a script's file name.
-var scriptExt = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\.(py|js|mjs|cjs|ts|sh|bash|rb|pl|php)$`) })
-
-// builtins are shell words that are no file to look for.
-var builtins = map[string]bool{"cd": true, "echo": true, "test": true, "[": true, "true": true, "false": true, "exit": true,
-	"export": true, "source": true, ".": true, "exec": true, "set": true, "printf": true, "read": true, ":": true, "eval": true}
-
-// launchProblems says what keeps the first program of cmd from starting:
-// the program, its script or the script's #! interpreter not being there.
-func (env Env) launchProblems(cmd string) []string {
-	cs, err := shell.Parse(cmd)
-	if err != nil || len(cs) == 0 {
-		return nil
-	}
-	prog := cs[0].Program()
-	if len(prog) == 0 {
-		return nil
-	}
-	name, ok := env.expand(prog[0])
-	if !ok || builtins[name] {
-		return nil
-	}
-	if msg := env.executable(name, false); msg != "" {
-		return []string{fmt.Sprintf("runs %s, which %s", prog[0], msg)}
-	}
-	if strings.Contains(name, "/") {
-		if msg := env.shebang(name); msg != "" {
-			return []string{msg}
-		}
-		return nil
-	}
-	base := filepath.Base(name)
-	if !interpreters().MatchString(base) {
-		return nil
-	}
-	args := prog[1:]
-	if (base == "uv" || base == "bun" || base == "deno") && len(args) > 0 && args[0] == "run" {
-		args = args[1:]
-	}
-	for _, a := range args {
-		if a == "-c" || a == "-m" || a == "-e" || a == "--eval" {
-			return nil // code, not a script
-		}
-		if strings.HasPrefix(a, "-") {
-			continue
-		}
-		script, ok := env.expand(a)
-		if !ok || !looksLikeScript(script) {
-			return nil
-		}
-		if _, err := env.Stat(script); err != nil {
-			return []string{fmt.Sprintf("runs the script %s, which does not exist (%s)", a, script)}
-		}
-		return nil
-	}
-	return nil
-}
-
-// looksLikeScript reports whether a word names a file: it has a path or
-// a script's extension.
-func looksLikeScript(s string) bool {
-	return strings.Contains(s, "/") || scriptExt().MatchString(s)
-}
-
-// executable says what is wrong with the program at name ("" if nothing):
-// a path must be an executable file, a bare name must be on PATH.
-func (env Env) executable(name string, expand bool) string {
-	if expand {
-		var ok bool
-		if name, ok = env.expand(name); !ok {
-			return ""
-		}
-	}
-	if !strings.Contains(name, "/") {
-		if _, err := env.LookPath(name); err != nil {
-			return "is not on PATH"
-		}
-		return ""
-	}
-	fi, err := env.Stat(name)
-	switch {
-	case err != nil:
-		return "does not exist"
-	case fi.IsDir():
-		return "is a directory"
-	case fi.Mode()&0o111 == 0:
-		return "is not executable (chmod +x)"
-	}
-	return ""
-}
-
-// shebang says what is wrong with the #! line of the script at path.
-func (env Env) shebang(path string) string {
-	data, err := env.ReadFile(path)
-	if err != nil || !bytes.HasPrefix(data, []byte("#!")) {
-		return ""
-	}
-	line, _ := bufio.NewReader(bytes.NewReader(data[2:])).ReadString('\n')
-	words := strings.Fields(line)
-	if len(words) == 0 {
-		return ""
-	}
-	interp := words[0]
-	if filepath.Base(interp) == "env" {
-		for _, w := range words[1:] {
-			if !strings.HasPrefix(w, "-") && !strings.Contains(w, "=") {
-				if _, err := env.LookPath(w); err != nil {
-					return fmt.Sprintf("runs %s, whose #! interpreter %s is not on PATH", path, w)
-				}
-				return ""
-			}
-		}
-		return ""
-	}
-	if _, err := env.Stat(interp); err != nil {
-		return fmt.Sprintf("runs %s, whose #! interpreter %s does not exist", path, interp)
-	}
-	return ""
-}
-
-// expand reads a word as the shell would for the variables a hook's paths
-// use: ~, $HOME and $CLAUDE_PROJECT_DIR (in any quoting). It reports false
-// for a word with any other expansion in it: there is nothing to check.
-func (env Env) expand(w string) (string, bool) {
-	if len(w) >= 2 && w[0] == '"' && w[len(w)-1] == '"' {
-		w = w[1 : len(w)-1]
-	}
-	if w == "~" || strings.HasPrefix(w, "~/") {
-		w = env.Home + w[1:]
-	}
-	for _, v := range []struct{ name, value string }{{"HOME", env.Home}, {"CLAUDE_PROJECT_DIR", env.ProjectDir}} {
-		if strings.Contains(w, v.name) && v.value == "" {
-			return "", false
-		}
-		w = strings.ReplaceAll(w, "${"+v.name+"}", v.value)
-		w = strings.ReplaceAll(w, "$"+v.name, v.value)
-	}
-	w = strings.ReplaceAll(w, `"`, "")
-	if strings.ContainsAny(w, "$`*?[") {
-		return "", false
-	}
-	return w, true
+func isGuardName(w string) bool {
+	b := filepath.Base(w)
+	return b == "guard" || b == "guard-pg"
 }

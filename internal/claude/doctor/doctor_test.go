@@ -1,0 +1,114 @@
+package doctor
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"guard/internal/claude"
+)
+
+// env returns an Env over the real files of dir, the project.
+func testEnv(t *testing.T, dir string) Env {
+	t.Helper()
+	return Env{Home: filepath.Join(dir, "home"), ProjectDir: dir, Path: filepath.Join(dir, "bin"),
+		Stat: os.Stat, ReadFile: os.ReadFile}
+}
+
+func write(t *testing.T, path, text string, mode fs.FileMode) {
+	t.Helper()
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	if err := os.WriteFile(path, []byte(text), mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPolicy: install warns about hooks that look like policies, by their
+// command or the script they run, on events where a block stops something.
+func TestPolicy(t *testing.T) {
+	dir := t.TempDir()
+	env := testEnv(t, dir)
+	write(t, filepath.Join(dir, ".claude/hooks/deny.py"), "import json, sys\nprint(json.dumps({'hookSpecificOutput': {'permissionDecision': 'deny'}}))\n", 0o644)
+	write(t, filepath.Join(dir, ".claude/hooks/stop.js"), "console.log(JSON.stringify({decision: 'block', reason: 'tests fail'}))\n", 0o644)
+	write(t, filepath.Join(dir, ".claude/hooks/guard.sh"), "#!/bin/sh\necho 'rm -rf blocked' >&2\nexit 2\n", 0o755)
+	write(t, filepath.Join(dir, ".claude/hooks/fmt.sh"), "#!/bin/sh\nprettier --write . || exit 1\nexit 0\n", 0o755)
+	write(t, filepath.Join(dir, ".claude/hooks/perm.sh"), "#!/bin/sh\necho '{\"behavior\": \"deny\"}'\n", 0o755)
+	for _, c := range []struct {
+		hook claude.Hook
+		want string
+	}{
+		{claude.Hook{Event: "PreToolUse", Command: "python3 .claude/hooks/deny.py"}, `deny.py answers "permissionDecision": "deny"`},
+		{claude.Hook{Event: "Stop", Command: "node", Args: []string{"${CLAUDE_PROJECT_DIR}/.claude/hooks/stop.js"}, Exec: true}, `stop.js answers "decision": "block"`},
+		{claude.Hook{Event: "UserPromptSubmit", Command: `"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh`}, "guard.sh exits 2"},
+		{claude.Hook{Event: "PermissionRequest", Command: ".claude/hooks/perm.sh"}, `answers "behavior": "deny"`},
+		{claude.Hook{Event: "PreToolUse", Command: "grep -q 'rm -rf' && exit 2 || exit 0"}, "its command exits 2"},
+		{claude.Hook{Event: "PreToolUse", Command: ".claude/hooks/fmt.sh"}, ""},
+		{claude.Hook{Event: "PostToolUse", Command: ".claude/hooks/guard.sh"}, ""}, // a block after the fact stops nothing
+		{claude.Hook{Event: "PreToolUse", Command: "exit 20"}, ""},
+	} {
+		got := env.Policy(c.hook)
+		if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
+			t.Errorf("Policy(%s %q) = %q; want %q", c.hook.Event, c.hook.Command, got, c.want)
+		}
+	}
+}
+
+// TestLaunchProblems covers D1, D6 and D7: exec-form programs and the
+// scripts in their args are checked, relative paths are the project's,
+// programs are looked up on the PATH the settings give hooks, and the
+// exit-2 hint is only for the programs that exit 2.
+func TestLaunchProblems(t *testing.T) {
+	dir := t.TempDir()
+	env := testEnv(t, dir)
+	write(t, filepath.Join(dir, "bin/node"), "", 0o755)
+	write(t, filepath.Join(dir, "bin/python3"), "", 0o755)
+	write(t, filepath.Join(dir, "app.js"), "", 0o644)
+	for _, c := range []struct {
+		hook       claude.Hook
+		want, hint string
+	}{
+		{claude.Hook{Command: "node", Args: []string{"app.js"}, Exec: true}, "", ""},
+		{claude.Hook{Command: "node", Args: []string{"${CLAUDE_PROJECT_DIR}/gone.js"}, Exec: true}, "runs the script ${CLAUDE_PROJECT_DIR}/gone.js, which does not exist", ""},
+		{claude.Hook{Command: "python3", Args: []string{"gone.py"}, Exec: true}, "gone.py, which does not exist", "python3 exits 2"},
+		{claude.Hook{Command: "uv", Args: []string{"run", "x.py"}, Exec: true}, "runs uv, which is not on the PATH that s.json gives hooks", ""},
+		{claude.Hook{Command: "./app.js", Args: []string{}, Exec: true}, "is not executable", ""},
+		{claude.Hook{Command: "node", Args: []string{"~/x.js"}, Exec: true}, "", ""}, // no shell: guard cannot tell
+		{claude.Hook{Command: "node app.js"}, "", ""},
+		{claude.Hook{Guard: "guard", Command: "guard", Args: []string{"run", "--", "node", "gone.js"}, InnerArgv: []string{"node", "gone.js"}, Exec: true}, "gone.js, which does not exist", ""},
+	} {
+		env.PathFrom = "s.json"
+		var got []string
+		for _, f := range Hook(c.hook, env) {
+			got = append(got, f.Problem+" | "+f.Fix)
+		}
+		text := strings.Join(got, "\n")
+		switch {
+		case c.want == "" && text != "":
+			t.Errorf("Hook(%+v) = %s; want no problem", c.hook, text)
+		case c.want != "" && !strings.Contains(text, c.want):
+			t.Errorf("Hook(%+v) = %s; want %q", c.hook, text, c.want)
+		case c.want != "" && c.hint == "" && strings.Contains(text, "exits 2"):
+			t.Errorf("Hook(%+v) = %s; want no exit-2 hint", c.hook, text)
+		case c.hint != "" && !strings.Contains(text, c.hint):
+			t.Errorf("Hook(%+v) = %s; want the hint %q", c.hook, text, c.hint)
+		}
+	}
+}
+
+// TestCheckUsesSettingsPath: the PATH of the last settings file that sets
+// env.PATH is the one every hook gets.
+func TestCheckUsesSettingsPath(t *testing.T) {
+	dir := t.TempDir()
+	env := testEnv(t, dir)
+	env.Path = "/usr/bin:/bin"
+	user := filepath.Join(dir, "home/.claude/settings.json")
+	local := filepath.Join(dir, ".claude/settings.local.json")
+	write(t, user, `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"sh -c true"}]}]}}`, 0o644)
+	write(t, local, "\xef\xbb\xbf"+`{"env":{"PATH":"/opt/homebrew/bin:/usr/local/bin"}}`, 0o644)
+	_, fs := Check([]string{user, local}, env)
+	if len(fs) != 1 || !strings.Contains(fs[0].Problem, "runs sh, which is not on the PATH that "+local+" gives hooks") {
+		t.Errorf("Check = %+v; want sh not on the local settings' PATH", fs)
+	}
+}

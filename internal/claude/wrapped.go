@@ -1,0 +1,411 @@
+package claude
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"guard/internal/shell"
+)
+
+// The forms of a shell-form hook that Install writes, and Uninstall reads
+// back (BINARY is quoted for sh, COMMAND and PREFIX as quoteUnits does):
+//
+//	BINARY run [--on-skip block] -c 'COMMAND'
+//	BINARY run [--on-skip block] --from-python 'PREFIX' [--failure-threshold N] [--cooldown-seconds N] -c 'COMMAND'
+//
+// and of an exec-form hook, {"command": BINARY, "args": ARGS}:
+//
+//	ARGS = ["run", ["--on-skip", "block",] "--", PROGRAM, ARG...]
+//
+// where PROGRAM is the hook's "command" as it was written.
+const (
+	onSkipFlag  = " --on-skip block"
+	fromPyHead  = " " + FromPythonFlag + " '"
+	commandHead = " -c '"
+)
+
+// A wrapping is a shell-form hook as Install wrote it.
+type wrapping struct {
+	binary    string // the guard it calls
+	binaryLen int    // the length of the binary's word in the raw JSON string
+	onSkip    bool   // it has --on-skip block
+	// python is the raw JSON text of the Python-wrapped hook's text up to
+	// the wrapped command, for a hook moved off the Python wrapper; nil
+	// for others.
+	python []byte
+	inner  []byte // the raw JSON text of the wrapped command
+}
+
+// original returns the raw JSON text of the hook before Install.
+func (w wrapping) original() []byte {
+	return append(append([]byte(nil), w.python...), w.inner...)
+}
+
+// installed reads raw, the inside of a JSON string as written, as a
+// command Install wrote, where the binary is a file named guard.
+func installed(raw []byte) (wrapping, bool) {
+	decoded := decode(raw)
+	word, rest, ok := firstWord(decoded)
+	if !ok || !isGuard(word) {
+		return wrapping{}, false
+	}
+	n, ok := rawPrefixLen(raw, len(decoded)-len(rest))
+	if !ok {
+		return wrapping{}, false
+	}
+	w := wrapping{binary: word, binaryLen: n}
+	s := string(raw[n:])
+	if !strings.HasPrefix(s, " run") {
+		return wrapping{}, false
+	}
+	s = s[len(" run"):]
+	if strings.HasPrefix(s, onSkipFlag) {
+		w.onSkip = true
+		s = s[len(onSkipFlag):]
+	}
+	if strings.HasPrefix(s, fromPyHead) {
+		prefix, rest, ok := quotedUnits(s[len(fromPyHead):])
+		if !ok {
+			return wrapping{}, false
+		}
+		i := strings.Index(rest, commandHead)
+		if i < 0 || !pythonFlags(rest[:i]) {
+			return wrapping{}, false
+		}
+		w.python = append([]byte{}, prefix...)
+		s = rest[i:]
+	}
+	if !strings.HasPrefix(s, commandHead) || !strings.HasSuffix(s, "'") || len(s) < len(commandHead)+1 {
+		return wrapping{}, false
+	}
+	inner, ok := unquoteUnits([]byte(s[len(commandHead) : len(s)-1]))
+	if !ok {
+		return wrapping{}, false
+	}
+	w.inner = inner
+	return w, true
+}
+
+// pythonFlags reports whether s is what Install writes between a moved
+// hook's prefix and -c: the wrapper's own flags, each with a number.
+func pythonFlags(s string) bool {
+	f := strings.Fields(s)
+	if len(f)%2 != 0 {
+		return false
+	}
+	for i := 0; i < len(f); i += 2 {
+		if (f[i] != "--failure-threshold" && f[i] != "--cooldown-seconds") || !isDigits(f[i+1]) {
+			return false
+		}
+	}
+	return s == "" || strings.HasPrefix(s, " ") && strings.Join(f, " ") == s[1:]
+}
+
+// shellWrapping writes the JSON string (with its quotes) of a shell-form
+// hook that runs inner (raw JSON text) behind bin, moved off the Python
+// wrapper when python is not nil (flags are the wrapper's own).
+func shellWrapping(bin string, onSkip bool, python []byte, flags []string, inner []byte) []byte {
+	text := []byte{'"'}
+	text = append(text, jsonInner(quoteBinary(bin)+" run")...)
+	if onSkip {
+		text = append(text, onSkipFlag...)
+	}
+	if python != nil {
+		text = append(text, fromPyHead...)
+		text = append(text, quoteUnits(python)...)
+		text = append(text, '\'')
+		for _, f := range flags {
+			text = append(append(text, ' '), f...)
+		}
+	}
+	text = append(text, commandHead...)
+	text = append(text, quoteUnits(inner)...)
+	return append(text, '\'', '"')
+}
+
+// execWrapped reads an exec-form hook as Install wrote it: command names a
+// file called guard, and args run the original program. at is the index
+// in args of the original program.
+func execWrapped(command string, args []string) (at int, onSkip, ok bool) {
+	if !isGuard(command) || len(args) < 3 || args[0] != "run" {
+		return 0, false, false
+	}
+	if args[1] == "--" {
+		return 2, false, true
+	}
+	if len(args) >= 5 && args[1] == "--on-skip" && args[2] == "block" && args[3] == "--" {
+		return 4, true, true
+	}
+	return 0, false, false
+}
+
+// isGuard reports whether path names guard: a file whose name is guard.
+// Others that merely start so (guardctl, guarddog, guard-secrets.sh) are
+// not guard. Install writes only such a path, and Uninstall unwraps only
+// hooks that call one.
+func isGuard(path string) bool {
+	return filepath.Base(path) == "guard"
+}
+
+// isGuardProgram reports whether a shell word, as written, runs guard:
+// a file named guard, or guard-pg (guard with its database driver),
+// through any path, $HOME/... and "$HOME/..." included.
+func isGuardProgram(word string) bool {
+	base := baseOf(word)
+	return base == "guard" || base == "guard-pg"
+}
+
+// baseOf returns the file name of a word as written, quotes taken off:
+// "$HOME/.local/bin/guard" is guard.
+func baseOf(word string) string {
+	if i := strings.LastIndexByte(word, '/'); i >= 0 {
+		word = word[i+1:]
+	}
+	if strings.ContainsAny(word, `"'`) {
+		word = unquote.Replace(word)
+	}
+	return word
+}
+
+var unquote = strings.NewReplacer(`"`, "", `'`, "")
+
+// quoteBinary quotes the binary as the first word of a hook.
+func quoteBinary(bin string) string { return shell.Quote(bin) }
+
+// callsGuard reports whether cmd runs guard itself anywhere: as one of
+// its commands, behind VAR=value prefixes and wrappers such as env or sudo
+// included.
+func callsGuard(cmd string) bool {
+	cs, err := shell.Parse(cmd)
+	if err != nil || len(cs) == 0 {
+		word, _, ok := firstWord(cmd + " ")
+		return ok && isGuardProgram(word)
+	}
+	for _, c := range cs {
+		if prog := c.Program(); len(prog) > 0 && isGuardProgram(prog[0]) {
+			return true
+		}
+	}
+	return false
+}
+
+// RunsGuard reports whether cmd is a guard run call of any form.
+func RunsGuard(cmd string) bool {
+	cs, err := shell.Parse(cmd)
+	if err != nil {
+		return false
+	}
+	for _, c := range cs {
+		if prog := c.Program(); len(prog) > 1 && isGuardProgram(prog[0]) && prog[1] == "run" {
+			return true
+		}
+	}
+	return false
+}
+
+// strs decodes string nodes, or returns nil if one is not a string.
+func strs(doc []byte, ns []*node) []string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		s, ok := n.str(doc)
+		if !ok {
+			return nil
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// oldWrappedArgs reports whether args (of a hook with no "command") are as
+// guard install wrote exec-form hooks before it knew Claude Code's exec
+// form: ["GUARD", "run", "--", ARG...].
+func oldWrappedArgs(args []string) bool {
+	return len(args) >= 4 && isGuard(args[0]) && args[1] == "run" && args[2] == "--"
+}
+
+// firstWord splits off the first shell word of s, as shell.Quote writes one:
+// bare, or in single quotes.
+func firstWord(s string) (word, rest string, ok bool) {
+	if !strings.HasPrefix(s, "'") {
+		i := strings.IndexByte(s, ' ')
+		if i <= 0 {
+			return "", "", false
+		}
+		return s[:i], s[i:], true
+	}
+	var b strings.Builder
+	for i := 1; i < len(s); {
+		j := strings.IndexByte(s[i:], '\'')
+		if j < 0 {
+			return "", "", false
+		}
+		b.WriteString(s[i : i+j])
+		i += j + 1
+		if strings.HasPrefix(s[i:], `\''`) {
+			b.WriteByte('\'')
+			i += 3
+			continue
+		}
+		return b.String(), s[i:], true
+	}
+	return "", "", false
+}
+
+// rawPrefixLen returns how many bytes of raw, the inside of a JSON string
+// as written, decode to the first n bytes of the string.
+func rawPrefixLen(raw []byte, n int) (int, bool) {
+	off, got := 0, 0
+	for _, u := range units(raw) {
+		if got >= n {
+			break
+		}
+		switch {
+		case u[0] != '\\':
+			got++
+		case len(u) == 12: // a surrogate pair
+			got += 4
+		case len(u) == 6:
+			r := rune(0)
+			for _, c := range u[2:] {
+				r = r<<4 | rune(hexDigit(c))
+			}
+			l := utf8.RuneLen(r)
+			if l < 0 {
+				l = 3 // a lone surrogate decodes to U+FFFD
+			}
+			got += l
+		default:
+			got++
+		}
+		off += len(u)
+	}
+	if got != n {
+		return 0, false
+	}
+	d := decode(raw)
+	return off, n <= len(d) && decode(raw[:off]) == d[:n]
+}
+
+func hexDigit(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return 0
+}
+
+// jsonString encodes s as a JSON string, escaping no more than it must.
+func jsonString(s string) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// jsonInner is jsonString without its quotes.
+func jsonInner(s string) []byte {
+	b := jsonString(s)
+	return b[1 : len(b)-1]
+}
+
+// units splits the inside of a JSON string as written into its units: a
+// byte, a two-byte escape such as \n, a \uXXXX escape, or a surrogate
+// pair of them.
+func units(raw []byte) [][]byte {
+	var out [][]byte
+	for i := 0; i < len(raw); {
+		n := 1
+		if raw[i] == '\\' {
+			n = 2
+			if i+1 < len(raw) && raw[i+1] == 'u' {
+				n = 6
+				if i+12 <= len(raw) && highSurrogate(raw[i+2:i+6]) && raw[i+6] == '\\' && raw[i+7] == 'u' && lowSurrogate(raw[i+8:i+12]) {
+					n = 12
+				}
+			}
+		}
+		n = min(n, len(raw)-i)
+		out = append(out, raw[i:i+n])
+		i += n
+	}
+	return out
+}
+
+func highSurrogate(h []byte) bool {
+	return (h[0] == 'd' || h[0] == 'D') && strings.ContainsRune("89abAB", rune(h[1]))
+}
+
+func lowSurrogate(h []byte) bool {
+	return (h[0] == 'd' || h[0] == 'D') && strings.ContainsRune("cdefCDEF", rune(h[1]))
+}
+
+// isQuote reports whether a unit stands for a single quote: ' or \u0027.
+func isQuote(u []byte) bool {
+	return string(u) == "'" || strings.EqualFold(string(u), `\u0027`)
+}
+
+var backslash = []byte(`\\`)
+
+// quoteUnits makes the inside of a JSON string safe between single quotes
+// in sh: each quote Q becomes Q\Q Q (close, an escaped quote, reopen),
+// written in the same escape as Q so that unquoteUnits can restore it.
+func quoteUnits(raw []byte) []byte {
+	var out []byte
+	for _, u := range units(raw) {
+		out = append(out, u...)
+		if isQuote(u) {
+			out = append(append(append(out, backslash...), u...), u...)
+		}
+	}
+	return out
+}
+
+// unquoteUnits undoes quoteUnits, reporting false for text quoteUnits
+// could not have written.
+func unquoteUnits(raw []byte) ([]byte, bool) {
+	us := units(raw)
+	var out []byte
+	for i := 0; i < len(us); i++ {
+		u := us[i]
+		out = append(out, u...)
+		if !isQuote(u) {
+			continue
+		}
+		if i+3 >= len(us) || !bytes.Equal(us[i+1], backslash) || !bytes.Equal(us[i+2], u) || !bytes.Equal(us[i+3], u) {
+			return nil, false
+		}
+		i += 3
+	}
+	return out, true
+}
+
+// quotedUnits reads the units of a single-quoted word as quoteUnits wrote
+// it, up to its closing quote, and returns them unquoted with what follows.
+func quotedUnits(s string) ([]byte, string, bool) {
+	us := units([]byte(s))
+	n := 0
+	for i := 0; i < len(us); i++ {
+		if !isQuote(us[i]) {
+			n += len(us[i])
+			continue
+		}
+		if i+3 < len(us) && bytes.Equal(us[i+1], backslash) && bytes.Equal(us[i+2], us[i]) && bytes.Equal(us[i+3], us[i]) {
+			for _, u := range us[i : i+4] {
+				n += len(u)
+			}
+			i += 3
+			continue
+		}
+		out, ok := unquoteUnits([]byte(s[:n]))
+		return out, s[n+len(us[i]):], ok
+	}
+	return nil, "", false
+}
