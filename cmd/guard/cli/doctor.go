@@ -131,7 +131,7 @@ func (e *env) doctorGuard(c *cli.Context, check func(doctor.Checked, []doctor.Fi
 	} else {
 		state.Detail = "cannot be opened"
 		probs := []doctor.Finding{{Where: where, Problem: view.ErrorLine(err), Fix: "check the path (state_file, GUARD_STATE) and its permissions, or that the database is reachable (guard config check)"}}
-		if !backend.IsURL(where) {
+		if !config.IsDatabaseURL(where) {
 			if w := writable(where); len(w) > 0 {
 				probs = w // says what is wrong with the path, and what to do
 			}

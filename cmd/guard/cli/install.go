@@ -10,7 +10,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"guard/backend"
 	"guard/config"
 	"guard/internal/circuit"
 	"guard/internal/claude"
@@ -199,7 +198,7 @@ func (e *env) install(c *cli.Context) error {
 // before the settings file is rewritten: for a state in PostgreSQL,
 // opening it hands this very command over to guard-pg, which must then
 // find the file as it was and do the whole of it, once.
-func (e *env) stateFor(c *cli.Context, path string, rewrite func([]byte) (claude.Result, error)) (*backend.Hooks, error) {
+func (e *env) stateFor(c *cli.Context, path string, rewrite func([]byte) (claude.Result, error)) (*store.Hooks, error) {
 	if c.Bool("dry-run") {
 		return nil, nil
 	}
@@ -217,7 +216,7 @@ func (e *env) stateFor(c *cli.Context, path string, rewrite func([]byte) (claude
 // that two moved hooks share cannot be told apart and stays where it is,
 // as does one whose command refers to $CLAUDE_PROJECT_DIR (guard keys it
 // by project, unknown here).
-func (e *env) moveState(h *backend.Hooks, openErr error, changes []claude.Change, back bool) {
+func (e *env) moveState(h *store.Hooks, openErr error, changes []claude.Change, back bool) {
 	var moved []*claude.Moved
 	shared := map[string]int{}
 	for _, ch := range changes {
