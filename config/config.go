@@ -74,6 +74,11 @@ type Breaker struct {
 	LaunchFailureExit int
 	Exclude           []string // keys (substrings or globs) that never trip
 	Retention         time.Duration
+	// SessionRetention is how long the circuit of one Claude Code session
+	// (scope: session) outlives its last call, whatever its state: a
+	// session that ended never calls again. 0 keeps it for Retention, as
+	// any other key.
+	SessionRetention time.Duration
 }
 
 // A HookRule overrides Breaker settings for the keys it matches.
@@ -164,6 +169,7 @@ func Default(home string) *Config {
 			Mode:              "enforce",
 			Exclude:           []string{},
 			Retention:         30 * 24 * time.Hour,
+			SessionRetention:  24 * time.Hour,
 		},
 		Logging: Logging{
 			MaxSize:  10 << 20,

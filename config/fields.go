@@ -51,6 +51,7 @@ type breakerFields struct {
 	LaunchFailureExit *int      `yaml:"launch_failure_exit,omitempty"`
 	Exclude           *[]string `yaml:"exclude,omitempty"`
 	Retention         *Duration `yaml:"retention,omitempty"`
+	SessionRetention  *Duration `yaml:"session_retention,omitempty"`
 }
 
 type hookFields struct {
@@ -195,6 +196,7 @@ func (b *Breaker) apply(f *breakerFields, where locator) error {
 		{f.SlowCall, &b.SlowCall},
 		{f.QueueTimeout, &b.QueueTimeout},
 		{f.Retention, &b.Retention},
+		{f.SessionRetention, &b.SessionRetention},
 	}
 	for _, d := range durations {
 		if d.src != nil {

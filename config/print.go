@@ -44,6 +44,7 @@ func (b *Breaker) fields() breakerFields {
 		LaunchFailureExit: &b.LaunchFailureExit,
 		Exclude:           &b.Exclude,
 		Retention:         dur(b.Retention),
+		SessionRetention:  dur(b.SessionRetention),
 	}
 }
 

@@ -3,6 +3,8 @@ package circuit
 import (
 	"encoding/json"
 	"strings"
+
+	"guard/internal/store"
 )
 
 // Scopes of a circuit: which calls of one command share it.
@@ -13,8 +15,9 @@ const (
 	ScopeSession = "session" // one per Claude Code session (the payload's session_id)
 )
 
-// SessionSep joins a command and the session it is kept for, in a key.
-const SessionSep = " @ session "
+// SessionSep joins a command and the session it is kept for, in a key
+// (store.SessionSep: backends expire such keys sooner).
+const SessionSep = store.SessionSep
 
 // ScopedKey returns the key of a call under scope: key is what Target
 // made of it (the auto scope), base the command (or --name) alone. A scope
@@ -52,13 +55,7 @@ func SessionID(payload []byte) string {
 
 // KeySession returns the session a key is kept for, if ScopedKey made it
 // so.
-func KeySession(key string) string {
-	i := strings.LastIndex(key, SessionSep)
-	if i < 0 {
-		return ""
-	}
-	return key[i+len(SessionSep):]
-}
+func KeySession(key string) string { return store.KeySession(key) }
 
 // RuleKey returns the key the config's rules see for a key: the command
 // (or --name) without the project or session it is kept for.

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"strings"
 	"time"
 
 	"guard/breaker"
@@ -112,4 +113,19 @@ func TxNow(tx any, now time.Time) time.Time {
 		return c.Now()
 	}
 	return now
+}
+
+// SessionSep joins a command and the Claude Code session it is kept for,
+// in the key of a circuit under scope: session. Such a key outlives its
+// session by session_retention only: backends prune it then.
+const SessionSep = " @ session "
+
+// KeySession returns the session a key is kept for, or "" if it is not a
+// session's key.
+func KeySession(key string) string {
+	i := strings.LastIndex(key, SessionSep)
+	if i < 0 {
+		return ""
+	}
+	return key[i+len(SessionSep):]
 }

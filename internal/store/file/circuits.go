@@ -18,7 +18,7 @@ import (
 // store.Circuits.
 type Circuits struct {
 	*stateFile
-	retention time.Duration
+	retention hookstate.Retention
 
 	// onSetAside, if set, hears of each entry an update set aside (see
 	// store.Aside), once it is kept in the quarantine file.
@@ -27,10 +27,10 @@ type Circuits struct {
 
 var _ store.Circuits = (*Circuits)(nil)
 
-// openCircuits opens the hook state file at path. retention is how long a
-// closed, failure-free key may sit idle before a write prunes it (0:
-// forever). Events go to the log logFor names; see openStateFile.
-func openCircuits(path string, opts statefile.Options, retention time.Duration, logFor func(string) *EventLog, logErr func(error)) (*Circuits, error) {
+// openCircuits opens the hook state file at path. retention says which idle
+// keys a write's hourly sweep prunes (see hookstate.Retention). Events go to
+// the log logFor names; see openStateFile.
+func openCircuits(path string, opts statefile.Options, retention hookstate.Retention, logFor func(string) *EventLog, logErr func(error)) (*Circuits, error) {
 	fs, err := openStateFile(path, opts, logFor, logErr)
 	if err != nil {
 		return nil, err

@@ -22,7 +22,7 @@ var (
 
 func TestStoreUpdateAndSnapshot(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "hook_state.json")
-	s, err := openCircuits(path, statefile.Options{}, 0, nil, nil)
+	s, err := openCircuits(path, statefile.Options{}, hookstate.Retention{}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestMalformedEntryIsSetAside(t *testing.T) {
 		os.WriteFile(path, []byte(`{"hooks":{"k":`+bad+`,"other":{"state":"open","consecutive_failures":3,"retry_after":"2999-01-01T00:00:00Z"}}}`), 0o600)
 		var moved string
 		var setAside []string
-		s, err := openCircuits(path, statefile.Options{OnQuarantine: func(to string, _ error) { moved = to }}, 0, nil, nil)
+		s, err := openCircuits(path, statefile.Options{OnQuarantine: func(to string, _ error) { moved = to }}, hookstate.Retention{}, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,11 +130,11 @@ func BenchmarkPeekOneKeyOf1000(b *testing.B) {
 	for i := range 1000 {
 		circuit.Record(&d, fmt.Sprintf("uv run check_%d.py --strict", i), settings, t0, breaker.Result{Outcome: breaker.Success}, circuit.Run{})
 	}
-	d.Tidy(t0, 0)
+	d.Tidy(t0, hookstate.Retention{})
 	data, _ := d.MarshalState()
 	path := filepath.Join(b.TempDir(), "state.json")
 	os.WriteFile(path, data, 0o600)
-	s, err := openCircuits(path, statefile.Options{}, 0, nil, nil)
+	s, err := openCircuits(path, statefile.Options{}, hookstate.Retention{}, nil, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -143,5 +143,49 @@ func BenchmarkPeekOneKeyOf1000(b *testing.B) {
 		if c, err := s.Peek("uv run check_500.py --strict"); err != nil || c.Totals.Successes != 1 {
 			b.Fatal(c, err)
 		}
+	}
+}
+
+// TestEndedSessionsLeaveNothingBehind covers issue 24's bounded growth
+// under scope: session: once its sessions are idle past session retention,
+// a state that saw 200 of them is as small as one that saw none, and their
+// runs left no slot files.
+func TestEndedSessionsLeaveNothingBehind(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "hook_state.json")
+	s, err := openCircuits(path, statefile.Options{}, hookstate.Retention{Idle: 30 * 24 * time.Hour, Session: 24 * time.Hour}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := Runs{Dir: RunsDir(path)}
+	record := func(key string, at time.Time) {
+		t.Helper()
+		slot, err := runs.Acquire(store.Run{Key: key, Holder: store.Holder{PID: os.Getpid()}, Started: at}, 0, 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Update(at, func(tx store.CircuitTx) (bool, error) {
+			_, err := circuit.Record(tx, key, settings, at, breaker.Result{Outcome: breaker.Success}, circuit.Run{})
+			return true, err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		slot.Release()
+	}
+	record("lint", t0)
+	base, _ := os.ReadFile(path)
+	for i := range 200 {
+		record(fmt.Sprintf("lint%ssession-%d", store.SessionSep, i), t0.Add(time.Duration(i)*time.Second))
+	}
+	if data, _ := os.ReadFile(path); len(data) < 10*len(base) {
+		t.Fatalf("200 sessions made the state %d bytes; the test needs them kept for now", len(data))
+	}
+	record("lint", t0.Add(25*time.Hour)) // a write after the sessions ended, an hour after the last sweep
+	data, _ := os.ReadFile(path)
+	if strings.Contains(string(data), store.SessionSep) || len(data) > 2*len(base) {
+		t.Errorf("after the sessions ended the state is %d bytes (%d before them):\n%s", len(data), len(base), data)
+	}
+	if entries, _ := os.ReadDir(RunsDir(path)); len(entries) != 0 {
+		t.Errorf("the runs directory holds %d files", len(entries))
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"guard/breaker"
 	"guard/internal/circuit"
 	"guard/internal/jsonx"
+	"guard/internal/store"
 	"guard/statefile"
 )
 
@@ -81,7 +82,7 @@ func TestWritesPythonFieldNames(t *testing.T) {
 	var d Document
 	json.Unmarshal([]byte(pythonFile), &d)
 	mustRecord(t, &d, "new hook", settings, t0, breaker.Result{Outcome: breaker.Failure, Error: "exit 1: boom"}, circuit.Run{})
-	d.Tidy(t0, 0)
+	d.Tidy(t0, Retention{})
 	out, err := d.MarshalState()
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +125,7 @@ func TestUnknownMembersSurviveEveryLevel(t *testing.T) {
 	// A probe from pid 11 fails and re-opens the circuit; pid 10's lease
 	// is cleared, but the key's other unknown members stay.
 	mustRecord(t, &d, "k", settings, t0, breaker.Result{Outcome: breaker.Success}, circuit.Run{})
-	d.Tidy(t0, 0)
+	d.Tidy(t0, Retention{})
 	out, _ := d.MarshalState()
 	for _, want := range []string{`"owner": "me"`, `"by": "person"`, `"retries": 7`, `"python_extra": true`, `"host": "a"`} {
 		if !strings.Contains(string(out), want) {
@@ -157,7 +158,7 @@ func TestTidyPrunesIdleClosedKeys(t *testing.T) {
 	mustRecord(t, &d, "old failing", settings, t0.Add(-2*month), breaker.Result{Outcome: breaker.Failure}, circuit.Run{})
 	circuit.Trip(&d, "old open", t0.Add(-2*month), 0, "")
 	mustRecord(t, &d, "recent", settings, t0.Add(-time.Hour), breaker.Result{Outcome: breaker.Success}, circuit.Run{})
-	d.Tidy(t0, month)
+	d.Tidy(t0, Retention{Idle: month})
 	for key, want := range map[string]bool{"old ok": false, "old failing": true, "old open": true, "recent": true} {
 		if got := d.Has(key); got != want {
 			t.Errorf("%q kept = %v; want %v", key, got, want)
@@ -166,16 +167,43 @@ func TestTidyPrunesIdleClosedKeys(t *testing.T) {
 	if d.GlobalStats.HooksDisabled != 1 {
 		t.Errorf("hooks_disabled = %d; want 1", d.GlobalStats.HooksDisabled)
 	}
-	d.Tidy(t0.Add(10*month), 0) // retention 0 keeps everything
+	d.Tidy(t0.Add(10*month), Retention{}) // retention 0 keeps everything
 	if d.Len() != 3 {
 		t.Errorf("retention 0 pruned: %v", d.Keys())
+	}
+}
+
+// TestTidyPrunesEndedSessions covers issue 24's session expiry: a key of
+// one Claude Code session (scope: session) idle past session retention is
+// pruned whatever its state, since its session has ended; one still in use,
+// or with a probe running, is kept.
+func TestTidyPrunesEndedSessions(t *testing.T) {
+	var d Document
+	day := 24 * time.Hour
+	ended := "lint" + store.SessionSep + "abc"
+	failing := "lint" + store.SessionSep + "def"
+	live := "lint" + store.SessionSep + "ghi"
+	probing := "lint" + store.SessionSep + "jkl"
+	mustRecord(t, &d, ended, settings, t0.Add(-2*day), breaker.Result{Outcome: breaker.Success}, circuit.Run{})
+	circuit.Trip(&d, failing, t0.Add(-2*day), 0, "")
+	mustRecord(t, &d, live, settings, t0.Add(-time.Hour), breaker.Result{Outcome: breaker.Failure}, circuit.Run{})
+	circuit.Trip(&d, probing, t0.Add(-2*day), time.Minute, "")
+	if dec, _, err := circuit.Admit(&d, probing, settings, t0.Add(-2*day+2*time.Minute), breaker.Lease{PID: 1, Expires: t0.Add(day)}, func(breaker.Lease) bool { return true }); err != nil || !dec.Probe {
+		t.Fatalf("Admit = %+v, %v; want a probe", dec, err)
+	}
+	mustRecord(t, &d, "lint", settings, t0.Add(-2*day), breaker.Result{Outcome: breaker.Success}, circuit.Run{})
+	d.Tidy(t0, Retention{Idle: 30 * day, Session: day})
+	for key, want := range map[string]bool{ended: false, failing: false, live: true, probing: true, "lint": true} {
+		if got := d.Has(key); got != want {
+			t.Errorf("%q kept = %v; want %v", key, got, want)
+		}
 	}
 }
 
 func TestNewerVersionIsKept(t *testing.T) {
 	var d Document
 	json.Unmarshal([]byte(`{"version": 3}`), &d)
-	d.Tidy(t0, 0)
+	d.Tidy(t0, Retention{})
 	if d.Version != 3 {
 		t.Errorf("Version = %d; want 3 kept", d.Version)
 	}
@@ -196,7 +224,7 @@ func FuzzDocument(f *testing.F) {
 			}
 			circuit.Record(&d, k, settings, t0, breaker.Result{Outcome: breaker.Failure}, circuit.Run{})
 		}
-		d.Tidy(t0, time.Hour)
+		d.Tidy(t0, Retention{Idle: time.Hour})
 		out, err := d.MarshalState()
 		if err != nil {
 			t.Fatalf("Marshal: %v", err)
@@ -222,7 +250,7 @@ func TestUntouchedEntriesAreCopiedAsTheyWere(t *testing.T) {
 	}
 	mustRecord(t, &d, "c", settings, t0, breaker.Result{Outcome: breaker.Success}, circuit.Run{})
 	d.GlobalStats.LastSweep.Time = t0 // no sweep on this write
-	d.Tidy(t0, 0)
+	d.Tidy(t0, Retention{})
 	out, err := d.MarshalState()
 	if err != nil {
 		t.Fatal(err)
@@ -250,7 +278,7 @@ func TestOpenCountKeptInStep(t *testing.T) {
 	var d Document
 	s := settings
 	s.FailureThreshold = 1
-	d.Tidy(t0, 0) // a first sweep
+	d.Tidy(t0, Retention{}) // a first sweep
 	mustRecord(t, &d, "a", s, t0, breaker.Result{Outcome: breaker.Failure}, circuit.Run{})
 	mustRecord(t, &d, "b", s, t0, breaker.Result{Outcome: breaker.Failure}, circuit.Run{})
 	if d.GlobalStats.HooksDisabled != 2 {
@@ -267,11 +295,11 @@ func TestSweepAtMostHourly(t *testing.T) {
 	month := 30 * 24 * time.Hour
 	mustRecord(t, &d, "old", settings, t0.Add(-2*month), breaker.Result{Outcome: breaker.Success}, circuit.Run{})
 	d.GlobalStats.LastSweep.Time = t0.Add(-time.Minute)
-	d.Tidy(t0, month)
+	d.Tidy(t0, Retention{Idle: month})
 	if !d.Has("old") {
 		t.Error("pruned within the hour of the last sweep")
 	}
-	d.Tidy(t0.Add(time.Hour), month)
+	d.Tidy(t0.Add(time.Hour), Retention{Idle: month})
 	if d.Has("old") {
 		t.Error("not pruned an hour after the last sweep")
 	}
@@ -289,7 +317,7 @@ func BenchmarkUpdateOneKeyOf1000(b *testing.B) {
 	for i := range 1000 {
 		circuit.Record(&d, fmt.Sprintf("uv run check_%d.py --strict", i), settings, t0, breaker.Result{Outcome: breaker.Success}, circuit.Run{})
 	}
-	d.Tidy(t0, 0)
+	d.Tidy(t0, Retention{})
 	sealed, _ := d.MarshalState()
 	unsealed, _ := statefile.Unseal(sealed)
 	unsealed = append(append([]byte(nil), unsealed[:len(unsealed)-2]...), "\n}\n"...)
@@ -305,7 +333,7 @@ func BenchmarkUpdateOneKeyOf1000(b *testing.B) {
 					b.Fatal(err)
 				}
 				circuit.Record(&d, "uv run check_500.py --strict", settings, t0, breaker.Result{Outcome: breaker.Success}, circuit.Run{})
-				d.Tidy(t0, 0)
+				d.Tidy(t0, Retention{})
 				if _, err := d.MarshalSegments(); err != nil {
 					b.Fatal(err)
 				}
@@ -381,7 +409,7 @@ func TestBusyRateRuleKeyStaysSmall(t *testing.T) {
 		}
 		mustRecord(t, &d, "busy", s, now, r, circuit.Run{Exit: 1})
 	}
-	d.Tidy(now, 0)
+	d.Tidy(now, Retention{})
 	out, err := d.MarshalState()
 	if err != nil {
 		t.Fatal(err)

@@ -52,13 +52,23 @@ var _ store.CircuitTx = (*Document)(nil)
 // circuits. Between sweeps a write touches only the entries it changed.
 const sweepEvery = time.Hour
 
+// Retention says which idle keys a sweep prunes.
+type Retention struct {
+	// Idle: a key closed, failure-free and idle for longer is pruned (0:
+	// none is).
+	Idle time.Duration
+	// Session: a session's key (store.KeySession) idle for longer is pruned
+	// whatever its state, unless a probe of it is running: its session
+	// has ended (0: as Idle).
+	Session time.Duration
+}
+
 // Tidy brings the document's bookkeeping up to date before a write: the
 // version, the update time and, at most once every sweepEvery, the sweep:
-// keys that have been closed, failure-free and idle for longer than
-// retention (0 keeps every key) are pruned, and hooks_disabled is
-// recounted (writes in between keep it in step themselves). It reports
-// whether it swept.
-func (d *Document) Tidy(now time.Time, retention time.Duration) (swept bool) {
+// idle keys are pruned (see Retention), and hooks_disabled is recounted
+// (writes in between keep it in step themselves). It reports whether it
+// swept.
+func (d *Document) Tidy(now time.Time, retention Retention) (swept bool) {
 	d.Version = max(d.Version, Version)
 	d.GlobalStats.LastUpdated.Time = now
 	last := d.GlobalStats.LastSweep.Time
@@ -81,13 +91,19 @@ func (d *Document) Tidy(now time.Time, retention time.Duration) (swept bool) {
 				continue // not guard's to judge; a write that touches it will
 			}
 		}
+		idle := h.lastActivity()
+		if retention.Session > 0 && store.KeySession(e.key) != "" {
+			if len(h.ProbeLeases) == 0 && !idle.IsZero() && now.Sub(idle) > retention.Session {
+				d.remove(e.key)
+				continue
+			}
+		}
 		switch breaker.State(h.State) {
 		case breaker.Open:
 			open++
 		case breaker.Closed, "":
-			idle := h.lastActivity()
-			if retention > 0 && h.FailureCount == 0 && len(h.ProbeLeases) == 0 &&
-				!idle.IsZero() && now.Sub(idle) > retention {
+			if retention.Idle > 0 && h.FailureCount == 0 && len(h.ProbeLeases) == 0 &&
+				!idle.IsZero() && now.Sub(idle) > retention.Idle {
 				d.remove(e.key)
 			}
 		}

@@ -20,7 +20,7 @@ func sealedFile(t testing.TB, keys ...string) []byte {
 	for _, k := range keys {
 		circuit.Record(&d, k, settings, t0, breaker.Result{Outcome: breaker.Success}, circuit.Run{})
 	}
-	d.Tidy(t0, 0)
+	d.Tidy(t0, Retention{})
 	out, err := d.MarshalState()
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +77,7 @@ func TestSplicedWriteChangesOnlyTheEntryTouched(t *testing.T) {
 	}
 	mustRecord(t, &d, "c", settings, t0.Add(time.Second), breaker.Result{Outcome: breaker.Failure, Error: "boom"}, circuit.Run{Exit: 1})
 	mustRecord(t, &d, "new key", settings, t0.Add(time.Second), breaker.Result{Outcome: breaker.Success}, circuit.Run{})
-	d.Tidy(t0.Add(time.Second), 0)
+	d.Tidy(t0.Add(time.Second), Retention{})
 	if d.src.listed {
 		t.Fatal("a write of two keys split the whole file")
 	}
@@ -98,7 +98,7 @@ func TestSplicedWriteChangesOnlyTheEntryTouched(t *testing.T) {
 	}
 	mustRecord(t, &full, "c", settings, t0.Add(time.Second), breaker.Result{Outcome: breaker.Failure, Error: "boom"}, circuit.Run{Exit: 1})
 	mustRecord(t, &full, "new key", settings, t0.Add(time.Second), breaker.Result{Outcome: breaker.Success}, circuit.Run{})
-	full.Tidy(t0.Add(time.Second), 0)
+	full.Tidy(t0.Add(time.Second), Retention{})
 	want, _ := full.MarshalState()
 	if string(out) != string(want) {
 		t.Fatalf("spliced write:\n%s\nwant:\n%s", out, want)

@@ -69,7 +69,7 @@ func (c *Circuits) Update(now time.Time, fn func(tx store.CircuitTx) (bool, erro
 		if !changed && len(aside) == 0 {
 			return nil, events, nil, nil
 		}
-		d.Tidy(now, c.retention)
+		d.Tidy(now, hookstate.Retention{Idle: c.retention})
 		c.db.relax = d.Relaxed() && len(lost) == 0
 		out, err := d.MarshalState()
 		return out, events, aside, err
