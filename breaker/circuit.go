@@ -157,8 +157,8 @@ type Circuit struct {
 	Forced               bool      // opened by Trip; never probes unless RetryAfter is set
 	Failures             []time.Time
 	Calls                []Bucket // the calls that ended inside FailureWindow, counted by bucket, for the rate rules
-	Recent               string // the last OfLast calls, oldest first: 'f' failed, 's' did not
-	TrialFailures        int    // failed trials since the circuit went half-open, for FailureRate
+	Recent               string   // the last OfLast calls, oldest first: 'f' failed, 's' did not
+	TrialFailures        int      // failed trials since the circuit went half-open, for FailureRate
 	Leases               []Lease
 	LastRun              time.Time // when an outcome was last recorded
 	Totals               Totals

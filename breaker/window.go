@@ -103,7 +103,7 @@ const BucketsPerWindow = 60
 // least one second. A window of a minute or less counts to the second.
 func (w Window) BucketWidth() time.Duration {
 	width := (w.Length + BucketsPerWindow - 1) / BucketsPerWindow
-	return max(time.Second, (width+time.Second-1).Truncate(time.Second))
+	return max(time.Second, (width + time.Second - 1).Truncate(time.Second))
 }
 
 // bucketStart returns the start of the bucket t falls in.
