@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rogpeppe/go-internal/diff"
 	"github.com/urfave/cli/v2"
 
 	"guard/config"
@@ -430,7 +431,7 @@ func (e *env) rewriteSettings(c *cli.Context, path, verb string, rewrite func([]
 	case len(f.Changes) == 0:
 		fmt.Fprintf(e.stdout, "%s: nothing to %s\n", f.Path, verb)
 	case f.Backup == "":
-		claude.Diff(e.stdout, f.Path, f.Path+" ("+verb+")", f.Old, f.Edits)
+		e.stdout.Write(diff.Diff(f.Path, f.Old, f.Path+" ("+verb+")", f.Doc))
 		return f, nil
 	default:
 		done := map[string]string{"install": "wrapped", "uninstall": "unwrapped"}[verb]
