@@ -63,6 +63,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": cmdExitcode,
 			"json":     cmdJSON,
+			"elapse":   cmdElapse,
 			"cooldown": cmdCooldown,
 		},
 	})
@@ -134,6 +135,50 @@ func cmdJSON(ts *testscript.TestScript, neg bool, args []string) {
 			not = "not "
 		}
 		ts.Fatalf("json: %q = %s; want %s%s", path, g, not, w)
+	}
+}
+
+// cmdElapse lets time pass for a state file, as a test clock would: every
+// timestamp in it moves back by DURATION, so that a cooldown or a lease
+// runs out without the test waiting for it.
+//
+//	elapse FILE DURATION
+func cmdElapse(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: elapse FILE DURATION")
+	}
+	d, err := time.ParseDuration(args[1])
+	if err != nil {
+		ts.Fatalf("elapse: %v", err)
+	}
+	var doc any
+	if err := json.Unmarshal([]byte(ts.ReadFile(args[0])), &doc); err != nil {
+		ts.Fatalf("elapse: %s does not parse: %v", args[0], err)
+	}
+	var shift func(v any) any
+	shift = func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				x[k] = shift(e)
+			}
+		case []any:
+			for i, e := range x {
+				x[i] = shift(e)
+			}
+		case string:
+			if t, err := time.Parse(time.RFC3339, x); err == nil {
+				return t.Add(-d).UTC().Format(time.RFC3339)
+			}
+		}
+		return v
+	}
+	data, err := json.MarshalIndent(shift(doc), "", "  ")
+	if err != nil {
+		ts.Fatalf("elapse: %v", err)
+	}
+	if err := os.WriteFile(ts.MkAbs(args[0]), append(data, '\n'), 0o600); err != nil {
+		ts.Fatalf("elapse: %v", err)
 	}
 }
 
