@@ -24,8 +24,8 @@ mv guard guard-pg "$bin/"
 go build -o "$bin/floor" ./bench/floor
 CGO_ENABLED=0 go build -o "$bin/goflock" ./bench/goflock
 go build -o "$bin/rss" ./bench/rss
-echo "go test -bench (breaker, statefile, hookstate, config)..." >&2
-go test -run '^$' -bench . -benchmem ./breaker ./statefile ./internal/store/hookstate ./config | awk '/^Benchmark/ || (/^(goos|goarch|cpu):/ && !seen[$0]++)' >"$bin/gobench.txt"
+echo "go test -bench (breaker, statefile, jsonx, hookstate, file backend, config)..." >&2
+go test -run '^$' -bench . -benchmem ./breaker ./statefile ./internal/jsonx ./internal/store/hookstate ./internal/store/file ./config | awk '/^Benchmark/ || (/^(goos|goarch|cpu):/ && !seen[$0]++)' >"$bin/gobench.txt"
 go run ./bench/driver -guard "$bin/guard" -guard-pg "$bin/guard-pg" -floor "$bin/floor" -goflock "$bin/goflock" -rss "$bin/rss" -gobench "$bin/gobench.txt" ${args[@]+"${args[@]}"}
 # PostgreSQL against the file, side by side (a throwaway cluster on
 # 127.0.0.1; skipped with a note if there are no server programs).
@@ -41,6 +41,12 @@ if [ -f BENCHMARKS.md ] && [[ " ${args[*]-} " != *" -out "* ]]; then
 		echo
 		cat bench/pgcost/ROUNDTRIPS.md
 	} >>BENCHMARKS.md
+fi
+# The hand-written parts, apart from the generated tables: the shortcuts
+# and the tests that fence them, and the causes (dated: they were measured
+# by hand, not by this run).
+if [ -f BENCHMARKS.md ] && [[ " ${args[*]-} " != *" -out "* ]]; then
+	{ echo; cat bench/shortcuts.md; echo; cat bench/causes.md; } >>BENCHMARKS.md
 fi
 if $stress; then
 	echo "== long fault injection: SIGKILL loop (100 rounds), failpoints, fuzzing (1m each)" >&2
