@@ -190,6 +190,11 @@ func TestBadValuesNameFileLineAndKey(t *testing.T) {
 		{"pattern unknown action", "cooldown:\n  patterns:\n    - {regex: '(?P<service>x)', action: nuke}\n", `names action "nuke", which is not defined`},
 		{"action without window", "cooldown:\n  actions:\n    rollback: {field: rollbacks, limit: 1}\n", "cooldown.actions.rollback: needs a window"},
 		{"bad size", "logging:\n  max_size: huge\n", `guardrails.yaml:2: logging.max_size: "huge" is not a size`},
+		// hostile-user-2 m8: a skip that exits 2 would block on guard's own account.
+		{"open_exit_code 2", "circuit_breaker:\n  cooldown: 1m\n  open_exit_code: 2\n", "guardrails.yaml:3: circuit_breaker.open_exit_code: 2 is Claude Code's block, and guard never blocks on its own account; for a hook that must fail closed (block when guard skips it), set on_skip: block instead"},
+		{"rule open_exit_code 2", "hooks:\n  - match: x\n    open_exit_code: 2\n", "guardrails.yaml:3: hooks[0].open_exit_code: 2 is Claude Code's block"},
+		{"on_skip", "circuit_breaker:\n  on_skip: deny\n", `guardrails.yaml:2: circuit_breaker.on_skip: must be allow or block, got "deny"`},
+		{"rule on_skip", "hooks:\n  - match: x\n    on_skip: yes\n", `guardrails.yaml:3: hooks[0].on_skip: must be allow or block, got "yes"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -351,6 +356,38 @@ func TestBadEnvironmentValueNamesVariable(t *testing.T) {
 	_, err = load(t, "", "GUARDRAILS_CIRCUIT_BREAKER_SUCCESS_THRESHOLD=0")
 	if err == nil || !strings.Contains(err.Error(), "GUARDRAILS_CIRCUIT_BREAKER_SUCCESS_THRESHOLD: must be at least 1") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestOnSkip: on_skip is allow by default, block in circuit_breaker or in
+// a hooks rule, and from GUARDRAILS_CIRCUIT_BREAKER_ON_SKIP; open_exit_code
+// 2 from the environment is refused as from the file.
+func TestOnSkip(t *testing.T) {
+	c := mustLoad(t, "hooks:\n  - match: '*policy*'\n    on_skip: block\n")
+	if got := c.For("python3 lint.py").OnSkip; got != "allow" {
+		t.Errorf("default on_skip = %q; want allow", got)
+	}
+	if got := c.For("python3 policy.py").OnSkip; got != "block" {
+		t.Errorf("on_skip in a rule = %q; want block", got)
+	}
+	c = mustLoad(t, "circuit_breaker:\n  on_skip: block\nhooks:\n  - match: lint\n    on_skip: allow\n")
+	if c.For("x").OnSkip != "block" || c.For("lint").OnSkip != "allow" {
+		t.Errorf("on_skip = %q, %q; want block, then allow from the rule", c.For("x").OnSkip, c.For("lint").OnSkip)
+	}
+	if got := mustLoad(t, "", "GUARDRAILS_CIRCUIT_BREAKER_ON_SKIP=block").For("x").OnSkip; got != "block" {
+		t.Errorf("on_skip from the environment = %q; want block", got)
+	}
+	_, err := load(t, "", "GUARDRAILS_CIRCUIT_BREAKER_OPEN_EXIT_CODE=2")
+	if err == nil || !strings.Contains(err.Error(), "GUARDRAILS_CIRCUIT_BREAKER_OPEN_EXIT_CODE: 2 is Claude Code's block") {
+		t.Errorf("open_exit_code 2 from the environment: err = %v", err)
+	}
+	out, err := c.YAML()
+	if err != nil || !strings.Contains(string(out), "  on_skip: block\n") {
+		t.Errorf("YAML() = %s, %v; want on_skip shown", out, err)
+	}
+	b := c.For("x")
+	if rules := strings.Join(b.RulesInForce(), "\n"); !strings.Contains(rules, "on_skip: block (a call guard skips exits 2") {
+		t.Errorf("RulesInForce = %s; want the on_skip line", rules)
 	}
 }
 
