@@ -191,8 +191,8 @@ func TestBadValuesNameFileLineAndKey(t *testing.T) {
 		{"action without window", "cooldown:\n  actions:\n    rollback: {field: rollbacks, limit: 1}\n", "cooldown.actions.rollback: needs a window"},
 		{"bad size", "logging:\n  max_size: huge\n", `guardrails.yaml:2: logging.max_size: "huge" is not a size`},
 		// hostile-user-2 m8: a skip that exits 2 would block on guard's own account.
-		{"open_exit_code 2", "circuit_breaker:\n  cooldown: 1m\n  open_exit_code: 2\n", "guardrails.yaml:3: circuit_breaker.open_exit_code: 2 is Claude Code's block, and guard never blocks on its own account; for a hook that must fail closed (block when guard skips it), set on_skip: block instead"},
-		{"rule open_exit_code 2", "hooks:\n  - match: x\n    open_exit_code: 2\n", "guardrails.yaml:3: hooks[0].open_exit_code: 2 is Claude Code's block"},
+		{"open_exit_code 2", "circuit_breaker:\n  cooldown: 1m\n  open_exit_code: 2\n", "guardrails.yaml:3: circuit_breaker.open_exit_code: 2 would block on guard's own account; use on_skip: block for a hook that must fail closed"},
+		{"rule open_exit_code 2", "hooks:\n  - match: x\n    open_exit_code: 2\n", "guardrails.yaml:3: hooks[0].open_exit_code: 2 would block on guard's own account"},
 		{"on_skip", "circuit_breaker:\n  on_skip: deny\n", `guardrails.yaml:2: circuit_breaker.on_skip: must be allow or block, got "deny"`},
 		{"rule on_skip", "hooks:\n  - match: x\n    on_skip: yes\n", `guardrails.yaml:3: hooks[0].on_skip: must be allow or block, got "yes"`},
 	}
@@ -378,7 +378,7 @@ func TestOnSkip(t *testing.T) {
 		t.Errorf("on_skip from the environment = %q; want block", got)
 	}
 	_, err := load(t, "", "GUARDRAILS_CIRCUIT_BREAKER_OPEN_EXIT_CODE=2")
-	if err == nil || !strings.Contains(err.Error(), "GUARDRAILS_CIRCUIT_BREAKER_OPEN_EXIT_CODE: 2 is Claude Code's block") {
+	if err == nil || !strings.Contains(err.Error(), "GUARDRAILS_CIRCUIT_BREAKER_OPEN_EXIT_CODE: 2 would block on guard's own account") {
 		t.Errorf("open_exit_code 2 from the environment: err = %v", err)
 	}
 	out, err := c.YAML()

@@ -185,7 +185,7 @@ func (b *Breaker) apply(f *breakerFields, where locator) error {
 	if f.OpenExitCode != nil && *f.OpenExitCode == 2 {
 		// A skip that exits 2 blocks on guard's own account, for every
 		// hook; a hook that must fail closed says so itself.
-		return fmt.Errorf("%s: 2 is Claude Code's block, and guard never blocks on its own account; for a hook that must fail closed (block when guard skips it), set on_skip: block instead", where("open_exit_code"))
+		return fmt.Errorf("%s: 2 would block on guard's own account; use on_skip: block for a hook that must fail closed", where("open_exit_code"))
 	}
 	if f.LaunchFailureExit != nil && *f.LaunchFailureExit > 255 {
 		return fmt.Errorf("%s: exit status %d is outside 0-255", where("launch_failure_exit"), *f.LaunchFailureExit)
