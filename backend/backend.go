@@ -30,6 +30,9 @@ type Options struct {
 	Warn func(format string, args ...any)
 	// LogFailed hears of an event log that could not be written.
 	LogFailed func(error)
+	// Stop, if set, is asked while an update waits for the state's lock;
+	// once it reports true the update gives up (see statefile.Options).
+	Stop func() bool
 }
 
 func (o *Options) warn(format string, args ...any) {
@@ -64,6 +67,7 @@ func OpenHooks(cfg *config.Config, o Options) (*Hooks, error) {
 	}
 	s, err := hookstate.Open(cfg.StateFile, statefile.Options{
 		LockTimeout: cfg.LockTimeout,
+		Stop:        o.Stop,
 		OnQuarantine: func(to string, cause error) {
 			o.warn("state file did not parse (%s); moved it to %s and started afresh", view.ErrorLine(cause), to)
 		},

@@ -56,6 +56,8 @@ func (e *env) backendOptions() backend.Options {
 			e.warnf(format, args...)
 		},
 		LogFailed: e.logFailed,
+		// A signal guard run passes on ends a wait for the state lock.
+		Stop: e.signalled,
 	}
 }
 

@@ -201,6 +201,12 @@ func (e *env) guardRun(l runLine) (err error) {
 	now = e.now()
 	r := circuit.Classify(&res, b, dec)
 	if err := p.Record(key, s, now, r, circuit.Run{Exit: res.ExitCode, Duration: res.Elapsed}); err != nil {
+		if sig, ok := e.takeSignal(); ok {
+			// A signal that came after the command ended, while its outcome
+			// waited for the state lock: guard ends now, with the signal's
+			// status, the outcome unrecorded.
+			return exit(128 + int(sig))
+		}
 		e.warnf("could not record the outcome of %q: %v", key, view.ErrorLine(err))
 	}
 	return exit(e.launchFailureExit(key, b, &res))
@@ -258,6 +264,19 @@ func (e *env) signalled() bool {
 		return len(e.sigs) > 0
 	default:
 		return false
+	}
+}
+
+// takeSignal takes a signal guard passes on that has arrived, if any.
+func (e *env) takeSignal() (syscall.Signal, bool) {
+	if !e.signalled() {
+		return 0, false
+	}
+	select {
+	case sig := <-e.sigs:
+		return sig.(syscall.Signal), true
+	default:
+		return 0, false
 	}
 }
 
@@ -326,6 +345,11 @@ func (e *env) unguarded(argv []string, b config.Breaker) error {
 // guardFailed handles guard's own failure before the child ran: by default
 // it runs the child anyway; with failure_mode: closed it skips it.
 func (e *env) guardFailed(cfg *config.Config, b config.Breaker, argv []string, key string, err error) error {
+	if sig, ok := e.takeSignal(); ok {
+		// A signal while guard read or waited for the state (its lock, say)
+		// ends guard at once, and nothing runs.
+		return exit(128 + int(sig))
+	}
 	why := view.ErrorLine(err)
 	if errors.Is(err, store.ErrBusy) {
 		why = fmt.Sprintf("state lock not obtained within %s", config.FormatDuration(cfg.LockTimeout))
