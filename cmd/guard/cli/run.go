@@ -66,7 +66,7 @@ Examples:
 			&cli.IntFlag{Name: "success-threshold", Usage: "close it after `N` successful probes", DefaultText: fromConfig},
 			&cli.DurationFlag{Name: "cooldown", Usage: "keep it open for `DURATION` before probing", DefaultText: fromConfig},
 			&cli.IntFlag{Name: "cooldown-seconds", Usage: "the same, in `SECONDS`, as the Python wrapper spells it", DefaultText: fromConfig},
-			&cli.StringFlag{Name: "on-skip", Usage: "what a call guard skips does: allow (exit open_exit_code) or block (exit 2, for a hook that must fail closed)", DefaultText: fromConfig},
+			&cli.StringFlag{Name: "on-skip", Usage: "do `ACTION` with a call guard skips: allow exits open_exit_code, block exits 2 (a hook that must fail closed)", DefaultText: fromConfig},
 			// Written by guard install into hooks it moved off the Python
 			// wrapper, for guard uninstall to give them back; guard run
 			// ignores it.
