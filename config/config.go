@@ -67,7 +67,12 @@ type Breaker struct {
 	QueueTimeout     time.Duration // wait for a concurrency slot
 	SuccessExitCodes []int
 	IgnoreExitCodes  []int
-	OpenExitCode     int // guard's exit status when it skips a call
+	OpenExitCode     int // guard's exit status when it skips a call (never 2; see OnSkip)
+	// OnSkip is what a call guard skips (open circuit, probe running,
+	// max_concurrent reached, failure_mode: closed) does: "allow" exits
+	// OpenExitCode, the agent carries on; "block" exits 2, Claude Code's
+	// block, for a hook that must fail closed (a policy hook).
+	OnSkip string
 	// LaunchFailureExit is guard's exit status, in place of 2, when the
 	// command exited 2 only because it could not start (see
 	// supervise.Result.LaunchFailure); 2 passes it on as it is.
@@ -164,6 +169,7 @@ func Default(home string) *Config {
 			SuccessExitCodes:  []int{0},
 			IgnoreExitCodes:   []int{2},
 			LaunchFailureExit: 1,
+			OnSkip:            "allow",
 			Scope:             "auto",
 			MinimumCalls:      10,
 			Mode:              "enforce",
@@ -344,6 +350,11 @@ func (b *Breaker) RulesInForce() []string {
 		lines = append(lines, "mode: observe (decides and logs, never skips)")
 	default:
 		lines = append(lines, "mode: enforce")
+	}
+	if b.OnSkip == "block" {
+		lines = append(lines, "on_skip: block (a call guard skips exits 2, a block, with the reason on stderr)")
+	} else {
+		lines = append(lines, fmt.Sprintf("on_skip: allow (a call guard skips exits %d)", b.OpenExitCode))
 	}
 	return lines
 }

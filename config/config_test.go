@@ -197,6 +197,11 @@ func TestBadValuesNameFileLineAndKey(t *testing.T) {
 		{"fractional exit code", "circuit_breaker:\n  success_exit_codes: [0, 1.5]\n", `circuit_breaker.success_exit_codes: "1.5" is not a whole number`},
 		{"fractional limit", "cooldown:\n  actions:\n    restart: {field: restarts, limit: 2.5, window: 1h}\n", `cooldown.actions.restart.limit: "2.5" is not a whole number`},
 		{"infinite", "circuit_breaker:\n  of_last: .inf\n", `circuit_breaker.of_last: ".inf" is not a whole number`},
+		// hostile-user-2 m8: a skip that exits 2 would block on guard's own account.
+		{"open_exit_code 2", "circuit_breaker:\n  cooldown: 1m\n  open_exit_code: 2\n", "guardrails.yaml:3: circuit_breaker.open_exit_code: 2 would block on guard's own account; use on_skip: block for a hook that must fail closed"},
+		{"rule open_exit_code 2", "hooks:\n  - match: x\n    open_exit_code: 2\n", "guardrails.yaml:3: hooks[0].open_exit_code: 2 would block on guard's own account"},
+		{"on_skip", "circuit_breaker:\n  on_skip: deny\n", `guardrails.yaml:2: circuit_breaker.on_skip: must be allow or block, got "deny"`},
+		{"rule on_skip", "hooks:\n  - match: x\n    on_skip: yes\n", `guardrails.yaml:3: hooks[0].on_skip: must be allow or block, got "yes"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -384,6 +389,38 @@ func TestFractionsAreRefusedAlike(t *testing.T) {
 	c = mustLoad(t, "circuit_breaker:\n  cooldown_seconds: 1e2\n")
 	if b := c.For("x"); b.Cooldown != 100*time.Second {
 		t.Errorf("cooldown_seconds: 1e2 gave %v; want 1m40s", b.Cooldown)
+	}
+}
+
+// TestOnSkip: on_skip is allow by default, block in circuit_breaker or in
+// a hooks rule, and from GUARDRAILS_CIRCUIT_BREAKER_ON_SKIP; open_exit_code
+// 2 from the environment is refused as from the file.
+func TestOnSkip(t *testing.T) {
+	c := mustLoad(t, "hooks:\n  - match: '*policy*'\n    on_skip: block\n")
+	if got := c.For("python3 lint.py").OnSkip; got != "allow" {
+		t.Errorf("default on_skip = %q; want allow", got)
+	}
+	if got := c.For("python3 policy.py").OnSkip; got != "block" {
+		t.Errorf("on_skip in a rule = %q; want block", got)
+	}
+	c = mustLoad(t, "circuit_breaker:\n  on_skip: block\nhooks:\n  - match: lint\n    on_skip: allow\n")
+	if c.For("x").OnSkip != "block" || c.For("lint").OnSkip != "allow" {
+		t.Errorf("on_skip = %q, %q; want block, then allow from the rule", c.For("x").OnSkip, c.For("lint").OnSkip)
+	}
+	if got := mustLoad(t, "", "GUARDRAILS_CIRCUIT_BREAKER_ON_SKIP=block").For("x").OnSkip; got != "block" {
+		t.Errorf("on_skip from the environment = %q; want block", got)
+	}
+	_, err := load(t, "", "GUARDRAILS_CIRCUIT_BREAKER_OPEN_EXIT_CODE=2")
+	if err == nil || !strings.Contains(err.Error(), "GUARDRAILS_CIRCUIT_BREAKER_OPEN_EXIT_CODE: 2 would block on guard's own account") {
+		t.Errorf("open_exit_code 2 from the environment: err = %v", err)
+	}
+	out, err := c.YAML()
+	if err != nil || !strings.Contains(string(out), "  on_skip: block\n") {
+		t.Errorf("YAML() = %s, %v; want on_skip shown", out, err)
+	}
+	b := c.For("x")
+	if rules := strings.Join(b.RulesInForce(), "\n"); !strings.Contains(rules, "on_skip: block (a call guard skips exits 2") {
+		t.Errorf("RulesInForce = %s; want the on_skip line", rules)
 	}
 }
 

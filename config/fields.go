@@ -49,6 +49,7 @@ type breakerFields struct {
 	IgnoreExitCodes   *[]int    `yaml:"ignore_exit_codes,omitempty"`
 	OpenExitCode      *int      `yaml:"open_exit_code,omitempty"`
 	LaunchFailureExit *int      `yaml:"launch_failure_exit,omitempty"`
+	OnSkip            *string   `yaml:"on_skip,omitempty"`
 	Exclude           *[]string `yaml:"exclude,omitempty"`
 	Retention         *Duration `yaml:"retention,omitempty"`
 	SessionRetention  *Duration `yaml:"session_retention,omitempty"`
@@ -144,6 +145,14 @@ func (b *Breaker) apply(f *breakerFields, where locator) error {
 			return fmt.Errorf("%s: must be auto, global, project or session, got %q", where("scope"), *f.Scope)
 		}
 	}
+	if f.OnSkip != nil {
+		switch *f.OnSkip {
+		case "allow", "block":
+			b.OnSkip = *f.OnSkip
+		default:
+			return fmt.Errorf("%s: must be allow or block, got %q", where("on_skip"), *f.OnSkip)
+		}
+	}
 	if f.Enabled != nil {
 		b.Enabled = *f.Enabled
 	}
@@ -173,6 +182,11 @@ func (b *Breaker) apply(f *breakerFields, where locator) error {
 	}
 	if f.OpenExitCode != nil && *f.OpenExitCode > 255 {
 		return fmt.Errorf("%s: exit status %d is outside 0-255", where("open_exit_code"), *f.OpenExitCode)
+	}
+	if f.OpenExitCode != nil && *f.OpenExitCode == 2 {
+		// A skip that exits 2 blocks on guard's own account, for every
+		// hook; a hook that must fail closed says so itself.
+		return fmt.Errorf("%s: 2 would block on guard's own account; use on_skip: block for a hook that must fail closed", where("open_exit_code"))
 	}
 	if f.LaunchFailureExit != nil && *f.LaunchFailureExit > 255 {
 		return fmt.Errorf("%s: exit status %d is outside 0-255", where("launch_failure_exit"), *f.LaunchFailureExit)

@@ -42,6 +42,7 @@ func (b *Breaker) fields() breakerFields {
 		IgnoreExitCodes:   &b.IgnoreExitCodes,
 		OpenExitCode:      &b.OpenExitCode,
 		LaunchFailureExit: &b.LaunchFailureExit,
+		OnSkip:            &b.OnSkip,
 		Exclude:           &b.Exclude,
 		Retention:         dur(b.Retention),
 		SessionRetention:  dur(b.SessionRetention),

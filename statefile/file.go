@@ -22,6 +22,10 @@ const DefaultLockTimeout = 2 * time.Second
 // ErrLockTimeout is returned when the lock is not obtained in time.
 var ErrLockTimeout = errors.New("lock not obtained in time")
 
+// ErrStopped is returned when Options.Stop said to stop waiting for the
+// lock.
+var ErrStopped = errors.New("stopped while waiting for the lock")
+
 // ErrCorrupt is matched (with errors.Is) by a *CorruptError.
 var ErrCorrupt = errors.New("state file does not parse")
 
@@ -84,6 +88,11 @@ type Options struct {
 	// LockTimeout bounds how long Lock waits. If it is 0,
 	// DefaultLockTimeout is used.
 	LockTimeout time.Duration
+
+	// Stop, if set, is asked while Lock waits; once it reports true, Lock
+	// gives up with ErrStopped (a signal to the process, say, which must
+	// not wait out LockTimeout).
+	Stop func() bool
 
 	// OnQuarantine, if set, is called after Update has moved a file that
 	// does not parse to movedTo.

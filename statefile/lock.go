@@ -47,6 +47,9 @@ func (f *File) Lock() (unlock func(), err error) {
 		if left <= 0 {
 			return nil, fmt.Errorf("cannot lock %s within %s: %w", f.LockPath(), f.opts.LockTimeout, ErrLockTimeout)
 		}
+		if f.opts.Stop != nil && f.opts.Stop() {
+			return nil, fmt.Errorf("cannot lock %s: %w", f.LockPath(), ErrStopped)
+		}
 		// Jitter keeps waiting processes from waking in lockstep.
 		time.Sleep(min(left, nap/2+rand.N(nap)))
 		nap = min(2*nap, 10*time.Millisecond)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -59,11 +60,70 @@ func TestGuardHandsDatabaseStatesToGuardPG(t *testing.T) {
 	}
 
 	// A guard-pg without the driver (guard copied under its name) is not
-	// handed over to in a loop.
+	// handed over to at all.
 	data, _ := os.ReadFile(guard)
 	os.WriteFile(filepath.Join(dir, "guard-pg"), data, 0o755)
 	out, stderr, err = run("", "run", "--", "echo", "ran")
-	if err != nil || out != "ran\n" || !strings.Contains(stderr, "guard-pg has no PostgreSQL driver either") {
-		t.Errorf("with a guard-pg that has no driver: %v, %q, %q; want one hand-over, then the command run with a warning", err, out, stderr)
+	if err != nil || out != "ran\n" || !strings.Contains(stderr, "guard-pg not used: "+filepath.Join(dir, "guard-pg")+" is guard/cmd/guard, not guard/cmd/guard-pg") {
+		t.Errorf("with a guard-pg that has no driver: %v, %q, %q; want the command run with a warning", err, out, stderr)
+	}
+}
+
+// TestHandoffTrustsOnlyItsOwnGuardPG covers hostile-user-2 m10: guard hands
+// a database state over only to guard-pg of its own build, beside it or on
+// PATH. Anything else of that name (a script that exits 2, a guard-pg of
+// another build) is not run: guard warns and runs the hook unguarded, with
+// the hook's own status.
+func TestHandoffTrustsOnlyItsOwnGuardPG(t *testing.T) {
+	dir, pathDir, otherDir := t.TempDir(), t.TempDir(), t.TempDir()
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	for _, b := range []struct{ out, pkg string }{
+		{filepath.Join(dir, "guard"), "../cmd/guard"},
+		{filepath.Join(otherDir, "guard-pg"), "../cmd/guard-pg"},
+	} {
+		args := []string{"build", "-o", b.out, b.pkg}
+		if b.out == filepath.Join(otherDir, "guard-pg") {
+			// another build: another stamped version
+			args = []string{"build", "-ldflags=-X guard/cmd/guard/cli.version=v0.0.0-other", "-o", b.out, b.pkg}
+		}
+		if out, err := exec.Command(goTool, args...).CombinedOutput(); err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	other, _ := os.ReadFile(filepath.Join(otherDir, "guard-pg"))
+	stranger := []byte("#!/bin/sh\necho stranger ran\nexit 2\n")
+	run := func(args ...string) (string, string, int) {
+		cmd := exec.Command(filepath.Join(dir, "guard"), args...)
+		cmd.Env = append(os.Environ(), "GUARD_STATE=postgres://127.0.0.1:1/guard?sslmode=disable&connect_timeout=1",
+			"HOME="+t.TempDir(), "GUARD_CONFIG=", "PATH="+pathDir+":/usr/bin:/bin")
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		cmd.Run()
+		return stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()
+	}
+	for _, tc := range []struct {
+		name         string
+		beside, path []byte
+	}{
+		{"a script beside guard", stranger, nil},
+		{"a script on PATH", nil, stranger},
+		{"a script beside guard and on PATH", stranger, stranger},
+		{"another build beside guard", other, nil},
+		{"another build on PATH", nil, other},
+	} {
+		os.Remove(filepath.Join(dir, "guard-pg"))
+		os.Remove(filepath.Join(pathDir, "guard-pg"))
+		if tc.beside != nil {
+			os.WriteFile(filepath.Join(dir, "guard-pg"), tc.beside, 0o755)
+		}
+		if tc.path != nil {
+			os.WriteFile(filepath.Join(pathDir, "guard-pg"), tc.path, 0o755)
+		}
+		for _, status := range []string{"0", "3"} {
+			out, stderr, code := run("run", "-c", "echo hook ran; exit "+status)
+			if out != "hook ran\n" || strconv.Itoa(code) != status || !strings.Contains(stderr, "guard: warning: guard-pg not used: ") || !strings.Contains(stderr, "unguarded") {
+				t.Errorf("%s: guard run exited %d, stdout %q, stderr %q; want the hook run unguarded (exit %s) with a warning", tc.name, code, out, stderr, status)
+			}
+		}
 	}
 }

@@ -20,6 +20,9 @@ type Options struct {
 	SetAside func(a Aside, keptIn string)
 	// LogFailed hears of an event log that could not be written.
 	LogFailed func(error)
+	// Stop, if set, is asked while an update waits for the state's lock;
+	// once it reports true the update gives up (see statefile.Options).
+	Stop func() bool
 }
 
 // Hooks is the state of the hooks' circuits, as a backend keeps it.

@@ -2,52 +2,394 @@ package supervise
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 )
 
-// launchFailures are what an interpreter or a shell prints when the
-// command could not even start: its script is not there, or the
-// interpreter of its #! line is not. Each is matched against a whole line
-// of the child's stderr.
-// They are compiled on first use: most runs exit 0 and never need them.
-var launchFailures = sync.OnceValue(func() []*regexp.Regexp {
-	return []*regexp.Regexp{
-		// python3 missing.py: exit 2
-		regexp.MustCompile(`^(?:\S*/)?(?:python[0-9.]*|pypy[0-9.]*): can't open file .*`),
-		// uv run missing.py: exit 2
-		regexp.MustCompile(`^error: Failed to spawn: .*`),
-		// node missing.js (the main module, not one it requires): exit 1
-		regexp.MustCompile(`^Error: Cannot find module .*`),
-		// bun missing.ts, deno run missing.ts: exit 1
-		regexp.MustCompile(`^error: Module not found .*`),
-		// a #! interpreter that is not there: bash, then env
-		regexp.MustCompile(`^.*: bad interpreter: .*`),
-		regexp.MustCompile(`^(?:/usr)?(?:/bin/)?env: .*: No such file or directory$`),
+// LaunchFailure returns the line of the child's stderr that shows that the
+// command guard ran never started: its interpreter could not open the
+// script guard named, or the #! interpreter of the script guard ran is not
+// there. It returns "" unless that is certain, which takes all of:
+//
+//   - the command is an interpreter and its script (python3 x.py, node
+//     x.js, uv run x.py, perl, sh, bash, zsh, bun, deno), or a script by
+//     path; for a -c string, one simple command of that shape, its
+//     variables and ~ expanded as sh would (anything more, a list, a
+//     pipeline, a redirection, a command substitution, and guard cannot be
+//     sure who printed what, so it is not);
+//   - the interpreter's own launch error names exactly that script;
+//   - that error is the last thing on stderr (a hook that started and
+//     printed anything after it did start);
+//   - the status is the one the interpreter exits with then (python3 2,
+//     node 1, ...): a hook that quotes such a line and exits 2 on purpose
+//     keeps its 2.
+//
+// A hook that started and ran a helper that could not start is not a
+// launch failure: the helper is not the command guard ran.
+func (r *Result) LaunchFailure() string {
+	if !r.Ran() || r.ExitCode == 0 || r.Signal != 0 || r.TimedOut || r.Interrupted != nil || len(r.Argv) == 0 {
+		return ""
+	}
+	lines := stderrLines(r.Tail)
+	if len(lines) == 0 {
+		return ""
+	}
+	env := r.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	argv := r.Argv
+	if len(argv) == 3 && argv[1] == "-c" && isShell(argv[0]) {
+		// guard run -c STRING: what the string runs, if it is one simple
+		// command.
+		if argv = simpleCommand(argv[2], env); argv == nil {
+			return ""
+		}
+	}
+	dir := r.Dir
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	return launchFailure(argv, lines, r.ExitCode, dir)
+}
+
+// stderrLines splits a stderr tail into lines, without the line ends and
+// the blank lines at its end. The first line of a full tail may have been
+// cut, but only the last lines matter here.
+func stderrLines(tail []byte) []string {
+	s := strings.ReplaceAll(string(tail), "\r\n", "\n")
+	s = strings.TrimRight(s, " \t\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+// launchPatterns are the launch errors of each interpreter, compiled on
+// first use: most runs exit 0 and never need them.
+var launchPatterns = sync.OnceValue(func() map[string]*regexp.Regexp {
+	return map[string]*regexp.Regexp{
+		// /usr/bin/python3: can't open file '/cwd/x.py': [Errno 2] No such file or directory
+		"python": regexp.MustCompile(`^(?:\S*/)?(?:python|pypy)[0-9.]*: can't open file '(.*)': \[Errno \d+\] .+$`),
+		// Can't open perl script "x.pl": No such file or directory
+		"perl": regexp.MustCompile(`^Can't open perl script "(.*)": .+$`),
+		// dash: sh: 0: cannot open x.sh: No such file
+		"dash": regexp.MustCompile(`^(\S+): \d+: cannot open (.*): [^:]+$`),
+		// bash: bash: x.sh: No such file or directory
+		"bash": regexp.MustCompile(`^(\S+): (.*): No such file or directory$`),
+		// zsh: can't open input file: x.sh
+		"zsh": regexp.MustCompile(`^(\S+): can't open input file: (.*)$`),
+		// node x.js (the main module, resolved against the cwd)
+		"node": regexp.MustCompile(`^Error: Cannot find module '(.*)'$`),
+		// bun x.ts; deno run x.ts (deno names a file:// URL, with a full stop)
+		"module": regexp.MustCompile(`^error: Module not found "(.*)"\.?$`),
+		// uv run x.py: "error: Failed to spawn: `x.py`", then "  Caused by: ..." lines
+		"uv": regexp.MustCompile("^error: Failed to spawn: `(.*)`$"),
+		// bash running a script whose #! interpreter is not there
+		"interpreter": regexp.MustCompile(`^(\S+): (?:line \d+: )?(.*?): (.*): bad interpreter: .+$`),
+		// env, named by a #! line, not finding its program
+		"env": regexp.MustCompile(`^(?:\S*/)?env: '?(.*?)'?: No such file or directory$`),
 	}
 })
 
-// LaunchFailure returns the line of the child's stderr that shows it never
-// really started (an interpreter that could not open its script, a #!
-// interpreter that is not there), or "" if it exited 0, was killed, or
-// shows no such line. A Node "Cannot find module" counts only for the main
-// module (requireStack is empty): a script that started and then failed to
-// load a dependency did start.
-func (r *Result) LaunchFailure() string {
-	if !r.Ran() || r.ExitCode == 0 || r.Signal != 0 || r.TimedOut || r.Interrupted != nil {
+// nodeReportLine matches the lines Node prints after "Error: Cannot find
+// module": the stack, the error's fields, and its version.
+var nodeReportLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:\s+at .*|\s+code: 'MODULE_NOT_FOUND',?|\s+requireStack: \[\]|\}|\s*|Node\.js v\S+|Bun v.*)$`)
+})
+
+// launchFailure is LaunchFailure for the command argv, which exited with
+// code and left lines on stderr, run in dir.
+func launchFailure(argv []string, lines []string, code int, dir string) string {
+	argv = skipEnv(argv)
+	if len(argv) == 0 {
 		return ""
 	}
-	for _, line := range bytes.Split(r.Tail, []byte("\n")) {
-		line = bytes.TrimRight(line, "\r")
-		for i, re := range launchFailures() {
-			if !re.Match(line) {
-				continue
+	last := lines[len(lines)-1]
+	re := launchPatterns()
+	name := filepath.Base(argv[0])
+	switch {
+	case isPython(name):
+		script := scriptArg(argv[1:], pythonValued, "-c", "-m")
+		if m := re["python"].FindStringSubmatch(last); m != nil && code == 2 && script != "" && samePath(m[1], script, dir) {
+			return last
+		}
+	case name == "perl":
+		script := scriptArg(argv[1:], nil, "-e", "-E")
+		if m := re["perl"].FindStringSubmatch(last); m != nil && code == 2 && script != "" && m[1] == script {
+			return last
+		}
+	case isShell(name):
+		script := scriptArg(argv[1:], shellValued, "-c", "-s")
+		if script == "" {
+			return ""
+		}
+		if m := re["dash"].FindStringSubmatch(last); m != nil && code == 2 && filepath.Base(m[1]) == name && m[2] == script {
+			return last
+		}
+		if m := re["zsh"].FindStringSubmatch(last); m != nil && code == 127 && filepath.Base(m[1]) == name && m[2] == script {
+			return last
+		}
+		if m := re["bash"].FindStringSubmatch(last); m != nil && code == 127 && filepath.Base(m[1]) == name && m[2] == script {
+			return last
+		}
+	case name == "node" || name == "nodejs":
+		script := scriptArg(argv[1:], nodeValued, "-e", "--eval", "-p", "--print")
+		if script != "" && code == 1 {
+			return nodeFailure(lines, script, dir)
+		}
+	case name == "bun" || name == "deno":
+		args := argv[1:]
+		if len(args) > 0 && args[0] == "run" {
+			args = args[1:]
+		}
+		script := scriptArg(args, nil, "-e", "--eval")
+		if script == "" || code != 1 {
+			return ""
+		}
+		// Bun may end its report with its version.
+		end := len(lines) - 1
+		if strings.HasPrefix(lines[end], "Bun v") {
+			for end--; end > 0 && strings.TrimSpace(lines[end]) == ""; end-- {
 			}
-			if i == 2 && !bytes.Contains(r.Tail, []byte("requireStack: []")) {
-				continue
+		}
+		if end < 0 {
+			return ""
+		}
+		if m := re["module"].FindStringSubmatch(lines[end]); m != nil && samePath(strings.TrimPrefix(m[1], "file://"), script, dir) {
+			return lines[end]
+		}
+	case name == "uv" && len(argv) > 1 && argv[1] == "run":
+		return uvFailure(argv[2:], lines, code, dir)
+	case strings.Contains(argv[0], "/"):
+		return shebangFailure(argv[0], last, code)
+	}
+	return ""
+}
+
+// nodeFailure finds Node's report that it could not find its main module,
+// script: "Error: Cannot find module '/abs/script'", then only the lines
+// Node prints after it, requireStack: [] among them (a module that a
+// started script required has a stack).
+func nodeFailure(lines []string, script, dir string) string {
+	re := launchPatterns()["node"]
+	for i := len(lines) - 1; i >= 0; i-- {
+		m := re.FindStringSubmatch(lines[i])
+		if m == nil {
+			if !nodeReportLine().MatchString(lines[i]) {
+				return ""
 			}
-			return string(line)
+			continue
+		}
+		if !samePath(m[1], script, dir) {
+			return ""
+		}
+		for _, l := range lines[i+1:] {
+			if strings.TrimSpace(l) == "requireStack: []" {
+				return lines[i]
+			}
+		}
+		return ""
+	}
+	return ""
+}
+
+// uvFailure is launchFailure for uv run ARGS: uv could not spawn the
+// command it was to run, named by one of args, or uv ran an interpreter
+// that could not open its script.
+func uvFailure(args []string, lines []string, code int, dir string) string {
+	// The command uv runs is its first word that is not an option (or an
+	// option's value).
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if strings.HasPrefix(a, "-") {
+			if a == "--" {
+				args = args[i+1:]
+				break
+			}
+			if uvValued[a] {
+				i++
+			}
+			continue
+		}
+		if name := filepath.Base(a); isPython(name) || name == "node" || isShell(name) {
+			// uv runs the interpreter, which reports as it would alone.
+			return launchFailure(args[i:], lines, code, dir)
+		}
+		break
+	}
+	if code != 2 {
+		return ""
+	}
+	// "error: Failed to spawn: `x.py`" and its "Caused by" lines, last.
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := lines[i]
+		if strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t") {
+			continue
+		}
+		m := launchPatterns()["uv"].FindStringSubmatch(l)
+		if m == nil {
+			return ""
+		}
+		for _, a := range args {
+			if a == m[1] && !strings.HasPrefix(a, "-") {
+				return l
+			}
+		}
+		return ""
+	}
+	return ""
+}
+
+// shebangFailure is launchFailure for a script run by path whose #!
+// interpreter is not there: bash says "bad interpreter" (126), or the
+// env(1) of its #! line says it cannot find the program (127).
+func shebangFailure(script, last string, code int) string {
+	re := launchPatterns()
+	if m := re["interpreter"].FindStringSubmatch(last); m != nil && code == 126 && m[2] == script {
+		return last
+	}
+	if m := re["env"].FindStringSubmatch(last); m != nil && code == 127 {
+		if prog := shebangEnvProgram(script); prog != "" && prog == m[1] {
+			return last
 		}
 	}
 	return ""
+}
+
+// shebangEnvProgram returns the program a script's "#!/usr/bin/env PROG"
+// line names, or "".
+func shebangEnvProgram(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	buf := make([]byte, 256)
+	n, _ := f.Read(buf)
+	line, _, _ := bytes.Cut(buf[:n], []byte("\n"))
+	rest, ok := bytes.CutPrefix(line, []byte("#!"))
+	if !ok {
+		return ""
+	}
+	words := strings.Fields(string(rest))
+	if len(words) < 2 || filepath.Base(words[0]) != "env" {
+		return ""
+	}
+	for _, w := range words[1:] {
+		if !strings.HasPrefix(w, "-") {
+			return w
+		}
+	}
+	return ""
+}
+
+// skipEnv drops a leading env(1) with no options, and the VAR=value words
+// after it: "env X=1 python3 x.py" runs python3 x.py.
+func skipEnv(argv []string) []string {
+	if len(argv) == 0 || filepath.Base(argv[0]) != "env" {
+		return argv
+	}
+	rest := argv[1:]
+	for len(rest) > 0 && strings.Contains(rest[0], "=") && !strings.HasPrefix(rest[0], "-") {
+		rest = rest[1:]
+	}
+	if len(rest) == 0 || strings.HasPrefix(rest[0], "-") {
+		return nil // env's own options: not worth guessing
+	}
+	return rest
+}
+
+// scriptArg returns the script an interpreter runs given args: its first
+// argument that is not an option or an option's value (valued lists the
+// options that take the next word), or "" if it runs no script file (one
+// of noScript, such as -c CODE, or nothing, or - for stdin).
+func scriptArg(args []string, valued map[string]bool, noScript ...string) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			if i+1 < len(args) && args[i+1] != "-" {
+				return args[i+1]
+			}
+			return ""
+		}
+		if a == "-" || a == "" {
+			return ""
+		}
+		if !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "+") {
+			return a
+		}
+		for _, n := range noScript {
+			// -c CODE, and -c joined to other one-letter flags (-uc)
+			if a == n || strings.HasPrefix(a, n+"=") || (len(n) == 2 && letters(a[1:]) && strings.Contains(a[1:], n[1:])) {
+				return ""
+			}
+		}
+		if valued[a] {
+			i++
+		}
+	}
+	return ""
+}
+
+// letters reports whether s is all ASCII letters: one-letter flags joined.
+func letters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// The options of each interpreter that take the next word as their value.
+var (
+	pythonValued = map[string]bool{"-W": true, "-X": true, "--check-hash-based-pycs": true}
+	shellValued  = map[string]bool{"-o": true, "+o": true, "-O": true, "+O": true}
+	nodeValued   = map[string]bool{"-r": true, "--require": true, "--import": true, "--loader": true,
+		"--experimental-loader": true, "-C": true, "--conditions": true, "--input-type": true, "--title": true,
+		"--env-file": true, "--inspect-port": true}
+	uvValued = map[string]bool{"--with": true, "-w": true, "--with-editable": true, "--with-requirements": true,
+		"--python": true, "-p": true, "--directory": true, "--project": true, "--package": true, "--extra": true,
+		"--group": true, "--only-group": true, "--no-group": true, "--index": true, "--default-index": true,
+		"--index-url": true, "-i": true, "--extra-index-url": true, "--find-links": true, "-f": true,
+		"--env-file": true, "--config-file": true, "--cache-dir": true, "--color": true, "--refresh-package": true,
+		"--reinstall-package": true, "--upgrade-package": true, "-P": true, "--exclude-newer": true,
+		"--index-strategy": true, "--keyring-provider": true, "--resolution": true, "--prerelease": true,
+		"--link-mode": true, "--python-platform": true, "--config-setting": true, "-C": true}
+)
+
+// isPython reports whether name is a Python interpreter's: python,
+// python3, python3.11, pypy3.
+func isPython(name string) bool {
+	for _, p := range []string{"python", "pypy"} {
+		if rest, ok := strings.CutPrefix(name, p); ok {
+			return strings.Trim(rest, "0123456789.") == ""
+		}
+	}
+	return false
+}
+
+// isShell reports whether name (or a path) is a POSIX shell's.
+func isShell(name string) bool {
+	switch filepath.Base(name) {
+	case "sh", "bash", "dash", "zsh", "ksh", "ash":
+		return true
+	}
+	return false
+}
+
+// samePath reports whether path, as an interpreter printed it, is script,
+// the argument it was given, resolved against dir if it is relative.
+func samePath(path, script, dir string) bool {
+	if path == script {
+		return true
+	}
+	if !filepath.IsAbs(script) {
+		script = filepath.Join(dir, script)
+	}
+	return filepath.Clean(path) == filepath.Clean(script)
 }

@@ -74,6 +74,12 @@ type Result struct {
 	// Background is what KillBackground did: "" (nothing was left), or
 	// which signal ended what the child left running.
 	Background string
+
+	// Argv and Env are what ran (Env nil: guard's own environment), and
+	// Dir where ("": guard's working directory), for LaunchFailure.
+	Argv []string
+	Env  []string
+	Dir  string
 }
 
 // Ran reports whether the child was started.
@@ -213,6 +219,7 @@ wait:
 
 	res.Elapsed = time.Since(start)
 	res.Tail = t.Bytes()
+	res.Argv, res.Env = spec.Argv, spec.Env
 	if w.err != nil { // wait(2) itself failed
 		res.ExitCode = 1
 		return res

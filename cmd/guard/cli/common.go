@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -56,6 +58,8 @@ func (e *env) backendOptions() store.Options {
 			e.warnf("the state of %q was malformed (%s); kept it in %s and started it afresh", view.Printable(a.Key), view.ErrorLine(a.Err), view.Printable(keptIn))
 		},
 		LogFailed: e.logFailed,
+		// A signal guard run passes on ends a wait for the state lock.
+		Stop: e.signalled,
 	}
 }
 
@@ -90,9 +94,10 @@ func (e *env) openHooks(cfg *config.Config) (*store.Hooks, error) {
 
 // handoff runs this very command line again as guard-pg, when err says the
 // state is in a database and this guard was built without its driver:
-// guard-pg is found beside this guard, else on PATH. It replaces the
-// process (same pid, streams and environment), so it returns only if it
-// cannot, with an error that says why; any other err it returns as it is.
+// guard-pg is found beside this guard, else on PATH, and used only if it is
+// guard-pg of this very build (see findGuardPG). It replaces the process
+// (same pid, streams and environment), so it returns only if it cannot,
+// with an error that says why; any other err it returns as it is.
 func (e *env) handoff(err error) error {
 	var nd *store.NeedsDriverError
 	if !errors.As(err, &nd) || !e.exits {
@@ -103,22 +108,88 @@ func (e *env) handoff(err error) error {
 		// (a guard copied as guard-pg, say): never hand over in a loop.
 		return fmt.Errorf("guard-pg has no PostgreSQL driver either (a copy of guard?): %v", err)
 	}
-	path := ""
-	if exe, xerr := os.Executable(); xerr == nil {
-		if p := filepath.Join(filepath.Dir(exe), "guard-pg"); isExecutable(p) {
-			path = p
-		}
-	}
+	path, why := findGuardPG()
 	if path == "" {
-		if p, lerr := exec.LookPath("guard-pg"); lerr == nil {
-			path = p
+		if why != "" {
+			return fmt.Errorf("guard-pg not used: %s; the state %s needs it", why, config.Redact(nd.URL))
 		}
-	}
-	if path == "" {
 		return err
 	}
 	xerr := syscall.Exec(path, append([]string{path}, e.args[1:]...), append(os.Environ(), handedOver+"=1"))
 	return fmt.Errorf("%v (and it could not be started: %v)", err, xerr)
+}
+
+// findGuardPG returns the guard-pg to hand a database state over to: the
+// one beside this guard, else the one on PATH, whichever is guard-pg of
+// this very build (see isOurGuardPG). guard trusts it with the hook's
+// call, exit status included, so a stranger of that name (a script, an
+// older guard-pg whose command line may differ) is never run. If none
+// will do, why says what was wrong with those found ("" if none was).
+func findGuardPG() (path, why string) {
+	var candidates []string
+	if exe, err := os.Executable(); err == nil {
+		if p := filepath.Join(filepath.Dir(exe), "guard-pg"); isExecutable(p) {
+			candidates = append(candidates, p)
+		}
+	}
+	if p, err := exec.LookPath("guard-pg"); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		if len(candidates) == 0 || candidates[0] != p {
+			candidates = append(candidates, p)
+		}
+	}
+	var whys []string
+	for _, p := range candidates {
+		err := isOurGuardPG(p)
+		if err == nil {
+			return p, ""
+		}
+		whys = append(whys, fmt.Sprintf("%s %v", p, err))
+	}
+	return "", strings.Join(whys, "; ")
+}
+
+// isOurGuardPG checks, from its build information and without running it,
+// that the file at path is guard's guard-pg command, built from the same
+// module version and source revision as this guard.
+func isOurGuardPG(path string) error {
+	info, err := readBuildInfo(path)
+	if err != nil {
+		return errors.New("is not a Go program")
+	}
+	own, ok := debug.ReadBuildInfo()
+	if !ok {
+		return errors.New("cannot be checked: this guard has no build information")
+	}
+	if want := own.Main.Path + "/cmd/guard-pg"; info.Path != want || info.Main.Path != own.Main.Path {
+		return fmt.Errorf("is %s, not %s", info.Path, want)
+	}
+	if got, want := buildVersion(info), buildVersion(own); got != want {
+		return fmt.Errorf("is another build (%s; this guard: %s; install both again)", got, want)
+	}
+	return nil
+}
+
+// buildVersion is what must match between guard and the guard-pg it hands
+// over to: the module's version, the source revision it was built from,
+// and the linker flags (which stamp a release's version).
+func buildVersion(info *debug.BuildInfo) string {
+	v := info.Main.Version
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "-ldflags":
+			v += " " + s.Value
+		case "vcs.revision":
+			v += " " + s.Value[:min(12, len(s.Value))]
+		case "vcs.modified":
+			if s.Value == "true" {
+				v += "+dirty"
+			}
+		}
+	}
+	return v
 }
 
 // handedOver marks the environment of a guard another guard handed over to.

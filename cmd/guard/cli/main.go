@@ -70,6 +70,11 @@ type env struct {
 
 	logWarned bool // a failure to write the event log was reported
 
+	// payloadBuf is the hook payload guard run read from stdin, if
+	// payloadRead (see payload).
+	payloadBuf  []byte
+	payloadRead bool
+
 	// heldWarnings, when set, keeps guard run's warnings until the
 	// command's status is known: a hook that exits 2 blocks, and Claude
 	// reads its stderr as the reason, to which guard must add nothing.

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -35,6 +34,14 @@ Otherwise guard exits with the command's own status (128+n if signal n killed
 it, 127 if it was not found, 126 if it could not be executed, 124 on timeout).
 stdin, stdout and stderr pass through unchanged.
 
+A hook that must fail closed (a policy hook, "onFailure": "block") takes
+--on-skip block (or on_skip: block in guardrails.yaml): every call guard
+does not run (open circuit, probe running, max_concurrent reached,
+failure_mode: closed) then exits 2, Claude Code's block, with one line on
+stderr that says guard skipped it, why, and how to retry. That exit 2 is
+guard's deliberate, configured block; guard never exits 2 otherwise, except
+to pass on the command's own 2.
+
 Exit statuses in success_exit_codes ([0]) are successes, those in
 ignore_exit_codes ([2], a Claude hook's "block") count as neither, and all
 else is a failure. If guard itself fails (unreadable state, lock timeout,
@@ -48,7 +55,8 @@ Examples:
    guard run -- python3 lint.py
    guard run -c 'npx prettier --check . && npx eslint .'
    guard run --name lint --timeout 30s -- make lint
-   guard run --failure-threshold 5 --cooldown 1m -- ./flaky-check.sh`,
+   guard run --failure-threshold 5 --cooldown 1m -- ./flaky-check.sh
+   guard run --on-skip block -c "$CLAUDE_PROJECT_DIR/.claude/hooks/deny-rm.sh"`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "command", Aliases: []string{"c"}, Usage: "run `STRING` with /bin/sh -c, as Claude Code runs hooks"},
 			&cli.StringFlag{Name: "name", Usage: "keep state under `KEY` instead of the command line"},
@@ -57,6 +65,7 @@ Examples:
 			&cli.IntFlag{Name: "success-threshold", Usage: "close it after `N` successful probes", DefaultText: fromConfig},
 			&cli.DurationFlag{Name: "cooldown", Usage: "keep it open for `DURATION` before probing", DefaultText: fromConfig},
 			&cli.IntFlag{Name: "cooldown-seconds", Usage: "the same, in `SECONDS`, as the Python wrapper spells it", DefaultText: fromConfig},
+			&cli.StringFlag{Name: "on-skip", Usage: "do `ACTION` with a call guard skips: allow exits open_exit_code, block exits 2 (a hook that must fail closed)", DefaultText: fromConfig},
 			// Written by guard install into hooks it moved off the Python
 			// wrapper, for guard uninstall to give them back; guard run
 			// ignores it.
@@ -191,26 +200,22 @@ func (e *env) guardRun(l runLine) (err error) {
 	now = e.now()
 	r := circuit.Classify(&res, b, dec)
 	if err := p.Record(key, s, now, r, circuit.Run{Exit: res.ExitCode, Duration: res.Elapsed}); err != nil {
+		if sig, ok := e.takeSignal(); ok {
+			// A signal that came after the command ended, while its outcome
+			// waited for the state lock: guard ends now, with the signal's
+			// status, the outcome unrecorded.
+			return exit(128 + int(sig))
+		}
 		e.warnf("could not record the outcome of %q: %v", key, view.ErrorLine(err))
 	}
 	return exit(e.launchFailureExit(key, b, &res))
 }
 
-// maxPayload is how much of its stdin guard reads for a hook payload's
-// session_id; the child gets all of it either way.
-const maxPayload = 4 << 20
-
-// sessionID reads the Claude Code hook payload on stdin for its session_id,
-// and hands the child the very same bytes: those read, then the rest. A
-// terminal is not read; a payload that is not JSON, is longer than
-// maxPayload or has no session_id gives "".
+// sessionID returns the session_id of the Claude Code hook payload on
+// stdin (see payload), or "" for a terminal, a payload that is not JSON, is
+// longer than maxPayload or has no session_id.
 func (e *env) sessionID() string {
-	if e.stdin == nil || supervise.IsTerminal(e.stdin) {
-		return ""
-	}
-	buf, _ := io.ReadAll(io.LimitReader(e.stdin, maxPayload))
-	e.stdin = io.MultiReader(bytes.NewReader(buf), e.stdin)
-	return circuit.SessionID(buf)
+	return circuit.SessionID(e.payload())
 }
 
 // launchFailureExit is the status guard run exits with: the command's,
@@ -226,7 +231,7 @@ func (e *env) launchFailureExit(key string, b config.Breaker, res *supervise.Res
 	if line == "" {
 		return res.ExitCode
 	}
-	fmt.Fprintf(e.stderr, "guard: %s did not start (%s): recorded as a failure; exit %d instead of 2, so that Claude Code does not take it for a block (launch_failure_exit)\n",
+	e.notef("guard: %s did not start (%s): recorded as a failure; exit %d instead of 2, so that Claude Code does not take it for a block (launch_failure_exit)",
 		view.Truncate(view.Printable(key), 80), view.Truncate(view.Printable(line), 160), b.LaunchFailureExit)
 	return b.LaunchFailureExit
 }
@@ -261,6 +266,19 @@ func (e *env) signalled() bool {
 	}
 }
 
+// takeSignal takes a signal guard passes on that has arrived, if any.
+func (e *env) takeSignal() (syscall.Signal, bool) {
+	if !e.signalled() {
+		return 0, false
+	}
+	select {
+	case sig := <-e.sigs:
+		return sig.(syscall.Signal), true
+	default:
+		return 0, false
+	}
+}
+
 // rejected reports a call that found every concurrency slot of its key
 // taken, counts it, and exits as a skip does.
 func (e *env) rejected(cfg *config.Config, b config.Breaker, p *circuit.Protocol, key string) error {
@@ -291,15 +309,27 @@ func (e *env) supervise(argv []string, key string, b config.Breaker, started fun
 		Signals:        e.sigs,
 	})
 	if res.Background != "" {
-		fmt.Fprintf(e.stderr, "guard: %q left processes running when it exited; kill_background ended them (%s)\n", key, res.Background)
+		e.notef("guard: %q left processes running when it exited; kill_background ended them (%s)", key, res.Background)
 	}
 	if !res.Ran() {
-		fmt.Fprintf(e.stderr, "guard: %v\n", res.StartErr)
+		e.notef("guard: %v", res.StartErr)
 	}
 	if res.TimedOut {
-		fmt.Fprintf(e.stderr, "guard: %q ran longer than its timeout of %s and was stopped\n", key, config.FormatDuration(b.Timeout))
+		e.notef("guard: %q ran longer than its timeout of %s and was stopped", key, config.FormatDuration(b.Timeout))
 	}
 	return res
+}
+
+// notef prints a line of guard's own about the command it ran. Like a
+// warning it is held back until guard's status is known, and dropped if
+// that is 2: Claude Code reads the stderr of a hook that exits 2 as the
+// reason for its block, and guard adds nothing to it.
+func (e *env) notef(format string, args ...any) {
+	var w io.Writer = e.stderr
+	if e.heldWarnings != nil {
+		w = e.heldWarnings
+	}
+	fmt.Fprintf(w, format+"\n", args...)
 }
 
 // unguarded runs argv without touching any state: guard's fail-open path,
@@ -314,13 +344,21 @@ func (e *env) unguarded(argv []string, b config.Breaker) error {
 // guardFailed handles guard's own failure before the child ran: by default
 // it runs the child anyway; with failure_mode: closed it skips it.
 func (e *env) guardFailed(cfg *config.Config, b config.Breaker, argv []string, key string, err error) error {
+	if sig, ok := e.takeSignal(); ok {
+		// A signal while guard read or waited for the state (its lock, say)
+		// ends guard at once, and nothing runs.
+		return exit(128 + int(sig))
+	}
 	why := view.ErrorLine(err)
 	if errors.Is(err, store.ErrBusy) {
 		why = fmt.Sprintf("state lock not obtained within %s", config.FormatDuration(cfg.LockTimeout))
 	}
 	if cfg.FailureMode == "closed" {
+		if b.OnSkip == "block" {
+			return e.block(fmt.Sprintf("guard: skipped %q: %s, and failure_mode is closed; fix that ('guard doctor' checks the state), or set failure_mode: open to run hooks when guard cannot decide", key, why))
+		}
 		e.warnf("%s; skipping %q (failure_mode: closed)", why, key)
-		return exit(b.OpenExitCode)
+		return exit(e.skipExit(cfg, b))
 	}
 	e.warnf("%s; running %q unguarded", why, key)
 	return e.unguarded(argv, b)

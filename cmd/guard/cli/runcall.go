@@ -20,6 +20,7 @@ type Call struct {
 
 	Timeout, Cooldown                                   *time.Duration
 	FailureThreshold, SuccessThreshold, CooldownSeconds *int
+	OnSkip                                              *string // --on-skip allow|block
 }
 
 // Target works out what to run, under which key, and which key the
@@ -89,6 +90,12 @@ func (l *Call) Settings(cfg *config.Config, key string) (config.Breaker, error) 
 	}
 	if l.Timeout != nil {
 		b.Timeout = *l.Timeout
+	}
+	if l.OnSkip != nil {
+		if *l.OnSkip != "allow" && *l.OnSkip != "block" {
+			return b, fmt.Errorf("--on-skip must be allow or block, got %q", *l.OnSkip)
+		}
+		b.OnSkip = *l.OnSkip
 	}
 	return b, nil
 }

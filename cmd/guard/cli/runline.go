@@ -28,6 +28,10 @@ func lineFromContext(c *cli.Context) runLine {
 		config: c.String("config"),
 		state:  c.String("state"),
 	}
+	if c.IsSet("on-skip") {
+		v := c.String("on-skip")
+		l.OnSkip = &v
+	}
 	for name, dst := range map[string]**time.Duration{"timeout": &l.Timeout, "cooldown": &l.Cooldown} {
 		if c.IsSet(name) {
 			d := c.Duration(name)
@@ -102,6 +106,8 @@ func parseRunLine(args []string) (runLine, bool) {
 			l.config = value
 		case "state":
 			l.state = value
+		case "on-skip":
+			l.OnSkip = &value
 		case "from-python":
 			// what the hook was under the Python wrapper, for guard uninstall
 		case "timeout", "cooldown":

@@ -35,7 +35,7 @@ func urfaveRunLine(t *testing.T, args []string) (runLine, bool) {
 
 func (l runLine) String() string {
 	s := fmt.Sprintf("command=%q/%v args=%q name=%q config=%q state=%q", l.Command, l.HasCommand, l.Args, l.Name, l.config, l.state)
-	for name, p := range map[string]any{"timeout": l.Timeout, "cooldown": l.Cooldown, "failure": l.FailureThreshold, "success": l.SuccessThreshold, "seconds": l.CooldownSeconds} {
+	for name, p := range map[string]any{"timeout": l.Timeout, "cooldown": l.Cooldown, "failure": l.FailureThreshold, "success": l.SuccessThreshold, "seconds": l.CooldownSeconds, "on-skip": l.OnSkip} {
 		if v := reflect.ValueOf(p); !v.IsNil() {
 			s += fmt.Sprintf(" %s=%v", name, v.Elem())
 		}
@@ -75,6 +75,11 @@ func TestParseRunLineAgreesWithUrfave(t *testing.T) {
 		"--success-threshold 2 --cooldown-seconds 30 -- x",
 		"--cooldown 1m --cooldown-seconds 30 -- x",
 		"--config /etc/g.yaml --state /tmp/s.json -- x",
+		"--on-skip block -- x",
+		"--on-skip=allow -c x",
+		"--on-skip deny -- x",
+		"--on-skip -- x",
+		"--on-skip block --on-skip allow -- x",
 		"--state= -- x",
 		"--name a --name b -- x",
 		"-c a --command b",
@@ -122,6 +127,7 @@ func TestParseRunLineRandomLines(t *testing.T) {
 		"--", "-c", "--command", "--name", "-name", "--timeout", "--cooldown", "--cooldown-seconds",
 		"--failure-threshold", "-success-threshold", "--config", "--state", "--timeout=5s", "-c=x",
 		"5s", "-5s", "7", "0x7", "-1", "x", "ls", "-l", "--nope", "-", "--help", "a=b", "",
+		"--on-skip", "block", "--on-skip=allow",
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 1500 {
@@ -148,6 +154,8 @@ func TestParseRunLineTakesTheHotPath(t *testing.T) {
 		{"-c", "npx prettier --check ."},
 		{"--name", "lint", "--timeout", "30s", "--", "make", "lint"},
 		{"--state", "/tmp/s.json", "--config", "/tmp/g.yaml", "-c", "true"},
+		{"--on-skip", "block", "-c", "$CLAUDE_PROJECT_DIR/.claude/hooks/deny.sh"},
+		{"--on-skip", "block", "--", "node", "deny.js"},
 	} {
 		if _, ok := parseRunLine(line); !ok {
 			t.Errorf("parseRunLine(%q) fell back to urfave/cli", line)

@@ -34,6 +34,7 @@ func OpenHooks(cfg *config.Config, path string, o store.Options) (*store.Hooks, 
 	}
 	s, err := openCircuits(path, statefile.Options{
 		LockTimeout:  cfg.LockTimeout,
+		Stop:         o.Stop,
 		OnQuarantine: quarantined(o, "state file"),
 	}, hookstate.Retention{Idle: cfg.CircuitBreaker.Retention, Session: cfg.CircuitBreaker.SessionRetention}, func(real string) *EventLog { return eventLog(cfg, real) }, o.LogFailed)
 	if err != nil {
