@@ -8,7 +8,6 @@ package backend
 
 import (
 	"fmt"
-	"net/url"
 	"os"
 	"sort"
 	"strings"
@@ -44,7 +43,7 @@ type Hooks struct {
 	Runs       store.Runs
 	Events     store.Events // this state's event log
 	Checkpoint store.Checkpoint
-	Where      string // where the state is, for people
+	Where      string // where the state is, for people: secrets hidden, escaped
 }
 
 // OpenHooks opens the hook state cfg names: a PostgreSQL database if
@@ -79,7 +78,7 @@ func OpenHooks(cfg *config.Config, o Options) (*Hooks, error) {
 		Runs:       bulkhead.Slots{Dir: bulkhead.Dir(s.Path())},
 		Events:     eventlog.Logs{s.Log()},
 		Checkpoint: checkpoint{s.Store, hookstate.Validate, &hookstate.Document{Version: hookstate.Version}},
-		Where:      s.Path(),
+		Where:      view.Printable(Redact(s.Path())),
 	}, nil
 }
 
@@ -125,7 +124,7 @@ func OpenCooldown(cfg *config.Config, path string, o Options) (*Cooldown, error)
 		Actions:    actions,
 		Events:     eventlog.Logs{s.Log()},
 		Checkpoint: checkpoint{s.Store, func(b []byte) error { return cooldownstate.Validate(b, actions) }, &cooldownstate.Document{}},
-		Where:      s.Path(),
+		Where:      view.Printable(Redact(s.Path())),
 	}, nil
 }
 
@@ -232,9 +231,9 @@ func Describe(cfg *config.Config, where string) string {
 		return fmt.Sprintf("PostgreSQL at %s: reachable", Redact(where))
 	}
 	if _, err := os.Stat(where); err != nil {
-		return fmt.Sprintf("JSON file %s: not there yet (the first run creates it)", where)
+		return fmt.Sprintf("JSON file %s: not there yet (the first run creates it)", view.Printable(Redact(where)))
 	}
-	return fmt.Sprintf("JSON file %s: present", where)
+	return fmt.Sprintf("JSON file %s: present", view.Printable(Redact(where)))
 }
 
 // IsURL reports whether a state location names a PostgreSQL database: a
@@ -243,17 +242,10 @@ func IsURL(s string) bool {
 	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
 }
 
-// Redact hides the password of a database URL, for output.
-func Redact(where string) string {
-	u, err := url.Parse(where)
-	if !IsURL(where) || err != nil || u.User == nil {
-		return where
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	return u.String()
-}
+// Redact hides the secrets of database URLs in a location or in text
+// that holds some, for output: it is view.Redact, which every printed
+// location and error goes through.
+func Redact(where string) string { return view.Redact(where) }
 
 // A Driver opens states kept in a database, by URL. The PostgreSQL driver
 // (package internal/store/postgres) registers itself when it is linked in: into guard-pg,

@@ -374,7 +374,7 @@ func TestOverLimitIsRejected(t *testing.T) {
 	waitFor(t, "the first run to start", func() bool { return exists(sb.path("started")) })
 
 	code, _, stderr := sb.guard("run", "--name", key, "--", "touch", "second-ran")
-	if code != 0 || !strings.Contains(stderr, `guard: skipped "busy": 1 run is in flight (max_concurrent: 1) and none ended within 0s`) {
+	if code != 0 || !strings.Contains(stderr, `guard: skipped busy: 1 run is in flight (max_concurrent: 1) and none ended within 0s`) {
 		t.Errorf("second call: exit %d, stderr %q; want a rejection", code, stderr)
 	}
 	if exists(sb.path("second-ran")) {

@@ -144,13 +144,18 @@ func (e *env) snapshot(c *cli.Context) (*config.Config, *backend.Hooks, store.Ci
 	return cfg, hooks, v, nil
 }
 
-// keyArgs returns the KEY arguments of c as guard run names its keys: a key
-// typed with bytes that are not UTF-8 (guard trip $'a\xceb') is the key
-// guard run --name $'a\xceb' made (shown and typed as 'a\xceb').
-func keyArgs(c *cli.Context) []string {
-	keys := c.Args().Slice()
-	for i, k := range keys {
-		keys[i] = circuit.ValidKey(k)
+// resolveKeys returns the keys KEY arguments name, given the keys with
+// state: as guard run keys a command line (guard trip $'a\xceb' trips the
+// hook guard run --name $'a\xceb' made), or else as guard status shows a
+// key (see circuit.ResolveKey).
+func resolveKeys(args []string, v store.CircuitView) ([]string, error) {
+	keys := make([]string, len(args))
+	for i, a := range args {
+		k, err := circuit.ResolveKey(a, v.Has)
+		if err != nil {
+			return nil, err
+		}
+		keys[i] = k
 	}
-	return keys
+	return keys, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"guard/backend"
 	"guard/internal/circuit"
+	"guard/internal/view"
 )
 
 func (e *env) configCommand() *cli.Command {
@@ -67,9 +68,9 @@ func (e *env) configCheck(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "# settings for %q, from %s (excluded: %v)\n", key, cfg.Source, b.Excluded(key))
+		fmt.Fprintf(e.stdout, "# settings for %q, from %s (excluded: %v)\n", key, view.Printable(cfg.Source), b.Excluded(key))
 		for _, line := range b.RulesInForce() {
-			fmt.Fprintf(e.stdout, "# %s\n", line)
+			fmt.Fprintf(e.stdout, "# %s\n", view.Printable(line))
 		}
 		e.stdout.Write(out)
 		return nil
@@ -80,7 +81,7 @@ func (e *env) configCheck(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "# effective configuration, from %s\n", cfg.Source)
+	fmt.Fprintf(e.stdout, "# effective configuration, from %s\n", view.Printable(cfg.Source))
 	fmt.Fprintf(e.stdout, "# hook state: %s\n", backend.Describe(cfg, cfg.StateFile))
 	fmt.Fprintf(e.stdout, "# cooldown state: %s\n%s", backend.Describe(cfg, cfg.Cooldown.StateFile), out)
 	return nil

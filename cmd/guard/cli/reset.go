@@ -31,12 +31,12 @@ Examples:
 }
 
 func (e *env) reset(c *cli.Context) error {
-	keys := keyArgs(c)
+	args := c.Args().Slice()
 	all := c.Bool("all")
 	switch {
-	case all && len(keys) > 0:
+	case all && len(args) > 0:
 		return usagef("give keys or --all, not both")
-	case !all && len(keys) == 0:
+	case !all && len(args) == 0:
 		return usagef("which key? give one (see 'guard status') or --all")
 	}
 	hooks, err := e.openHooksOf(c)
@@ -47,6 +47,10 @@ func (e *env) reset(c *cli.Context) error {
 	var closed []circuit.Closed
 	var missing error
 	err = hooks.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
+		keys, err := resolveKeys(args, tx)
+		if err != nil {
+			return false, err
+		}
 		var key string
 		closed, key, err = circuit.ResetKeys(tx, keys, all, now)
 		if key != "" {
@@ -61,7 +65,7 @@ func (e *env) reset(c *cli.Context) error {
 		return missing
 	}
 	for _, c := range closed {
-		fmt.Fprintf(e.stdout, "reset %q: %s -> closed\n", c.Key, c.From)
+		fmt.Fprintf(e.stdout, "reset %s: %s -> closed\n", view.Printable(c.Key), c.From)
 	}
 	if all {
 		fmt.Fprintf(e.stdout, "reset %d keys\n", len(closed))

@@ -161,7 +161,11 @@ func (e *env) statusOnce(c *cli.Context, w io.Writer) error {
 	}
 	now := e.now()
 	runs, alive := e.inFlight(hooks)
-	sts, err := view.Statuses(v, keyArgs(c), runs, now, alive)
+	keys, err := resolveKeys(c.Args().Slice(), v)
+	if err != nil {
+		return err
+	}
+	sts, err := view.Statuses(v, keys, runs, now, alive)
 	if err != nil {
 		return fmt.Errorf("%w; the next guard run will move it aside", err)
 	}
