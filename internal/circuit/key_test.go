@@ -57,7 +57,7 @@ func TestKeyArg(t *testing.T) {
 		{"it's\t\\", `$'it\'s\t\\'`},
 		{"ls \u202efdp", `$'ls \xe2\x80\xaefdp'`},
 		{`a\xceb`, `$'a\xceb'`},     // not UTF-8: its byte
-		{`a\\xceb`, `'a\xceb'`},    // UTF-8 that spells the escape
+		{`a\\xceb`, `'a\xceb'`},     // UTF-8 that spells the escape
 		{`a\\\xceb`, `$'a\\\xceb'`}, // a backslash, then the byte
 		{"$CLAUDE_PROJECT_DIR/h.sh @ /p\\xce", `$'$CLAUDE_PROJECT_DIR/h.sh @ /p\xce'`},
 		// Parts keyed apart, one UTF-8 with a backslash, one not: as stored.

@@ -6,8 +6,8 @@ import (
 	"unicode/utf8"
 
 	"guard/config"
-	"guard/internal/circuit"
 	"guard/eventlog"
+	"guard/internal/circuit"
 	"guard/statefile"
 )
 
