@@ -47,14 +47,7 @@ func (e *env) loadConfigFrom(path, state string) (*config.Config, error) {
 // backendOptions are how a backend reports to this command.
 func (e *env) backendOptions() backend.Options {
 	return backend.Options{
-		Warn: func(format string, args ...any) {
-			for i, a := range args {
-				if s, ok := a.(string); ok {
-					args[i] = view.Printable(s)
-				}
-			}
-			e.warnf(format, args...)
-		},
+		Warn:      e.warnf, // which escapes and hides secrets
 		LogFailed: e.logFailed,
 	}
 }

@@ -74,7 +74,7 @@ Examples:
 // update of the state sets them aside.
 func (e *env) warnAside(v store.CircuitView) {
 	for _, a := range v.Aside() {
-		e.warnf("the state of %q is malformed (%s) and is left out; the next guard run sets it aside", view.Printable(a.Key), view.ErrorLine(a.Err))
+		e.warnf("the state of %q is malformed (%s) and is left out; the next guard run sets it aside", a.Key, view.ErrorLine(a.Err))
 	}
 }
 
