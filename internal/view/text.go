@@ -6,6 +6,7 @@
 package view
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"guard/statefile"
@@ -193,11 +195,46 @@ func (t *table) write(w io.Writer) {
 	}
 }
 
+// WriteJSON writes v as indented JSON, with every character that is not
+// printable written as a \u escape (see JSONSafe).
 func WriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, JSONSafe(b.String()))
+	return err
+}
+
+// JSONSafe writes each character of a JSON text that a terminal would act
+// on or show as something it is not (format characters such as U+202E,
+// which encoding/json leaves as they are) as a \u escape. The JSON means
+// exactly what it meant: the escapes are inside strings, which are the only
+// place such characters can be.
+func JSONSafe(s string) string {
+	i := strings.IndexFunc(s, func(r rune) bool { return r >= utf8.RuneSelf && !printableRune(r, 2) })
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(s[:i])
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r < utf8.RuneSelf || n == 1 || printableRune(r, n):
+			b.WriteString(s[i : i+n]) // a byte that is not UTF-8 too, as it was
+		case r > 0xffff:
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+		i += n
+	}
+	return b.String()
 }
 
 func stamp(t statefile.Time) string {

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -112,4 +113,26 @@ func FuzzRedact(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestJSONSafe(t *testing.T) {
+	var b strings.Builder
+	key := "ls \u202efdp.exe\u200b \U000E0041 é \x1b"
+	if err := WriteJSON(&b, map[string]string{"key": key}); err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "key": "ls \u202efdp.exe\u200b \udb40\udc41 é \u001b"
+}
+`
+	if b.String() != want {
+		t.Errorf("WriteJSON = %s; want %s", b.String(), want)
+	}
+	var back map[string]string
+	if err := json.Unmarshal([]byte(b.String()), &back); err != nil || back["key"] != key {
+		t.Errorf("WriteJSON's output reads back as %q, %v; want %q", back["key"], err, key)
+	}
+	if got := JSONSafe("{\"k\": \"a\xceb\"}"); got != "{\"k\": \"a\xceb\"}" {
+		t.Errorf("JSONSafe changed a byte that is not UTF-8: %q", got)
+	}
 }

@@ -81,7 +81,7 @@ func (e *env) log(c *cli.Context) error {
 	}
 	if c.Bool("json") {
 		for _, ev := range evs {
-			fmt.Fprintf(e.stdout, "%s\n", ev.Raw)
+			fmt.Fprintf(e.stdout, "%s\n", view.JSONSafe(string(ev.Raw)))
 		}
 		return nil
 	}

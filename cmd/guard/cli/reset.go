@@ -17,10 +17,13 @@ func (e *env) resetCommand() *cli.Command {
 		ArgsUsage: "KEY... | --all",
 		Description: `Returns each key to closed, clearing its failure counters, back-off, probe
 leases and any trip by hand, so that the next call runs. Lifetime totals are
-kept. The key is exactly what 'guard status' shows.
+kept. KEY is the command line (or --name) as guard run keys it, or the key
+as 'guard status' shows it, escapes and all. The skip notice, status and
+report print a reset command that can be pasted as it is.
 
 Examples:
-   guard reset "python3 lint.py"
+   guard reset 'python3 lint.py'
+   guard reset $'a key with\na newline'
    guard reset --all`,
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "reset every key"},
