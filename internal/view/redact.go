@@ -15,8 +15,9 @@ const Masked = "xxxxx"
 // error, a warning): in each postgres: or postgresql: URL (any case, with
 // or without "//"), the password of its user part and the value of every
 // query parameter that carries a secret (password, sslpassword, and any
-// other whose name says pass, secret or token); and, in a keyword/value
-// connection string, the value of password= and sslpassword=. It works on
+// other whose name says pass, secret or token); and elsewhere, as in a
+// keyword/value connection string, the value of such a keyword
+// (password=, sslpassword=). It works on
 // URLs that do not parse too (a "#", a space or a bad "%" escape in the
 // password): the user part runs to the URL's last "@". A URL in quotes
 // ("...", '...', `...`) ends at the closing quote, one in the open at a
@@ -25,15 +26,17 @@ const Masked = "xxxxx"
 // Redact is the one place guard hides secrets: every location it prints,
 // and every error or warning line, goes through it.
 func Redact(s string) string {
-	if t := strings.TrimLeft(s, " \t"); isConnString(t) {
-		return redactConnString(s)
-	}
 	if t := strings.TrimLeft(s, " \t"); isLocation(t) {
 		// A location on its own: all of it is the URL, spaces and all.
 		n := len(s) - len(t)
 		i := strings.IndexByte(t, ':') + 1
 		return s[:n+i] + redactURLBody(t[i:])
 	}
+	return redactKeywords(redactURLs(s))
+}
+
+// redactURLs hides the secrets of the PostgreSQL URLs in text.
+func redactURLs(s string) string {
 	locs := schemeRE().FindAllStringIndex(s, -1)
 	if len(locs) == 0 {
 		return s
@@ -52,6 +55,30 @@ func Redact(s string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// keywordRE matches name=value, the value in single quotes (with
+// backslash escapes) or up to a space, a quote or an "&".
+var keywordRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(^|[^A-Za-z0-9_])([a-z_]*(?:pass|pwd|secret|token)[a-z_]*)=('(?:[^'\\]|\\.)*'?|[^\s"'` + "`" + `&]*)`)
+})
+
+// redactKeywords hides the values of the keywords in text that carry a
+// secret, as a keyword/value connection string quoted in a message has
+// them ("host=db sslpassword=x").
+func redactKeywords(s string) string {
+	if !strings.Contains(s, "=") {
+		return s
+	}
+	return keywordRE().ReplaceAllStringFunc(s, func(m string) string {
+		sub := keywordRE().FindStringSubmatch(m)
+		value := sub[3]
+		end := trimPunct(value, 0, len(value)) // punctuation after it is the sentence's
+		if !secretParam(sub[2]) || end == 0 || value[:end] == Masked {
+			return m
+		}
+		return sub[1] + sub[2] + "=" + Masked + value[end:]
+	})
 }
 
 // isLocation reports whether s is a PostgreSQL URL on its own, not text
@@ -170,63 +197,4 @@ func secretParam(name string) bool {
 		}
 	}
 	return false
-}
-
-// isConnString reports whether s starts like a keyword/value connection
-// string ("host=db password=x").
-func isConnString(s string) bool {
-	name, _, ok := strings.Cut(s, "=")
-	if !ok || name == "" {
-		return false
-	}
-	for _, r := range name {
-		if !(r >= 'a' && r <= 'z' || r == '_') {
-			return false
-		}
-	}
-	return strings.Contains(s, " ") || secretParam(name)
-}
-
-// redactConnString hides the secrets of a keyword/value connection string,
-// whose values may be in single quotes with backslash escapes.
-func redactConnString(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		if s[i] == ' ' || s[i] == '\t' {
-			b.WriteByte(s[i])
-			i++
-			continue
-		}
-		eq := strings.IndexByte(s[i:], '=')
-		if eq < 0 {
-			b.WriteString(s[i:])
-			break
-		}
-		name := strings.TrimSpace(s[i : i+eq])
-		j := i + eq + 1
-		for j < len(s) && s[j] == ' ' {
-			j++
-		}
-		end := j
-		if end < len(s) && s[end] == '\'' {
-			for end++; end < len(s) && s[end] != '\''; end++ {
-				if s[end] == '\\' {
-					end++
-				}
-			}
-			end = min(end+1, len(s))
-		} else {
-			for end < len(s) && s[end] != ' ' && s[end] != '\t' {
-				end++
-			}
-		}
-		b.WriteString(s[i:j])
-		if secretParam(name) && end > j {
-			b.WriteString(Masked)
-		} else {
-			b.WriteString(s[j:end])
-		}
-		i = end
-	}
-	return b.String()
 }

@@ -78,6 +78,11 @@ func TestRedact(t *testing.T) {
 		{"a postgres://u:a@h/db and postgresql://v:b@i/db?password=c", "a postgres://u:xxxxx@h/db and postgresql://v:xxxxx@i/db?password=xxxxx"},
 		{"state postgres://u:s3cret@h/db\nline two postgres://u:s3cret@h/db", "state postgres://u:xxxxx@h/db\nline two postgres://u:xxxxx@h/db"},
 		{"mypostgres://u:s3cret@h/db", "mypostgres://u:s3cret@h/db"},
+		// Keywords that carry a secret, quoted in a message.
+		{`GUARD_STATE: "host=db sslpassword=s3cret dbname=g" looks like a connection string`, `GUARD_STATE: "host=db sslpassword=xxxxx dbname=g" looks like a connection string`},
+		{`x "host=db password='s3 cr\'et' port=1"`, `x "host=db password=xxxxx port=1"`},
+		{"running \"mysql --password=s3cret -e x\" unguarded", "running \"mysql --password=xxxxx -e x\" unguarded"},
+		{"passfile=/p/x and password= and x=1", "passfile=/p/x and password= and x=1"},
 		{"no url here: exit 1", "no url here: exit 1"},
 	}
 	for _, tc := range tests {
@@ -97,6 +102,7 @@ func FuzzRedact(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, pw string) {
 		if len(pw) < 4 || strings.ContainsAny(pw, "\n\r:`'\"") || strings.TrimSpace(pw) != pw || strings.Contains(pw, "xxxxx") ||
+			strings.Contains("postgres://u@h:5432/db?sslmode=disable&password=xxxxx error: cannot reach the database at refused parse invalid", pw) ||
 			strings.ContainsAny(pw, "/@") && strings.ContainsAny(pw, " \t\v\f") {
 			// (A password with a space and a slash or an "@" in a URL in
 			// the open cannot be told from a URL followed by text.)

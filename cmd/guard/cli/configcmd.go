@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -72,7 +74,7 @@ func (e *env) configCheck(c *cli.Context) error {
 		for _, line := range b.RulesInForce() {
 			fmt.Fprintf(e.stdout, "# %s\n", view.Printable(line))
 		}
-		e.stdout.Write(out)
+		io.WriteString(e.stdout, printableLines(string(out)))
 		return nil
 	}
 	shown := *cfg // with no password in sight
@@ -83,6 +85,17 @@ func (e *env) configCheck(c *cli.Context) error {
 	}
 	fmt.Fprintf(e.stdout, "# effective configuration, from %s\n", view.Printable(cfg.Source))
 	fmt.Fprintf(e.stdout, "# hook state: %s\n", backend.Describe(cfg, cfg.StateFile))
-	fmt.Fprintf(e.stdout, "# cooldown state: %s\n%s", backend.Describe(cfg, cfg.Cooldown.StateFile), out)
+	fmt.Fprintf(e.stdout, "# cooldown state: %s\n%s", backend.Describe(cfg, cfg.Cooldown.StateFile), printableLines(string(out)))
 	return nil
+}
+
+// printableLines escapes, line by line, what a terminal would act on in
+// the configuration as YAML prints it: YAML leaves format characters such
+// as U+202E in a pattern as they are.
+func printableLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = view.Printable(l)
+	}
+	return strings.Join(lines, "\n")
 }

@@ -8,6 +8,7 @@ import (
 
 	"guard/internal/atomicfile"
 	"guard/internal/store"
+	"guard/internal/view"
 )
 
 func (e *env) stateCommand() *cli.Command {
@@ -103,7 +104,7 @@ func (e *env) export(c *cli.Context, cooldown bool) error {
 	if err := atomicfile.WriteFile(out, data, 0o600, nil); err != nil {
 		return fmt.Errorf("cannot write checkpoint: %w", err)
 	}
-	fmt.Fprintf(e.stderr, "guard: exported %s to %s\n", t.where, out)
+	fmt.Fprintf(e.stderr, "guard: exported %s to %s\n", t.where, view.Printable(out))
 	return nil
 }
 
@@ -130,9 +131,9 @@ func (e *env) importState(c *cli.Context, cooldown bool) error {
 		return err
 	}
 	if backup != "" {
-		fmt.Fprintf(e.stdout, "imported %s into %s; the previous state is in %s\n", in, t.where, backup)
+		fmt.Fprintf(e.stdout, "imported %s into %s; the previous state is in %s\n", view.Printable(in), t.where, view.Printable(view.Redact(backup)))
 	} else {
-		fmt.Fprintf(e.stdout, "imported %s into %s\n", in, t.where)
+		fmt.Fprintf(e.stdout, "imported %s into %s\n", view.Printable(in), t.where)
 	}
 	return nil
 }
