@@ -80,7 +80,10 @@ func TestNoPasswordIsPrinted(t *testing.T) {
 				{"--state", []string{"GUARD_STATE="}, []string{"--state", tc.url}},
 				{"guardrails.yaml", []string{"GUARD_STATE=", "GUARD_CONFIG=" + yaml}, nil},
 			} {
-				for _, args := range commands {
+				for i, args := range commands {
+					if how.name != "GUARD_STATE" && i%3 != 0 {
+						continue // every command once is enough; a third of them the other ways
+					}
 					// --state goes first, as a global flag; where a command
 					// does not take it, its usage error must not show it
 					// either.
