@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 )
@@ -29,10 +28,10 @@ func CheckStateLocation(where string) error {
 		return fmt.Errorf("%s:// is not a URL guard can use: it keeps its state in a file, or in PostgreSQL named by a postgres:// URL", scheme)
 	}
 	if strings.HasPrefix(lower, "postgres:") || strings.HasPrefix(lower, "postgresql:") {
-		return fmt.Errorf("%q is not a postgres:// URL: write postgres://USER@HOST:PORT/DBNAME", redactConnString(where))
+		return fmt.Errorf("%q is not a postgres:// URL: write postgres://USER@HOST:PORT/DBNAME", Redact(where))
 	}
 	if isConnString(where) {
-		return fmt.Errorf("%q looks like a PostgreSQL connection string: guard takes postgres://USER@HOST:PORT/DBNAME (and a file named so as ./...)", redactConnString(where))
+		return fmt.Errorf("%q looks like a PostgreSQL connection string: guard takes postgres://USER@HOST:PORT/DBNAME (and a file named so as ./...)", Redact(where))
 	}
 	return nil
 }
@@ -50,35 +49,8 @@ func isConnString(s string) bool {
 	return i > 0 && slices.Contains(connKeywords, strings.TrimRight(s[:i], " "))
 }
 
-// redactConnString hides the value of password= in what may be a
-// connection string.
-func redactConnString(s string) string {
-	if !strings.Contains(s, "password=") {
-		return s
-	}
-	fields := strings.Fields(s)
-	for i, f := range fields {
-		if k, _, _ := strings.Cut(f, "="); k == "password" {
-			fields[i] = "password=xxxxx"
-		}
-	}
-	return strings.Join(fields, " ")
-}
-
 // IsDatabaseURL reports whether a state location names a PostgreSQL
 // database: a postgres:// or postgresql:// URL.
 func IsDatabaseURL(s string) bool {
 	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
-}
-
-// Redact hides the password of a database URL, for output.
-func Redact(where string) string {
-	u, err := url.Parse(where)
-	if !IsDatabaseURL(where) || err != nil || u.User == nil {
-		return where
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	return u.String()
 }

@@ -32,7 +32,9 @@ func TestParallelRunsLoseNoUpdate(t *testing.T) {
 			defer wg.Done()
 			for i := range runs {
 				cmd := exec.Command(guardBin, "run", "--name", "shared", "--", "true")
-				cmd.Env = append(os.Environ(), "GUARD_STATE="+state, "HOME="+t.TempDir(), "GUARD_CONFIG=")
+				// A long lock_timeout: this counts runs, and a loaded machine must not
+				// turn a slow lock into an outcome given up.
+				cmd.Env = append(os.Environ(), "GUARD_STATE="+state, "HOME="+t.TempDir(), "GUARD_CONFIG=", "GUARDRAILS_LOCK_TIMEOUT=2m")
 				if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
 					errs <- fmt.Errorf("worker %d run %d: %v: %s", w, i, err, out)
 					return

@@ -1,7 +1,10 @@
 package circuit
 
 import (
+	"errors"
 	"os/exec"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -30,28 +33,67 @@ func TestCommandKey(t *testing.T) {
 	}
 }
 
-// shellWords asks sh what words a string holds.
+// shellWords asks bash what words a string holds.
 func shellWords(t *testing.T, s string) []string {
 	t.Helper()
-	out, err := exec.Command("sh", "-c", `for a in `+s+`; do printf '%s\0' "$a"; done`).Output()
+	out, err := exec.Command("bash", "-c", `for a in `+s+`; do printf '%s\0' "$a"; done`).Output()
 	if err != nil {
-		t.Fatalf("sh: %v", err)
+		t.Fatalf("bash: %v", err)
 	}
 	words := strings.Split(string(out), "\x00")
 	return words[:len(words)-1]
 }
 
+func TestKeyArg(t *testing.T) {
+	tests := []struct{ key, want string }{
+		{"lint", "lint"},
+		{"python3 lint.py", "'python3 lint.py'"},
+		{`echo "$HOME"`, `'echo "$HOME"'`},
+		{"it's", `'it'\''s'`},
+		{"", "''"},
+		{"-x", "-- -x"},
+		{"-x y", "-- '-x y'"},
+		{"evil\x1b[31mRED\nx\a", `$'evil\x1b[31mRED\nx\x07'`},
+		{"it's\t\\", `$'it\'s\t\\'`},
+		{"ls \u202efdp", `$'ls \xe2\x80\xaefdp'`},
+		{`a\xceb`, `$'a\xceb'`},     // not UTF-8: its byte
+		{`a\\xceb`, `'a\xceb'`},     // UTF-8 that spells the escape
+		{`a\\\xceb`, `$'a\\\xceb'`}, // a backslash, then the byte
+		{"$CLAUDE_PROJECT_DIR/h.sh @ /p\\xce", `$'$CLAUDE_PROJECT_DIR/h.sh @ /p\xce'`},
+		// Parts keyed apart, one UTF-8 with a backslash, one not: as stored.
+		{`$CLAUDE_PROJECT_DIR/a\b @ /p\xce`, `'$CLAUDE_PROJECT_DIR/a\b @ /p\xce'`},
+	}
+	for _, tc := range tests {
+		if got := KeyArg(tc.key); got != tc.want {
+			t.Errorf("KeyArg(%q) = %s; want %s", tc.key, got, tc.want)
+		}
+	}
+}
+
+// FuzzKeyArg: bash reads the hint for a key as the command line guard run
+// keys as that key, and the hint holds nothing a terminal would act on.
 func FuzzKeyArg(f *testing.F) {
-	for _, s := range []string{"", "plain", "it's", `"dq"`, "$x `y` \\z", "new\nline", "*?[a]", "~user", "a b\tc"} {
+	for _, s := range []string{"", "plain", "it's", `"dq"`, "$x `y` \\z", "new\nline", "*?[a]", "~user", "a b\tc",
+		"a\xceb", `a\xceb`, "\x1b[2J", "\u202e", "-n", `\\\xff\xff`} {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if strings.ContainsRune(s, 0) || !utf8.ValidString(s) {
+	f.Fuzz(func(t *testing.T, raw string) {
+		if strings.ContainsRune(raw, 0) {
 			return // not a possible argument
 		}
-		words := shellWords(t, KeyArg(s))
-		if len(words) != 1 || words[0] != s {
-			t.Errorf("sh read KeyArg(%q) = %s as %q", s, KeyArg(s), words)
+		key := ValidKey(raw)
+		arg := KeyArg(key)
+		for _, r := range arg {
+			if !strconv.IsPrint(r) && r != ' ' {
+				t.Fatalf("KeyArg(%q) = %q holds %U", key, arg, r)
+			}
+		}
+		want := []string{raw}
+		if strings.HasPrefix(raw, "-") {
+			want = []string{"--", raw}
+		}
+		if words := shellWords(t, arg); !slices.Equal(words, want) {
+			t.Errorf("bash read KeyArg(%q) = %s as %q; want %q", key, arg, words, want)
 		}
 	})
 }
@@ -82,19 +124,106 @@ func TestProjectKey(t *testing.T) {
 	}
 }
 
-func TestValidKeyKeepsInvalidUTF8Apart(t *testing.T) {
+// TestValidKeyKeepsEveryCommandApart: no two command lines share a key,
+// be they UTF-8 or not (a byte and the text that spells its escape
+// included), and a UTF-8 key without a backslash before x and two hex
+// digits from 80 to ff is kept as it is, as keys were stored before.
+func TestValidKeyKeepsEveryCommandApart(t *testing.T) {
+	raws := []string{"a\xff", "a\xfe", "a\ufffd", `a\xff`, "a\\\xff", `a\\xff`, "a\\\\\xff", "plain", "ünï",
+		"a\xceb", `a\xceb`, `a\\xceb`, "a\\\xceb", `printf '\x41'`, `grep '\d' \\`, `\xCE`, `\x`, `\xc`, "\\", "\xce\\"}
 	seen := map[string]string{}
-	for _, k := range []string{"a\xff", "a\xfe", "a\ufffd", `a\xff`, "a\\\xff", "plain", "ünï"} {
-		v := ValidKey(k)
-		if !utf8.ValidString(v) {
-			t.Errorf("ValidKey(%q) = %q, not valid UTF-8", k, v)
+	for _, raw := range raws {
+		k := ValidKey(raw)
+		if !utf8.ValidString(k) {
+			t.Errorf("ValidKey(%q) = %q, not valid UTF-8", raw, k)
 		}
-		if prev, ok := seen[v]; ok && utf8.ValidString(prev) == utf8.ValidString(k) {
-			t.Errorf("ValidKey(%q) = ValidKey(%q) = %q", k, prev, v)
+		if prev, ok := seen[k]; ok {
+			t.Errorf("ValidKey(%q) = ValidKey(%q) = %q", raw, prev, k)
 		}
-		seen[v] = k
-		if utf8.ValidString(k) && v != k {
-			t.Errorf("ValidKey(%q) = %q; a valid key is kept as it is", k, v)
+		seen[k] = raw
+		if back, ok := RawKey(k); !ok || back != raw {
+			t.Errorf("RawKey(ValidKey(%q)) = %q, %v", raw, back, ok)
+		}
+	}
+	for raw, want := range map[string]string{
+		"plain": "plain", `grep '\d'`: `grep '\d'`, `printf '\x41'`: `printf '\x41'`, `\xCE`: `\xCE`, "a\nb": "a\nb",
+		`a\xceb`: `a\\xceb`, `a\\xceb`: `a\\\\xceb`, "a\xceb": `a\xceb`, "a\\\xce": `a\\\xce`,
+	} {
+		if got := ValidKey(raw); got != want {
+			t.Errorf("ValidKey(%q) = %q; want %q", raw, got, want)
+		}
+	}
+}
+
+func FuzzValidKey(f *testing.F) {
+	for _, s := range []string{"a\xceb", `a\xceb`, `a\\xceb`, "a\\\xceb", `\\\`, "\xff\\x80"} {
+		f.Add(s, `a\xceb`)
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		ka, kb := ValidKey(a), ValidKey(b)
+		if !utf8.ValidString(ka) {
+			t.Fatalf("ValidKey(%q) = %q, not valid UTF-8", a, ka)
+		}
+		if a != b && ka == kb {
+			t.Fatalf("ValidKey(%q) = ValidKey(%q) = %q", a, b, ka)
+		}
+		if back, ok := RawKey(ka); !ok || back != a {
+			t.Fatalf("RawKey(ValidKey(%q)) = %q, %v", a, back, ok)
+		}
+		if utf8.ValidString(a) && !strings.Contains(a, `\x`) && ka != a {
+			t.Fatalf("ValidKey(%q) = %q; want it kept as it is", a, ka)
+		}
+	})
+}
+
+func TestResolveKey(t *testing.T) {
+	has := func(keys ...string) func(string) bool {
+		return func(k string) bool { return slices.Contains(keys, k) }
+	}
+	tests := []struct {
+		name, arg string
+		keys      []string
+		want      string
+		ambiguous bool
+	}{
+		{"exact", "lint", []string{"lint"}, "lint", false},
+		{"no state", "lint", nil, "lint", false},
+		{"raw bytes", "a\xceb", []string{`a\xceb`}, `a\xceb`, false},
+		{"as status shows a key that is not UTF-8", `a\xceb`, []string{`a\xceb`}, `a\xceb`, false},
+		{"the text, when both are there", `a\xceb`, []string{`a\xceb`, `a\\xceb`}, `a\\xceb`, false},
+		{"as --json shows the text", `a\\xceb`, []string{`a\\xceb`}, `a\\xceb`, false},
+		{"as status shows control characters", `evil\x1b[31m\nx\u202e`, []string{"evil\x1b[31m\nx\u202e"}, "evil\x1b[31m\nx\u202e", false},
+		{"with their bytes", "evil\x1b[31m\nx", []string{"evil\x1b[31m\nx"}, "evil\x1b[31m\nx", false},
+		{"a backslash kept", `printf 'a\nb'`, []string{`printf 'a\nb'`, "printf 'a\nb'"}, `printf 'a\nb'`, false},
+		{"one of two that look alike", `printf 'a\nb'`, []string{"printf 'a\nb'"}, "printf 'a\nb'", false},
+		{"new key", `a\xceb`, nil, `a\\xceb`, false},
+		{"ambiguous", `\x1b\\xceb`, []string{`\x1b\\xceb`, "\x1b\\\\xceb"}, "", true},
+		{"parts keyed apart", `$CLAUDE_PROJECT_DIR/a\b @ /p\xce`, []string{`$CLAUDE_PROJECT_DIR/a\b @ /p\xce`}, `$CLAUDE_PROJECT_DIR/a\b @ /p\xce`, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ResolveKey(tc.arg, has(tc.keys...))
+			var ae *AmbiguousKeyError
+			if tc.ambiguous {
+				if !errors.As(err, &ae) {
+					t.Fatalf("ResolveKey(%q) = %q, %v; want ambiguous", tc.arg, got, err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Errorf("ResolveKey(%q) = %q, %v; want %q", tc.arg, got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestUnescape(t *testing.T) {
+	for in, want := range map[string]string{
+		`plain`: "plain", `a\nb\t`: "a\nb\t", `\x1b[2J`: "\x1b[2J", `\u202e`: "\u202e", `\U0001F600`: "\U0001F600",
+		`a\xceb`: "a\xceb", `a\\b`: `a\b`, `a\db`: `a\db`, `end\`: `end\`, `\x1`: `\x1`, `\uD800`: `\uD800`,
+	} {
+		if got, _ := Unescape(in); got != want {
+			t.Errorf("Unescape(%q) = %q; want %q", in, got, want)
 		}
 	}
 }

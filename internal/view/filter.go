@@ -3,17 +3,21 @@ package view
 import (
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"guard/config"
+	"guard/internal/circuit"
 	"guard/internal/jsonx"
 	"guard/internal/store"
 )
 
 // EventFilter returns the test guard log applies to events: key and event
 // are exact names or globs ("" for any), since and until a duration ago
-// (1h) or an RFC 3339 time ("" for no bound).
+// (1h) or an RFC 3339 time ("" for no bound). The key is read as guard run
+// keys a command line, and as guard status and --json show keys (see
+// circuit.ResolveKey); a glob matches a key as stored or as shown.
 func EventFilter(key, event, since, until string, now time.Time) (func(*store.Event) bool, error) {
-	keyOK, err := matcher("key", key)
+	keyOK, err := keyMatcher(key)
 	if err != nil {
 		return nil, err
 	}
@@ -33,6 +37,29 @@ func EventFilter(key, event, since, until string, now time.Time) (func(*store.Ev
 		return keyOK(ev.Key) && eventOK(ev.Event) &&
 			(from.IsZero() || !ev.Time.Before(from)) && (to.IsZero() || ev.Time.Before(to))
 	}, nil
+}
+
+// keyMatcher returns a test of event keys for a --key.
+func keyMatcher(arg string) (func(string) bool, error) {
+	if arg == "" || !config.IsGlob(arg) {
+		names := map[string]bool{circuit.ValidKey(arg): true}
+		if utf8.ValidString(arg) {
+			names[arg] = true
+		}
+		if u, ok := circuit.Unescape(arg); ok {
+			names[circuit.ValidKey(u)] = true
+		}
+		return func(k string) bool { return arg == "" || names[k] }, nil
+	}
+	re, err := config.Glob(arg)
+	if err != nil {
+		return nil, fmt.Errorf("--key: %v", err)
+	}
+	stored, err := config.Glob(circuit.ValidKey(arg))
+	if err != nil {
+		return nil, fmt.Errorf("--key: %v", err)
+	}
+	return func(k string) bool { return stored.MatchString(k) || re.MatchString(k) || re.MatchString(Printable(k)) }, nil
 }
 
 // matcher returns a test for an exact name or a glob.

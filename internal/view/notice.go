@@ -11,15 +11,21 @@ import (
 
 // SkipNotice is the one line that explains a skip, e.g.
 //
-//	guard: skipped "python3 lint.py": circuit open after 3 consecutive failures (last: exit 127: ...); next try in 4m12s; run 'guard reset "python3 lint.py"' to retry now
+//	guard: skipped python3 lint.py: circuit open after 3 consecutive failures (last: exit 127: ...); next try in 4m12s; to retry now: guard reset 'python3 lint.py'
+//
+// Every part of it is escaped (see Printable): the key, the reason a
+// circuit was tripped, the last error, and the reset command, which is
+// written so that it can be pasted as it is (see circuit.KeyArg). So the
+// line holds no control or format character, neither as it is written to
+// stderr nor once a systemMessage that carries it is decoded.
 func SkipNotice(key string, why breaker.SkipReason, c breaker.Circuit, now time.Time) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "guard: skipped %q: ", key)
+	fmt.Fprintf(&b, "guard: skipped %s: ", circuit.KeyArg(key))
 	switch why {
 	case breaker.SkipForced:
 		b.WriteString("circuit tripped by hand")
 		if c.OpenReason != "" && c.OpenReason != "tripped by hand" {
-			fmt.Fprintf(&b, " (%s)", c.OpenReason)
+			fmt.Fprintf(&b, " (%s)", Printable(c.OpenReason))
 		}
 		if c.RetryAfter.IsZero() {
 			b.WriteString("; it stays open until reset")
@@ -33,19 +39,29 @@ func SkipNotice(key string, why breaker.SkipReason, c breaker.Circuit, now time.
 			fmt.Fprintf(&b, " (pid %d, for %s)", l.PID, now.Sub(l.Acquired).Round(time.Second))
 		}
 		if last := LastError(c.LastError, 100); last != "" {
-			fmt.Fprintf(&b, " (last: %s)", last)
+			fmt.Fprintf(&b, " (last: %s)", Printable(last))
 		}
 	default:
 		reason := c.OpenReason
 		if reason == "" {
 			reason = fmt.Sprintf("%d consecutive failures", c.ConsecutiveFailures)
 		}
-		fmt.Fprintf(&b, "circuit open after %s", reason)
+		fmt.Fprintf(&b, "circuit open after %s", Printable(reason))
 		if last := LastError(c.LastError, 100); last != "" {
-			fmt.Fprintf(&b, " (last: %s)", last)
+			fmt.Fprintf(&b, " (last: %s)", Printable(last))
 		}
 		fmt.Fprintf(&b, "; next try in %s", Until(c.RetryAfter, now))
 	}
-	fmt.Fprintf(&b, "; run 'guard reset %s' to retry now", circuit.KeyArg(key))
+	fmt.Fprintf(&b, "; to retry now: %s", ResetCommand(key))
 	return b.String()
 }
+
+// RejectedNotice is the one line that explains a call not run because
+// every concurrency slot of its key was taken: why says so.
+func RejectedNotice(key, why string) string {
+	return fmt.Sprintf("guard: skipped %s: %s; 'guard status' shows them", circuit.KeyArg(key), Printable(why))
+}
+
+// ResetCommand is the command that resets key, to be pasted as it is:
+// guard reset 'python3 lint.py'.
+func ResetCommand(key string) string { return "guard reset " + circuit.KeyArg(key) }

@@ -33,6 +33,17 @@ func (f *promFamily) add(value float64, labels ...string) {
 // promEscaper escapes a label value: backslash, double quote and newline.
 var promEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 
+// labelValue is what a key or a service name becomes as a label value:
+// itself, with each backslash doubled and each character that is not
+// printable escaped as in text output (\x1b, \n, \u202e, and \xce for a
+// byte that is not UTF-8), so that no raw control or format character
+// reaches a terminal or a dashboard, and two keys never share a series
+// (which would make node_exporter refuse the whole file). circuit.Unescape
+// reads the key back.
+func labelValue(s string) string {
+	return Printable(strings.ReplaceAll(s, `\`, `\\`))
+}
+
 // promHelpEscaper escapes HELP text: backslash and newline.
 var promHelpEscaper = strings.NewReplacer(`\`, `\\`, "\n", `\n`)
 
@@ -52,7 +63,7 @@ func writeProm(w io.Writer, families []*promFamily) error {
 					if i > 0 {
 						b.WriteByte(',')
 					}
-					fmt.Fprintf(&b, `%s="%s"`, l[0], promEscaper.Replace(l[1]))
+					fmt.Fprintf(&b, `%s="%s"`, l[0], promEscaper.Replace(labelValue(l[1])))
 				}
 				b.WriteByte('}')
 			}
@@ -67,18 +78,32 @@ func writeProm(w io.Writer, families []*promFamily) error {
 
 // promReport builds the metrics of a report.
 func promReport(r Report, sts []KeyStatus, cool map[string]ServiceStatus) []*promFamily {
-	state := &promFamily{name: "guard_circuit_state", typ: "gauge", help: "State of each key's circuit: 0 closed, 1 half-open, 2 open."}
+	state := &promFamily{name: "guard_circuit_state", typ: "gauge", help: "State of each key's circuit: 0 closed, 1 half-open, 2 open. Keys in observe mode, which are never skipped, are in guard_circuit_observe_state instead."}
+	observe := &promFamily{name: "guard_circuit_observe_state", typ: "gauge", help: "State of the circuit of each key in observe mode, which runs every call: 0 closed, 1 half-open, 2 open (would skip)."}
 	consec := &promFamily{name: "guard_consecutive_failures", typ: "gauge", help: "Failures in a row of each key."}
 	retry := &promFamily{name: "guard_circuit_retry_after_seconds", typ: "gauge", help: "When each open circuit may probe again, in Unix seconds."}
 	runs := &promFamily{name: "guard_runs_total", typ: "counter", help: "Runs of each key by outcome (success, failure, ignored, cancelled, abandoned)."}
 	skips := &promFamily{name: "guard_skips_total", typ: "counter", help: "Calls of each key skipped because its circuit was open or probing."}
 	rejected := &promFamily{name: "guard_rejected_total", typ: "counter", help: "Calls of each key not run because max_concurrent runs were in flight."}
-	circuits := &promFamily{name: "guard_circuits", typ: "gauge", help: "Number of keys in each circuit state."}
+	circuits := &promFamily{name: "guard_circuits", typ: "gauge", help: "Number of keys in each circuit state; observe: keys in observe mode whose circuit is not closed (they are never skipped)."}
 	execs := &promFamily{name: "guard_executions_total", typ: "counter", help: "Runs recorded over all keys (the Python guardrails' total_executions)."}
 	fails := &promFamily{name: "guard_failures_total", typ: "counter", help: "Failures recorded over all keys (the Python guardrails' total_failures)."}
 
+	count := map[string]int{}
 	for _, st := range sts {
-		state.add(float64(Severity(breaker.State(st.State))), "key", st.Key)
+		severity := float64(Severity(breaker.State(st.State)))
+		switch {
+		case st.Mode == "observe":
+			observe.add(severity, "key", st.Key)
+			if severity > 0 {
+				count["observe"]++
+			} else {
+				count[string(breaker.Closed)]++
+			}
+		default:
+			state.add(severity, "key", st.Key)
+			count[st.State]++
+		}
 		consec.add(float64(st.ConsecutiveFailures), "key", st.Key)
 		if st.State == string(breaker.Open) && !st.RetryAfter.IsZero() {
 			retry.add(float64(st.RetryAfter.Unix()), "key", st.Key)
@@ -93,7 +118,7 @@ func promReport(r Report, sts []KeyStatus, cool map[string]ServiceStatus) []*pro
 		skips.add(float64(t.Skips), "key", st.Key)
 		rejected.add(float64(t.Rejected), "key", st.Key)
 	}
-	circuits.add(float64(r.ActiveHooks), "state", "closed")
+	circuits.add(float64(count[string(breaker.Closed)]), "state", "closed")
 	durations := &promFamily{name: "guard_run_duration_seconds", typ: "histogram", help: "How long each key's runs took, over the runs in the event log."}
 	for _, st := range sts {
 		d := st.DurationMS
@@ -111,11 +136,12 @@ func promReport(r Report, sts []KeyStatus, cool map[string]ServiceStatus) []*pro
 		durations.add(float64(d.Count), "key", st.Key)
 		durations.samples[len(durations.samples)-1].suffix = "_count"
 	}
-	circuits.add(float64(r.HalfOpenHooks), "state", "half_open")
-	circuits.add(float64(r.DisabledHooks), "state", "open")
+	circuits.add(float64(count[string(breaker.HalfOpen)]), "state", "half_open")
+	circuits.add(float64(count[string(breaker.Open)]), "state", "open")
+	circuits.add(float64(count["observe"]), "state", "observe")
 	execs.add(float64(r.TotalExecutions))
 	fails.add(float64(r.TotalFailures))
-	families := []*promFamily{state, consec, retry, runs, skips, rejected, durations, circuits, execs, fails}
+	families := []*promFamily{state, observe, consec, retry, runs, skips, rejected, durations, circuits, execs, fails}
 
 	used := &promFamily{name: "guard_cooldown_used", typ: "gauge", help: "Actions of each service inside the current budget window."}
 	limit := &promFamily{name: "guard_cooldown_limit", typ: "gauge", help: "Actions allowed per budget window."}

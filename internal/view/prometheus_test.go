@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"guard/internal/circuit"
 	"guard/internal/jsonx"
 )
 
@@ -167,10 +168,14 @@ func TestPrometheusExposition(t *testing.T) {
 		`echo "a \"quoted\" key" \ with backslashes`,
 		"two\nlines",
 		`sh -c 'x' {braces} = , "`,
+		"evil\x1b[31mRED\a",
+		`evil\x1b[31mRED\a`, // the text that the one before is shown as
+		"ls \u202efdp.exe\u200b",
+		`a\xceb`, // not UTF-8, as guard keys it
 	}
 	var sts []KeyStatus
 	for i, k := range keys {
-		st := KeyStatus{Key: k, State: []string{"open", "closed", "half_open", "closed"}[i], ConsecutiveFailures: i,
+		st := KeyStatus{Key: k, State: []string{"open", "closed", "half_open", "closed"}[i%4], ConsecutiveFailures: i,
 			RetryAfter: jsonx.TimeOf(now.Add(time.Minute)), Totals: Totals{Successes: 5, Failures: 3, Abandoned: 1, Skips: 2}}
 		sts = append(sts, st)
 	}
@@ -190,10 +195,15 @@ func TestPrometheusExposition(t *testing.T) {
 		t.Fatalf("%v\n%s", err, buf.String())
 	}
 
-	// Every key comes back whole after unescaping.
+	// No raw control or format character reaches a terminal.
+	if p := Printable(strings.ReplaceAll(buf.String(), "\n", "")); p != strings.ReplaceAll(buf.String(), "\n", "") {
+		t.Errorf("output holds characters a terminal would act on:\n%s", p)
+	}
+	// Every key comes back whole after unescaping, in a series of its own.
 	got := map[string]bool{}
 	for _, l := range samples["guard_circuit_state"] {
-		got[l["key"]] = true
+		k, _ := circuit.Unescape(l["key"])
+		got[k] = true
 	}
 	for _, k := range keys {
 		if !got[k] {
@@ -229,5 +239,39 @@ func TestExpositionCheckerCatchesMistakes(t *testing.T) {
 		if _, err := checkExposition(bad); err == nil {
 			t.Errorf("checker accepted %q", bad)
 		}
+	}
+}
+
+// TestPrometheusObserveMode: a key in observe mode, which is never
+// skipped, is not in guard_circuit_state (an alert on 2 must not fire for
+// it) nor counted as open, but in guard_circuit_observe_state.
+func TestPrometheusObserveMode(t *testing.T) {
+	sts := []KeyStatus{
+		{Key: "enforced", State: "open"},
+		{Key: "obs", State: "open", Mode: "observe"},
+		{Key: "obs-closed", State: "closed", Mode: "observe"},
+	}
+	var buf bytes.Buffer
+	if err := WritePrometheus(&buf, Report{ActiveHooks: 1, DisabledHooks: 2}, sts); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := checkExposition(buf.String()); err != nil {
+		t.Fatalf("%v\n%s", err, buf.String())
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"guard_circuit_state{key=\"enforced\"} 2\n",
+		"guard_circuit_observe_state{key=\"obs\"} 2\n",
+		"guard_circuit_observe_state{key=\"obs-closed\"} 0\n",
+		"guard_circuits{state=\"open\"} 1\n",
+		"guard_circuits{state=\"closed\"} 1\n",
+		"guard_circuits{state=\"observe\"} 1\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "guard_circuit_state{key=\"obs") {
+		t.Errorf("an observe-mode key is in guard_circuit_state:\n%s", out)
 	}
 }

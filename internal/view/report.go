@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"guard/breaker"
-	"guard/internal/circuit"
+	"guard/config"
 	"guard/internal/jsonx"
 	"guard/internal/store"
 )
@@ -64,7 +64,7 @@ func BuildReport(sts []KeyStatus, stats store.Stats, where string, now time.Time
 		GlobalStats: GlobalStats{TotalExecutions: stats.TotalExecutions, TotalFailures: stats.TotalFailures,
 			HooksDisabled: stats.HooksDisabled, LastUpdated: jsonx.TimeOf(stats.LastUpdated)},
 		Cooldown:    map[string]ServiceStatus{},
-		StateFile:   where,
+		StateFile:   config.Redact(where),
 		GeneratedAt: jsonx.TimeOf(now),
 		DurationMS:  map[string]*Durations{},
 	}
@@ -99,7 +99,7 @@ func spentBudgets(cool map[string]ServiceStatus) []string {
 	for s, st := range cool {
 		for a, v := range st.Actions {
 			if v.InCooldown {
-				out = append(out, fmt.Sprintf("%s %s (%d of %d in %s)", s, a, v.Used, v.Limit, v.Window))
+				out = append(out, fmt.Sprintf("%s %s (%d of %d in %s)", Printable(s), a, v.Used, v.Limit, v.Window))
 			}
 		}
 	}
@@ -111,7 +111,7 @@ func spentBudgets(cool map[string]ServiceStatus) []string {
 const SlowestInReport = 5
 
 func WriteText(w io.Writer, r Report, now time.Time) {
-	fmt.Fprintf(w, "guard health report for %s\n\n", r.StateFile)
+	fmt.Fprintf(w, "guard health report for %s\n\n", Printable(r.StateFile))
 	fmt.Fprintf(w, "  keys:       %d (%d active, %d open, %d half-open)\n", r.TotalHooks, r.ActiveHooks, r.DisabledHooks, r.HalfOpenHooks)
 	fmt.Fprintf(w, "  executions: %d, of which %d failed\n", r.TotalExecutions, r.TotalFailures)
 	if spent := spentBudgets(r.Cooldown); len(spent) > 0 {
@@ -142,13 +142,13 @@ func WriteText(w io.Writer, r Report, now time.Time) {
 				title += " (observe mode: would skip, runs anyway)"
 			}
 			fmt.Fprintf(w, "\n%s: %s\n", title, Printable(d.Command))
-			fmt.Fprintf(w, "  why:        %s\n", whyOpen(d))
+			fmt.Fprintf(w, "  why:        %s\n", Printable(whyOpen(d)))
 			fmt.Fprintf(w, "  failures:   %d since it last closed, %d in a row\n", d.FailureCount, d.ConsecutiveFailures)
 			if d.LastError != nil {
 				fmt.Fprintf(w, "  last error: %s\n", Printable(LastError(*d.LastError, 200)))
 			}
 			fmt.Fprintf(w, "  next:       %s\n", nextStep(d, now))
-			fmt.Fprintf(w, "  to retry:   guard reset %s\n", Printable(circuit.KeyArg(d.Command)))
+			fmt.Fprintf(w, "  to retry:   %s\n", ResetCommand(d.Command))
 		}
 	}
 }
@@ -188,7 +188,7 @@ const TrailLength = 15
 // left out, and the error returned after the report is written.
 func WriteMarkdown(w io.Writer, r Report, events store.Events, now time.Time) error {
 	fmt.Fprintf(w, "# guard health report\n\n")
-	fmt.Fprintf(w, "Generated %s from `%s`.\n\n", stamp(r.GeneratedAt), r.StateFile)
+	fmt.Fprintf(w, "Generated %s from %s.\n\n", stamp(r.GeneratedAt), mdCode(r.StateFile))
 	fmt.Fprintf(w, "| keys | active | open | half-open | executions | failures |\n|---:|---:|---:|---:|---:|---:|\n")
 	fmt.Fprintf(w, "| %d | %d | %d | %d | %d | %d |\n", r.TotalHooks, r.ActiveHooks, r.DisabledHooks, r.HalfOpenHooks, r.TotalExecutions, r.TotalFailures)
 	if spent := spentBudgets(r.Cooldown); len(spent) > 0 {
@@ -220,6 +220,9 @@ func WriteMarkdown(w io.Writer, r Report, events store.Events, now time.Time) er
 		if d.State == string(breaker.HalfOpen) {
 			title = "Half-open"
 		}
+		if d.Mode == "observe" {
+			title += " (observe mode: would skip, runs anyway)"
+		}
 		fmt.Fprintf(w, "\n## %s: %s\n\n", title, mdCode(d.Command))
 		fmt.Fprintf(w, "- **Why:** %s\n", mdText(whyOpen(d)))
 		fmt.Fprintf(w, "- **Failures:** %d since it last closed, %d in a row\n", d.FailureCount, d.ConsecutiveFailures)
@@ -227,7 +230,7 @@ func WriteMarkdown(w io.Writer, r Report, events store.Events, now time.Time) er
 			fmt.Fprintf(w, "- **Last error:** %s\n", mdCode(LastError(*d.LastError, 200)))
 		}
 		fmt.Fprintf(w, "- **Next:** %s\n", mdText(nextStep(d, now)))
-		fmt.Fprintf(w, "- **To retry:** %s\n", mdCode("guard reset "+circuit.KeyArg(d.Command)))
+		fmt.Fprintf(w, "- **To retry:** %s\n", mdCode(ResetCommand(d.Command)))
 		evs := trail[d.Command]
 		if len(evs) == 0 {
 			fmt.Fprintf(w, "\nNo events in the log for this key.\n")

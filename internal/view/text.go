@@ -6,57 +6,122 @@
 package view
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
-	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
+	"guard/config"
 	"guard/internal/jsonx"
-	"guard/internal/supervise"
 )
 
-// Printable escapes what a terminal would act on (newlines, escape
-// sequences, other control characters) in text that comes from outside,
-// such as a key, so that it prints as one line of plain text.
+// Printable escapes what a terminal would act on or show as something it
+// is not, in text that comes from outside, such as a key or an error, so
+// that it prints as one line of plain text: newlines, escape sequences and
+// other control characters (\n, \x1b, \u0085), format characters such as
+// the bidirectional overrides and zero-width characters (\u202e, \u200b),
+// any other character that is not printable, and bytes that are not UTF-8
+// (\xce). Backslashes are left alone, so a key reads as it was written;
+// circuit.Unescape reads the escapes back.
 func Printable(s string) string {
-	clean := true
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			clean = false
+	i := 0
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !printableRune(r, n) {
 			break
 		}
+		i += n
 	}
-	if clean {
+	if i == len(s) {
 		return s
 	}
 	var b strings.Builder
-	for _, r := range s {
-		if !unicode.IsControl(r) {
-			b.WriteRune(r)
-			continue
+	b.WriteString(s[:i])
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case printableRune(r, n):
+			b.WriteString(s[i : i+n])
+		default:
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
 		}
-		q := strconv.QuoteRune(r)
-		b.WriteString(q[1 : len(q)-1])
+		i += n
 	}
 	return b.String()
 }
 
-// LastError shortens a recorded error to its status and last line.
+// printableRune reports whether r, n bytes long, prints as itself.
+func printableRune(r rune, n int) bool {
+	if r == utf8.RuneError {
+		return n > 1 // U+FFFD itself, not a stray byte
+	}
+	return r == ' ' || strconv.IsPrint(r)
+}
+
+// LastError shortens a recorded error to one line: its status ("exit 1",
+// "killed by SIGTERM") and the line of its message that says most about
+// what failed. That is the last line, unless the message ends in lines
+// indented under another (a "Caused by:", a stack trace, an object dump):
+// then it is that line, with the cause after it if there is one, so that
+// uv's "error: Failed to spawn: `check.py`" is not reduced to its
+// "Caused by: No such file or directory".
 func LastError(msg string, max int) string {
 	if msg == "" {
 		return ""
 	}
-	head, rest, found := strings.Cut(msg, ": ")
-	line := supervise.LastLine(msg)
-	if found && strings.Contains(rest, "\n") {
-		line = head + ": " + supervise.LastLine(rest)
+	head, body := "", msg
+	if h, rest, found := strings.Cut(msg, ": "); found && statusRE().MatchString(h) {
+		head, body = h+": ", rest
 	}
-	return Truncate(line, max)
+	return Truncate(head+telling(body), max)
 }
+
+// statusRE matches the status guard writes before a run's stderr in
+// last_error.
+var statusRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(exit -?[0-9]+|killed by [A-Za-z0-9 ]+)$`)
+})
+
+// telling returns the line of a message that says most about what failed
+// (see LastError).
+func telling(msg string) string {
+	var lines []string
+	for _, l := range strings.Split(msg, "\n") {
+		if l = strings.TrimRight(l, " \t\r"); strings.TrimSpace(l) != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		return strings.TrimSpace(msg)
+	}
+	last := lines[len(lines)-1]
+	if !indented(last) {
+		return strings.TrimSpace(last)
+	}
+	for i := len(lines) - 2; i >= 0; i-- {
+		if indented(lines[i]) {
+			continue
+		}
+		line := strings.TrimSpace(lines[i])
+		if cause, ok := strings.CutPrefix(strings.TrimSpace(last), "Caused by:"); ok {
+			line += "; caused by:" + cause
+		}
+		return line
+	}
+	return strings.TrimSpace(last)
+}
+
+func indented(line string) bool { return line[0] == ' ' || line[0] == '\t' }
 
 // Truncate shortens s to at most max bytes, ending in "..." if it was cut,
 // without splitting a character.
@@ -131,11 +196,46 @@ func (t *table) write(w io.Writer) {
 	}
 }
 
+// WriteJSON writes v as indented JSON, with every character that is not
+// printable written as a \u escape (see JSONSafe).
 func WriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, JSONSafe(b.String()))
+	return err
+}
+
+// JSONSafe writes each character of a JSON text that a terminal would act
+// on or show as something it is not (format characters such as U+202E,
+// which encoding/json leaves as they are) as a \u escape. The JSON means
+// exactly what it meant: the escapes are inside strings, which are the only
+// place such characters can be.
+func JSONSafe(s string) string {
+	i := strings.IndexFunc(s, func(r rune) bool { return r >= utf8.RuneSelf && !printableRune(r, 2) })
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(s[:i])
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r < utf8.RuneSelf || n == 1 || printableRune(r, n):
+			b.WriteString(s[i : i+n]) // a byte that is not UTF-8 too, as it was
+		case r > 0xffff:
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+		i += n
+	}
+	return b.String()
 }
 
 func stamp(t jsonx.Time) string {
@@ -145,9 +245,11 @@ func stamp(t jsonx.Time) string {
 	return t.UTC().Format(jsonx.TimeLayout)
 }
 
-// ErrorLine keeps an error's message to one readable line: its first, at
-// most 200 bytes.
+// ErrorLine keeps an error's message to one line that is safe to print:
+// its first line, at most 200 bytes, with the secrets of any database URL
+// in it hidden (Redact) and what a terminal would act on escaped
+// (Printable).
 func ErrorLine(err error) string {
-	msg, _, _ := strings.Cut(err.Error(), "\n")
-	return Truncate(msg, 200)
+	msg, _, _ := strings.Cut(config.Redact(err.Error()), "\n")
+	return Truncate(Printable(msg), 200)
 }

@@ -1,6 +1,11 @@
 package view
 
-import "testing"
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
 
 func TestPrintable(t *testing.T) {
 	tests := []struct{ in, want string }{
@@ -10,10 +15,50 @@ func TestPrintable(t *testing.T) {
 		{"tab\there", `tab\there`},
 		{"ünïcode", "ünïcode"},
 		{"c1\u009b", `c1\u009b`},
+		{`back\slash`, `back\slash`},
+		{"rep\ufffdlacement", "rep\ufffdlacement"},
+		// Format characters: bidi overrides and isolates, zero-width.
+		{"ls \u202efdp.exe", `ls \u202efdp.exe`},
+		{"\u2066a\u2067b\u2068c\u2069", `\u2066a\u2067b\u2068c\u2069`},
+		{"zero\u200bwidth\u200d\ufeff", `zero\u200bwidth\u200d\ufeff`},
+		{"line\u2028sep", `line\u2028sep`},
+		// Bytes that are not UTF-8.
+		{"a\xceb", `a\xceb`},
 	}
 	for _, tc := range tests {
 		if got := Printable(tc.in); got != tc.want {
 			t.Errorf("Printable(%q) = %q; want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+func TestErrorLine(t *testing.T) {
+	err := errors.New("cannot reach the database at postgres://u:s3cret@h/db?password=s3cret: \x1b[2Jgone\u202e\nsecond line")
+	got := ErrorLine(err)
+	want := `cannot reach the database at postgres://u:xxxxx@h/db?password=xxxxx: \x1b[2Jgone\u202e`
+	if got != want {
+		t.Errorf("ErrorLine = %q; want %q", got, want)
+	}
+}
+
+func TestJSONSafe(t *testing.T) {
+	var b strings.Builder
+	key := "ls \u202efdp.exe\u200b \U000E0041 é \x1b"
+	if err := WriteJSON(&b, map[string]string{"key": key}); err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "key": "ls \u202efdp.exe\u200b \udb40\udc41 é \u001b"
+}
+`
+	if b.String() != want {
+		t.Errorf("WriteJSON = %s; want %s", b.String(), want)
+	}
+	var back map[string]string
+	if err := json.Unmarshal([]byte(b.String()), &back); err != nil || back["key"] != key {
+		t.Errorf("WriteJSON's output reads back as %q, %v; want %q", back["key"], err, key)
+	}
+	if got := JSONSafe("{\"k\": \"a\xceb\"}"); got != "{\"k\": \"a\xceb\"}" {
+		t.Errorf("JSONSafe changed a byte that is not UTF-8: %q", got)
 	}
 }

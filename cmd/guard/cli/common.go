@@ -52,10 +52,10 @@ func (e *env) loadConfigFrom(path, state string) (*config.Config, error) {
 func (e *env) backendOptions() store.Options {
 	return store.Options{
 		Quarantined: func(what, to string, cause error) {
-			e.warnf("%s did not parse (%s); moved it to %s and started afresh", what, view.ErrorLine(cause), view.Printable(to))
+			e.warnf("%s did not parse (%s); moved it to %s and started afresh", what, view.ErrorLine(cause), to)
 		},
 		SetAside: func(a store.Aside, keptIn string) {
-			e.warnf("the state of %q was malformed (%s); kept it in %s and started it afresh", view.Printable(a.Key), view.ErrorLine(a.Err), view.Printable(keptIn))
+			e.warnf("the state of %q was malformed (%s); kept it in %s and started it afresh", a.Key, view.ErrorLine(a.Err), keptIn)
 		},
 		LogFailed: e.logFailed,
 		// A signal guard run passes on ends a wait for the state lock.
@@ -89,7 +89,11 @@ func (noEvents) Read(func(*store.Event) bool) (store.ReadResult, error) {
 // parse is set aside by the first update, with a warning.
 func (e *env) openHooks(cfg *config.Config) (*store.Hooks, error) {
 	h, err := store.OpenHooks(cfg, e.backendOptions())
-	return h, e.handoff(err)
+	if err != nil {
+		return nil, e.handoff(err)
+	}
+	h.Where = view.Printable(config.Redact(h.Where)) // for people: secrets hidden, escaped
+	return h, nil
 }
 
 // handoff runs this very command line again as guard-pg, when err says the
@@ -237,13 +241,18 @@ func (e *env) snapshot(c *cli.Context) (*config.Config, *store.Hooks, store.Circ
 	return cfg, hooks, v, nil
 }
 
-// keyArgs returns the KEY arguments of c as guard run names its keys: a key
-// typed with bytes that are not UTF-8 (guard trip $'a\xceb') is the key
-// guard run --name $'a\xceb' made (shown and typed as 'a\xceb').
-func keyArgs(c *cli.Context) []string {
-	keys := c.Args().Slice()
-	for i, k := range keys {
-		keys[i] = circuit.ValidKey(k)
+// resolveKeys returns the keys KEY arguments name, given the keys with
+// state: as guard run keys a command line (guard trip $'a\xceb' trips the
+// hook guard run --name $'a\xceb' made), or else as guard status shows a
+// key (see circuit.ResolveKey).
+func resolveKeys(args []string, v store.CircuitView) ([]string, error) {
+	keys := make([]string, len(args))
+	for i, a := range args {
+		k, err := circuit.ResolveKey(a, v.Has)
+		if err != nil {
+			return nil, err
+		}
+		keys[i] = k
 	}
-	return keys
+	return keys, nil
 }

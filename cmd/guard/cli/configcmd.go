@@ -2,7 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -70,11 +72,11 @@ func (e *env) configCheck(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "# settings for %q, from %s (excluded: %v)\n", key, cfg.Source, b.Excluded(key))
+		fmt.Fprintf(e.stdout, "# settings for %q, from %s (excluded: %v)\n", key, view.Printable(cfg.Source), b.Excluded(key))
 		for _, line := range b.RulesInForce() {
-			fmt.Fprintf(e.stdout, "# %s\n", line)
+			fmt.Fprintf(e.stdout, "# %s\n", view.Printable(line))
 		}
-		e.stdout.Write(out)
+		io.WriteString(e.stdout, printableLines(string(out)))
 		return nil
 	}
 	shown := *cfg // with no password in sight
@@ -83,9 +85,9 @@ func (e *env) configCheck(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "# effective configuration, from %s\n", cfg.Source)
+	fmt.Fprintf(e.stdout, "# effective configuration, from %s\n", view.Printable(cfg.Source))
 	fmt.Fprintf(e.stdout, "# hook state: %s\n", e.describe(cfg, cfg.StateFile))
-	fmt.Fprintf(e.stdout, "# cooldown state: %s\n%s", e.describe(cfg, cfg.Cooldown.StateFile), out)
+	fmt.Fprintf(e.stdout, "# cooldown state: %s\n%s", e.describe(cfg, cfg.Cooldown.StateFile), printableLines(string(out)))
 	return nil
 }
 
@@ -105,7 +107,18 @@ func (e *env) describe(cfg *config.Config, where string) string {
 		return fmt.Sprintf("PostgreSQL at %s: reachable", config.Redact(where))
 	}
 	if _, err := os.Stat(where); err != nil {
-		return fmt.Sprintf("JSON file %s: not there yet (the first run creates it)", where)
+		return fmt.Sprintf("JSON file %s: not there yet (the first run creates it)", view.Printable(config.Redact(where)))
 	}
-	return fmt.Sprintf("JSON file %s: present", where)
+	return fmt.Sprintf("JSON file %s: present", view.Printable(config.Redact(where)))
+}
+
+// printableLines escapes, line by line, what a terminal would act on in
+// the configuration as YAML prints it: YAML leaves format characters such
+// as U+202E in a pattern as they are.
+func printableLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = view.Printable(l)
+	}
+	return strings.Join(lines, "\n")
 }

@@ -202,6 +202,7 @@ func (e *env) openCooldownAt(cfg *config.Config, path string) (*budgets, error) 
 	if err != nil {
 		return nil, e.handoff(err)
 	}
+	st.Where = view.Printable(config.Redact(st.Where)) // for people: secrets hidden, escaped
 	return &budgets{cfg: cfg, state: st, Rules: &cooldown.Rules{
 		Budgets: st.Budgets, Actions: st.Actions, ResetAfterHealthy: cfg.Cooldown.ResetAfterHealthy,
 		Patterns: cfg.Cooldown.Patterns, Warn: e.warnf,
@@ -258,9 +259,9 @@ func (e *env) cooldownCheck(c *cli.Context) error {
 			return err
 		}
 	} else if v.Allowed {
-		fmt.Fprintf(e.stdout, "%s %s: allowed (%s)\n", service, a.Name, view.BudgetLine(a, v, now))
+		fmt.Fprintf(e.stdout, "%s %s: allowed (%s)\n", view.Printable(service), a.Name, view.BudgetLine(a, v, now))
 	} else {
-		fmt.Fprintf(e.stdout, "%s %s: not allowed: %s\n", service, a.Name, view.BudgetLine(a, v, now))
+		fmt.Fprintf(e.stdout, "%s %s: not allowed: %s\n", view.Printable(service), a.Name, view.BudgetLine(a, v, now))
 	}
 	if !v.Allowed {
 		return exit(1)
@@ -283,7 +284,7 @@ func (e *env) cooldownRecord(c *cli.Context) error {
 	if failed {
 		what = "recorded a failed"
 	}
-	fmt.Fprintf(e.stdout, "%s %s %s: %s\n", what, service, a.Name, view.BudgetLine(a, v, now))
+	fmt.Fprintf(e.stdout, "%s %s %s: %s\n", what, view.Printable(service), a.Name, view.BudgetLine(a, v, now))
 	return nil
 }
 
@@ -321,7 +322,7 @@ func (e *env) cooldownRun(c *cli.Context) error {
 		return &exitError{code: exitRefused, err: fmt.Errorf("cannot check the %s %s budget: %v; not running it", service, a.Name, view.ErrorLine(err))}
 	}
 	if !v.Allowed {
-		fmt.Fprintf(e.stderr, "guard: cooldown: %s %s not allowed: %s; needs human attention\n", service, a.Name, view.BudgetLine(a, v, now))
+		fmt.Fprintf(e.stderr, "guard: cooldown: %s %s not allowed: %s; needs human attention\n", view.Printable(service), a.Name, view.BudgetLine(a, v, now))
 		return exit(exitRefused)
 	}
 
@@ -330,7 +331,7 @@ func (e *env) cooldownRun(c *cli.Context) error {
 		Timeout: c.Duration("timeout"), KillGrace: 5 * time.Second, Signals: sigs,
 	})
 	if !res.Ran() {
-		fmt.Fprintf(e.stderr, "guard: %v\n", res.StartErr)
+		fmt.Fprintf(e.stderr, "guard: %s\n", view.Printable(res.StartErr.Error()))
 	}
 	if err := cd.Finish(service, a, now, e.now(), pid, &res, c.Duration("timeout")); err != nil {
 		e.warnf("could not record the outcome of %s %s: %v (its reservation still counts)", service, a.Name, view.ErrorLine(err))
@@ -364,9 +365,9 @@ func (e *env) cooldownHealthy(c *cli.Context) error {
 		for _, a := range cd.Actions {
 			fields = append(fields, a.Field)
 		}
-		fmt.Fprintf(e.stdout, "%s: healthy %d in a row: cleared %s\n", service, reset, strings.Join(fields, ", "))
+		fmt.Fprintf(e.stdout, "%s: healthy %d in a row: cleared %s\n", view.Printable(service), reset, strings.Join(fields, ", "))
 	} else {
-		fmt.Fprintf(e.stdout, "%s: healthy %d in a row (budgets clear at %d)\n", service, streak, reset)
+		fmt.Fprintf(e.stdout, "%s: healthy %d in a row (budgets clear at %d)\n", view.Printable(service), streak, reset)
 	}
 	return nil
 }
@@ -383,7 +384,7 @@ func (e *env) cooldownUnhealthy(c *cli.Context) error {
 	if err := cd.Unhealthy(service, e.now()); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "%s: unhealthy; healthy streak reset to 0\n", service)
+	fmt.Fprintf(e.stdout, "%s: unhealthy; healthy streak reset to 0\n", view.Printable(service))
 	return nil
 }
 

@@ -108,7 +108,7 @@ func (e *env) cooldownHook(c *cli.Context) error {
 			continue
 		}
 		if !v.Allowed {
-			fmt.Fprintf(e.stderr, "guard: cooldown: %s %s blocked: %s; needs human attention\n", m.Service, m.Action.Name, view.BudgetLine(m.Action, v, now))
+			fmt.Fprintf(e.stderr, "guard: cooldown: %s %s blocked: %s; needs human attention\n", view.Printable(m.Service), m.Action.Name, view.BudgetLine(m.Action, v, now))
 			return exit(2)
 		}
 	}

@@ -109,7 +109,8 @@ func (e *env) doctorGuard(c *cli.Context, check func(doctor.Checked, []doctor.Fi
 	check(doctor.Checked{What: "config " + cfg.Source, Detail: "valid"}, nil)
 
 	where := cfg.StateFile
-	state := doctor.Checked{What: "state " + where}
+	shown := config.Redact(where) // no password in the report people paste
+	state := doctor.Checked{What: "state " + shown}
 	hooks, err := e.openHooks(cfg)
 	if err == nil {
 		var probs []doctor.Finding
@@ -118,7 +119,7 @@ func (e *env) doctorGuard(c *cli.Context, check func(doctor.Checked, []doctor.Fi
 		}
 		v, serr := hooks.Circuits.Snapshot()
 		if serr != nil && len(probs) == 0 {
-			probs = append(probs, doctor.Finding{Where: where, Problem: "cannot be read: " + view.ErrorLine(serr), Fix: "guard state import a good copy, or let the next guard run set it aside"})
+			probs = append(probs, doctor.Finding{Where: shown, Problem: "cannot be read: " + view.ErrorLine(serr), Fix: "guard state import a good copy, or let the next guard run set it aside"})
 		}
 		state.Detail = "readable and writable"
 		if len(probs) > 0 {
@@ -130,7 +131,7 @@ func (e *env) doctorGuard(c *cli.Context, check func(doctor.Checked, []doctor.Fi
 		}
 	} else {
 		state.Detail = "cannot be opened"
-		probs := []doctor.Finding{{Where: where, Problem: view.ErrorLine(err), Fix: "check the path (state_file, GUARD_STATE) and its permissions, or that the database is reachable (guard config check)"}}
+		probs := []doctor.Finding{{Where: shown, Problem: view.ErrorLine(err), Fix: "check the path (state_file, GUARD_STATE) and its permissions, or that the database is reachable (guard config check)"}}
 		if !config.IsDatabaseURL(where) {
 			if w := writable(where); len(w) > 0 {
 				probs = w // says what is wrong with the path, and what to do

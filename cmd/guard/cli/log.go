@@ -5,7 +5,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"guard/internal/circuit"
 	"guard/internal/store"
 	"guard/internal/view"
 )
@@ -51,7 +50,7 @@ func (e *env) log(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("log takes no arguments; use --key to pick a key")
 	}
-	keep, err := view.EventFilter(circuit.ValidKey(c.String("key")), c.String("event"), c.String("since"), c.String("until"), e.now())
+	keep, err := view.EventFilter(c.String("key"), c.String("event"), c.String("since"), c.String("until"), e.now())
 	if err != nil {
 		return &usageError{err: err}
 	}
@@ -82,7 +81,7 @@ func (e *env) log(c *cli.Context) error {
 	}
 	if c.Bool("json") {
 		for _, ev := range evs {
-			fmt.Fprintf(e.stdout, "%s\n", ev.Raw)
+			fmt.Fprintf(e.stdout, "%s\n", view.JSONSafe(string(ev.Raw)))
 		}
 		return nil
 	}

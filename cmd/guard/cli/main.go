@@ -16,6 +16,7 @@ import (
 
 	"guard/config"
 	"guard/internal/store"
+	"guard/internal/view"
 )
 
 // Main runs guard with the process's arguments, streams and environment,
@@ -174,26 +175,35 @@ func (e *env) exitStatus(err error) int {
 	return 1
 }
 
-// errorf prints an error the one way guard prints errors.
+// errorf prints an error the one way guard prints errors: one line, with
+// the secrets of any database URL in it hidden and what a terminal would
+// act on escaped (see safeLine).
 func (e *env) errorf(format string, args ...any) {
-	fmt.Fprintf(e.stderr, "guard: error: "+format+"\n", args...)
+	fmt.Fprintf(e.stderr, "guard: error: %s\n", safeLine(format, args...))
 }
 
-// warnf prints a warning: one line, on stderr.
+// warnf prints a warning: one line, on stderr, made safe as errorf's.
 func (e *env) warnf(format string, args ...any) {
+	line := safeLine(format, args...)
 	if e.warned != nil {
 		// guard status --watch: each warning once, not every second.
-		line := fmt.Sprintf(format, args...)
 		if e.warned[line] {
 			return
 		}
 		e.warned[line] = true
 	}
 	if e.heldWarnings != nil {
-		fmt.Fprintf(e.heldWarnings, "guard: warning: "+format+"\n", args...)
+		fmt.Fprintf(e.heldWarnings, "guard: warning: %s\n", line)
 		return
 	}
-	fmt.Fprintf(e.stderr, "guard: warning: "+format+"\n", args...)
+	fmt.Fprintf(e.stderr, "guard: warning: %s\n", line)
+}
+
+// safeLine formats a message guard prints: a location or an error in it
+// may hold a database password (pgx's errors may quote the connection
+// string), and a key or a path may hold control characters.
+func safeLine(format string, args ...any) string {
+	return view.Printable(config.Redact(fmt.Sprintf(format, args...)))
 }
 
 // holdWarnings keeps warnings back until releaseWarnings.

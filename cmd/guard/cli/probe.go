@@ -33,15 +33,20 @@ func (e *env) probe(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usagef("probe takes one KEY, got %d arguments", c.NArg())
 	}
-	key := circuit.ValidKey(c.Args().First())
+	arg := c.Args().First()
 	hooks, err := e.openHooksOf(c)
 	if err != nil {
 		return err
 	}
 	now := e.now()
+	var key string
 	var changed bool
 	var perr error
 	err = hooks.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
+		var err error
+		if key, err = circuit.ResolveKey(arg, tx.Has); err != nil {
+			return false, err
+		}
 		if !tx.Has(key) {
 			perr = view.UnknownKey(key, tx)
 			return false, nil
@@ -53,13 +58,13 @@ func (e *env) probe(c *cli.Context) error {
 	case err != nil:
 		return err
 	case errors.Is(perr, breaker.ErrNotOpen):
-		return fmt.Errorf("circuit of %q is closed; nothing to probe", key)
+		return fmt.Errorf("circuit of %s is closed; nothing to probe", circuit.KeyArg(key))
 	case perr != nil:
 		return perr
 	case !changed:
-		fmt.Fprintf(e.stdout, "%q is already half-open; the next free call probes\n", key)
+		fmt.Fprintf(e.stdout, "%s is already half-open; the next free call probes\n", circuit.KeyArg(key))
 	default:
-		fmt.Fprintf(e.stdout, "%q: open -> half_open; the next call runs as a probe\n", key)
+		fmt.Fprintf(e.stdout, "%s: open -> half_open; the next call runs as a probe\n", circuit.KeyArg(key))
 	}
 	return nil
 }

@@ -17,10 +17,13 @@ func (e *env) resetCommand() *cli.Command {
 		ArgsUsage: "KEY... | --all",
 		Description: `Returns each key to closed, clearing its failure counters, back-off, probe
 leases and any trip by hand, so that the next call runs. Lifetime totals are
-kept. The key is exactly what 'guard status' shows.
+kept. KEY is the command line (or --name) as guard run keys it, or the key
+as 'guard status' shows it, escapes and all. The skip notice, status and
+report print a reset command that can be pasted as it is.
 
 Examples:
-   guard reset "python3 lint.py"
+   guard reset 'python3 lint.py'
+   guard reset $'a key with\na newline'
    guard reset --all`,
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "reset every key"},
@@ -31,12 +34,12 @@ Examples:
 }
 
 func (e *env) reset(c *cli.Context) error {
-	keys := keyArgs(c)
+	args := c.Args().Slice()
 	all := c.Bool("all")
 	switch {
-	case all && len(keys) > 0:
+	case all && len(args) > 0:
 		return usagef("give keys or --all, not both")
-	case !all && len(keys) == 0:
+	case !all && len(args) == 0:
 		return usagef("which key? give one (see 'guard status') or --all")
 	}
 	hooks, err := e.openHooksOf(c)
@@ -47,6 +50,10 @@ func (e *env) reset(c *cli.Context) error {
 	var closed []circuit.Closed
 	var missing error
 	err = hooks.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
+		keys, err := resolveKeys(args, tx)
+		if err != nil {
+			return false, err
+		}
 		var key string
 		closed, key, err = circuit.ResetKeys(tx, keys, all, now)
 		if key != "" {
@@ -61,7 +68,7 @@ func (e *env) reset(c *cli.Context) error {
 		return missing
 	}
 	for _, c := range closed {
-		fmt.Fprintf(e.stdout, "reset %q: %s -> closed\n", c.Key, c.From)
+		fmt.Fprintf(e.stdout, "reset %s: %s -> closed\n", circuit.KeyArg(c.Key), c.From)
 	}
 	if all {
 		fmt.Fprintf(e.stdout, "reset %d keys\n", len(closed))

@@ -291,7 +291,7 @@ func (e *env) rejected(cfg *config.Config, b config.Breaker, p *circuit.Protocol
 	if err := p.Reject(key, e.now(), why); err != nil {
 		e.warnf("could not record the rejection of %q: %v", key, view.ErrorLine(err))
 	}
-	return e.skipped(cfg, b, key, fmt.Sprintf("guard: skipped %q: %s; 'guard status' shows them", key, why))
+	return e.skipped(cfg, b, key, view.RejectedNotice(key, why))
 }
 
 // supervise runs argv under b's timeout, reporting a command that could not
@@ -312,7 +312,7 @@ func (e *env) supervise(argv []string, key string, b config.Breaker, started fun
 		e.notef("guard: %q left processes running when it exited; kill_background ended them (%s)", key, res.Background)
 	}
 	if !res.Ran() {
-		e.notef("guard: %v", res.StartErr)
+		e.notef("guard: %s", view.Printable(res.StartErr.Error()))
 	}
 	if res.TimedOut {
 		e.notef("guard: %q ran longer than its timeout of %s and was stopped", key, config.FormatDuration(b.Timeout))

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"github.com/urfave/cli/v2"
 
+	"guard/config"
 	"guard/internal/store"
+	"guard/internal/view"
 )
 
 func (e *env) stateCommand() *cli.Command {
@@ -103,7 +105,7 @@ func (e *env) export(c *cli.Context, cooldown bool) error {
 		return fmt.Errorf("cannot write checkpoint: %w", err)
 	}
 	if out != stdio {
-		fmt.Fprintf(e.stderr, "guard: exported %s to %s\n", t.where, out)
+		fmt.Fprintf(e.stderr, "guard: exported %s to %s\n", t.where, view.Printable(out))
 	}
 	return nil
 }
@@ -143,9 +145,9 @@ func (e *env) importState(c *cli.Context, cooldown bool) error {
 		return err
 	}
 	if backup != "" {
-		fmt.Fprintf(e.stdout, "imported %s into %s; the previous state is in %s\n", in, t.where, backup)
+		fmt.Fprintf(e.stdout, "imported %s into %s; the previous state is in %s\n", view.Printable(in), t.where, view.Printable(config.Redact(backup)))
 	} else {
-		fmt.Fprintf(e.stdout, "imported %s into %s\n", in, t.where)
+		fmt.Fprintf(e.stdout, "imported %s into %s\n", view.Printable(in), t.where)
 	}
 	return nil
 }

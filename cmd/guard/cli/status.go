@@ -85,7 +85,7 @@ Examples:
 // update of the state sets them aside.
 func (e *env) warnAside(v store.CircuitView) {
 	for _, a := range v.Aside() {
-		e.warnf("the state of %q is malformed (%s) and is left out; the next guard run sets it aside", view.Printable(a.Key), view.ErrorLine(a.Err))
+		e.warnf("the state of %q is malformed (%s) and is left out; the next guard run sets it aside", a.Key, view.ErrorLine(a.Err))
 	}
 }
 
@@ -283,7 +283,10 @@ func (e *env) statusOnce(c *cli.Context, w io.Writer) error {
 	}
 	now := e.now()
 	runs, alive := e.inFlight(hooks)
-	keys := keyArgs(c)
+	keys, err := resolveKeys(c.Args().Slice(), v)
+	if err != nil {
+		return err
+	}
 	sts, err := view.Statuses(v, keys, runs, now, alive)
 	if err != nil {
 		return fmt.Errorf("%w; the next guard run will move it aside", err)

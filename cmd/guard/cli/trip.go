@@ -8,6 +8,7 @@ import (
 	"guard/config"
 	"guard/internal/circuit"
 	"guard/internal/store"
+	"guard/internal/view"
 )
 
 func (e *env) tripCommand() *cli.Command {
@@ -36,7 +37,7 @@ func (e *env) trip(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usagef("trip takes one KEY, got %d arguments", c.NArg())
 	}
-	key := circuit.ValidKey(c.Args().First())
+	arg := c.Args().First()
 	dur := c.Duration("for")
 	if dur < 0 {
 		return usagef("--for must not be negative")
@@ -46,17 +47,22 @@ func (e *env) trip(c *cli.Context) error {
 		return err
 	}
 	now := e.now()
+	var key string
 	err = hooks.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
-		_, err := circuit.Trip(tx, key, now, dur, c.String("reason"))
+		var err error
+		if key, err = circuit.ResolveKey(arg, tx.Has); err != nil {
+			return false, err
+		}
+		_, err = circuit.Trip(tx, key, now, dur, c.String("reason"))
 		return true, err
 	})
 	if err != nil {
 		return err
 	}
 	if dur > 0 {
-		fmt.Fprintf(e.stdout, "tripped %q: open for %s, until %s\n", key, config.FormatDuration(dur), store.Stamp(now.Add(dur)))
+		fmt.Fprintf(e.stdout, "tripped %s: open for %s, until %s\n", circuit.KeyArg(key), config.FormatDuration(dur), store.Stamp(now.Add(dur)))
 	} else {
-		fmt.Fprintf(e.stdout, "tripped %q: open until 'guard reset %s'\n", key, circuit.KeyArg(key))
+		fmt.Fprintf(e.stdout, "tripped %s: open until %s\n", circuit.KeyArg(key), view.ResetCommand(key))
 	}
 	return nil
 }
