@@ -59,6 +59,12 @@ func (c Command) Normal() string {
 	return strings.Join(append(pos, opts...), " ")
 }
 
+// TakesValue reports whether Normal reads the word after the option opt
+// as its value (docker restart -t 5 web: 5 is -t's).
+func TakesValue(opt string) bool {
+	return verbOptions[opt] || dockerGlobal[opt] || composeGlobal[opt]
+}
+
 // dropOptions drops the options in front of words, with the values of the
 // ones in valued.
 func dropOptions(words []string, valued map[string]bool) []string {

@@ -5,11 +5,15 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"guard/breaker"
+	"guard/config"
 	"guard/internal/cooldown"
 	"guard/internal/view"
+	"guard/statefile"
 )
 
 func (e *env) cooldownHookCommand() *cli.Command {
@@ -87,30 +91,116 @@ func (e *env) cooldownHook(c *cli.Context) error {
 		e.warnf("cooldown hook: the payload has no tool_input.command; allowing")
 		return nil
 	}
-	matches := cd.Match(p.ToolInput.Command)
-	if len(matches) == 0 {
-		return nil
-	}
+	rd := cd.Read(p.ToolInput.Command)
 	now := e.now()
 
 	if c.Bool("record") {
-		failed, why := p.Failed()
-		if err := cd.RecordAll(matches, now, !failed, why); err != nil {
-			e.warnf("cooldown hook: could not record %s: %v", cooldown.Describe(matches), view.ErrorLine(err))
+		e.recordReading(cd, rd, p, now)
+		return nil
+	}
+	refusals := e.refusals(cd, rd, now, "")
+	if len(refusals) == 0 {
+		for _, u := range rd.Unsure {
+			e.warnf("cooldown hook: cannot read %s (%s); it names no budgeted command or known service, so allowing it", quoteCmd(u.Text), u.Reason)
 		}
 		return nil
 	}
+	const most = 10
+	for i, line := range refusals {
+		if i == most {
+			fmt.Fprintf(e.stderr, "guard: cooldown: and %d more; needs human attention\n", len(refusals)-most)
+			break
+		}
+		fmt.Fprintln(e.stderr, line)
+	}
+	return exit(2)
+}
 
-	for _, m := range matches {
-		v, err := cd.Decide(m.Service, m.Action, now)
+// recordReading records what a PostToolUse payload's command did: each
+// action as many times as it was taken. What guard could not read is not
+// recorded, with a warning.
+func (e *env) recordReading(cd *budgets, rd cooldown.Reading, p cooldown.Payload, now time.Time) {
+	for _, u := range rd.Unsure {
+		if u.Risky {
+			e.warnf("cooldown hook: cannot read %s (%s); nothing recorded for it", quoteCmd(u.Text), u.Reason)
+		}
+	}
+	for _, t := range rd.Takes {
+		if t.Repeats != "" {
+			e.warnf("cooldown hook: %s %s ran %s, a number of times guard cannot count; recorded %d", t.Service, t.Action.Name, t.Repeats, t.N)
+		}
+	}
+	if len(rd.Takes) == 0 {
+		return
+	}
+	failed, why := p.Failed()
+	if err := cd.RecordAll(rd.Takes, now, !failed, why); err != nil {
+		e.warnf("cooldown hook: could not record %s: %v", cooldown.Describe(rd.Takes), view.ErrorLine(err))
+	}
+}
+
+// refusals returns a line for each reason to refuse what rd reads, each
+// ending in "needs human attention"; none if it may run. A budget that
+// cannot be checked is allowed, with a warning. suffix ends each reason
+// before that ("; not running it").
+func (e *env) refusals(cd *budgets, rd cooldown.Reading, now time.Time, suffix string) []string {
+	var out []string
+	for _, u := range rd.Unsure {
+		if u.Risky {
+			out = append(out, fmt.Sprintf("guard: cooldown: cannot tell what %s does to the budgets: %s; it may %s a service; %s%s; needs human attention",
+				quoteCmd(u.Text), u.Reason, actionNames(cd), u.Hint, suffix))
+		}
+	}
+	for _, t := range rd.Takes {
+		if t.Repeats != "" {
+			out = append(out, fmt.Sprintf("guard: cooldown: %s %s blocked: %s runs %s, a number of times guard cannot count; take the action a known number of times%s; needs human attention",
+				t.Service, t.Action.Name, quoteCmd(t.Where), t.Repeats, suffix))
+			continue
+		}
+		v, err := cd.DecideN(t.Service, t.Action, t.N, now)
 		if err != nil {
 			e.warnf("cooldown hook: %v; allowing", err)
 			continue
 		}
 		if !v.Allowed {
-			fmt.Fprintf(e.stderr, "guard: cooldown: %s %s blocked: %s; needs human attention\n", m.Service, m.Action.Name, view.BudgetLine(m.Action, v, now))
-			return exit(2)
+			out = append(out, fmt.Sprintf("guard: cooldown: %s %s blocked: %s%s; needs human attention", t.Service, t.Action.Name, budgetReason(t, v, now), suffix))
 		}
 	}
-	return nil
+	return out
+}
+
+// budgetReason says why a budget refused t's actions.
+func budgetReason(t cooldown.Take, v breaker.Verdict, now time.Time) string {
+	if t.N <= 1 {
+		return view.BudgetLine(t.Action, v, now)
+	}
+	a := t.Action
+	if t.N > v.Limit {
+		return fmt.Sprintf("the command takes %d, more than the limit of %d %s in %s", t.N, v.Limit, a.Field, config.FormatDuration(a.Window))
+	}
+	s := fmt.Sprintf("the command takes %d, and %d of %d %s in the last %s are used", t.N, v.Used, v.Limit, a.Field, config.FormatDuration(a.Window))
+	if !v.NextAllowed.IsZero() {
+		s += fmt.Sprintf("; room for %d at %s (in %s)", t.N, v.NextAllowed.UTC().Format(statefile.TimeLayout), view.Until(v.NextAllowed, now))
+	}
+	return s
+}
+
+// actionNames lists the configured actions: "restart or redeploy".
+func actionNames(cd *budgets) string {
+	var names []string
+	for _, a := range cd.Actions {
+		names = append(names, a.Name)
+	}
+	switch len(names) {
+	case 0:
+		return "act on"
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// quoteCmd shows a command in a one-line message.
+func quoteCmd(s string) string {
+	return "'" + view.Printable(view.Truncate(strings.TrimSpace(s), 120)) + "'"
 }
