@@ -148,10 +148,18 @@ func TestRead(t *testing.T) {
 		{"docker restart web $X", "web restart, risky: docker restart web $X"},
 		{`"$(which docker)" restart web`, "risky: \"$(which docker)\" restart web"},
 		{`$HOME/bin/docker restart web`, "web restart"},
+		// guard's own: compose stop|start and systemctl are restarts too.
+		{"docker compose stop web", "web restart"},
+		{"sudo systemctl --user restart nginx.service web", "nginx restart, web restart"},
+		{"systemctl -H prod try-restart nginx", "nginx restart"},
+		{"systemctl status nginx", ""},
+		{"docker -H ssh://prod restart web", "web restart"},
 		// No service named: every service of the project, none known yet.
 		{"docker compose restart", "risky: docker compose restart"},
 		{"docker compose up -d", "risky: docker compose up -d"},
 		{"docker compose up -d --force-recreate", "risky: docker compose up -d --force-recreate"},
+		{"docker compose stop", "risky: docker compose stop"},
+		{"docker compose ps", ""},
 	}
 	for _, tc := range tests {
 		if got := describe(r.Read(tc.cmd)); got != tc.want {

@@ -156,6 +156,14 @@ func (r *reader) callFunction(sc *scope, fs []function, words []string, lit []bo
 	if sc.depth >= MaxDepth {
 		return &Node{Kind: Unread, Text: text, Limit: true, Reason: "it calls functions more than " + strconv.Itoa(MaxDepth) + " deep, more than guard reads"}
 	}
+	if len(fs) == 1 && fs[0].body != nil { // the usual case: one definition
+		inner := &scope{state: sc.state, src: fs[0].src, depth: sc.depth + 1}
+		saved, savedLit := sc.params, sc.paramLit
+		sc.params, sc.paramLit = words[1:], lit[1:]
+		n := r.stmt(inner, fs[0].body, stdin)
+		sc.params, sc.paramLit = saved, savedLit
+		return n
+	}
 	var alts []*Node
 	var scopes []*scope
 	for _, f := range fs {
@@ -308,6 +316,9 @@ func (r *reader) wrapper(sc *scope, name string, w wrapper, words []string, lit 
 	i += w.skip
 	if i >= len(words) {
 		return nil
+	}
+	if w.script != "" && (words[i] == w.script || words[i] == "--command") && i+1 < len(words) { // flock FILE -c STRING
+		return r.runString(sc.shellOf, sc, words[i+1:i+2], lit[i+1:i+2], "", text, stdin, name+" "+words[i])
 	}
 	// The command runs in the same shell for builtin, command and exec;
 	// as a program (no functions) for the others.

@@ -415,7 +415,13 @@ func (r *reader) heredoc(sc *scope, rd *syntax.Redirect) input {
 		quoted = true
 	}
 	if quoted {
-		return input{text: sc.text(rd.Hdoc), known: true}
+		var b strings.Builder
+		for _, p := range rd.Hdoc.Parts {
+			if l, ok := p.(*syntax.Lit); ok {
+				b.WriteString(l.Value)
+			}
+		}
+		return input{text: b.String(), known: true}
 	}
 	if s, ok := r.document(sc, rd.Hdoc); ok {
 		return input{text: s, known: true}

@@ -147,7 +147,7 @@ func (e *env) refusals(cd *budgets, rd cooldown.Reading, now time.Time, suffix s
 	var out []string
 	for _, u := range rd.Unsure {
 		if u.Risky {
-			out = append(out, fmt.Sprintf("guard: cooldown: cannot tell what %s does to the budgets: %s; it may %s a service; %s%s; needs human attention",
+			out = append(out, fmt.Sprintf("guard: cooldown: cannot tell what %s does to the budgets: %s; it may take a budgeted action (%s); %s%s; needs human attention",
 				quoteCmd(u.Text), u.Reason, actionNames(cd), u.Hint, suffix))
 		}
 	}
@@ -185,19 +185,13 @@ func budgetReason(t cooldown.Take, v breaker.Verdict, now time.Time) string {
 	return s
 }
 
-// actionNames lists the configured actions: "restart or redeploy".
+// actionNames lists the configured actions: "redeploy, restart".
 func actionNames(cd *budgets) string {
 	var names []string
 	for _, a := range cd.Actions {
 		names = append(names, a.Name)
 	}
-	switch len(names) {
-	case 0:
-		return "act on"
-	case 1:
-		return names[0]
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	return strings.Join(names, ", ")
 }
 
 // quoteCmd shows a command in a one-line message.
