@@ -112,6 +112,7 @@ func TestRead(t *testing.T) {
 		{`d\ocker re\start w\eb`, "web restart"},
 		{"docker restart {web,db}", "web restart, db restart"},
 		{"alias r='docker restart'; r web", "web restart"},
+		{"alias docker=true\ndocker restart web", "web restart"},
 		{"S=web; docker restart $S", "web restart"},
 		{"for s in web db; do docker restart $s; done", "web restart, db restart"},
 		{"sh -c 'docker restart \"$1\"' _ web", "web restart"},
@@ -320,4 +321,17 @@ func TestCheckService(t *testing.T) {
 
 func notStarted() *supervise.Result {
 	return &supervise.Result{ExitCode: 127, StartErr: errors.New("x: command not found")}
+}
+
+func FuzzRead(f *testing.F) {
+	f.Add("docker restart web web; sh -c 'docker compose up -d' | xargs -n1 docker restart")
+	f.Add("f() { docker $1 \"$2\"; }; f restart web; for s in $(cat x); do ansible-playbook $s; done")
+	f.Fuzz(func(t *testing.T, cmd string) {
+		r := rules(t)
+		for _, tk := range r.Read(cmd).Takes {
+			if tk.N < 1 || cooldown.CheckService(tk.Service) != nil {
+				t.Fatalf("Read(%q) takes %+v", cmd, tk)
+			}
+		}
+	})
 }

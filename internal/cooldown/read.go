@@ -90,7 +90,13 @@ func (r *Rules) reading(n *shell.Node, whole string) Reading {
 			rd.Takes = addTake(rd.Takes, Take{Match: Match{Service: s, Action: m.Action}, N: tk.n, Repeats: tk.repeats, Where: tk.where})
 		}
 	}
-	rd.Unsure = append(rd.Unsure, f.unsure...)
+	seen := map[Unsure]bool{}
+	for _, u := range f.unsure {
+		if !seen[u] { // a line repeated, or a loop unrolled
+			seen[u] = true
+			rd.Unsure = append(rd.Unsure, u)
+		}
+	}
 	return rd
 }
 

@@ -36,7 +36,11 @@ func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, st
 		}
 		switch name {
 		case "eval":
-			return r.runString(sc.eval, sc, words[1:], lit[1:], " ", text, stdin, "eval")
+			n := r.runString(sc.eval, sc, words[1:], lit[1:], " ", text, stdin, "eval")
+			if n != nil && n.Kind == Unread {
+				sc.forgetAll() // a string guard cannot read may set anything
+			}
+			return n
 		case "trap":
 			return r.trap(sc, words, lit, text)
 		case "alias":
@@ -95,7 +99,14 @@ func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, st
 					return r.stdinScript(sc.eval, sc, in, text, name)
 				}
 			}
+			sc.forgetAll() // a file guard does not read may set anything
 			return runNode(words, lit, text)
+		case "printf":
+			for i := 1; i+1 < len(words) && strings.HasPrefix(words[i], "-"); i++ {
+				if words[i] == "-v" {
+					sc.forget(words[i+1])
+				}
+			}
 		}
 	}
 	if w, ok := runners[name]; ok {
@@ -118,6 +129,31 @@ func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, st
 		return r.parallel(sc, words, lit, text, stdin)
 	case "guard":
 		return r.guard(sc, words, lit, text, stdin)
+	case "script":
+		return r.scriptCmd(sc, words, lit, text, stdin)
+	case "tmux":
+		return r.tmux(sc, words, lit, text)
+	case "screen":
+		i := 1
+		for ; i < len(words) && lit[i] && strings.HasPrefix(words[i], "-"); i++ {
+			if takesValue(words[i], set("-S", "-c", "-e", "-h", "-L", "-Logfile", "-p", "-s", "-t", "-T", "-X")) {
+				i++
+			}
+		}
+		if i < len(words) {
+			return r.dispatch(sc.fork(), words[i:], lit[i:], text, input{what: "screen's stdin"}, false)
+		}
+		return nil
+	case "sg":
+		// sg GROUP [-c] COMMAND runs COMMAND with /bin/sh -c.
+		i := 2
+		if i < len(words) && words[i] == "-c" {
+			i++
+		}
+		if i < len(words) {
+			return r.runString(sc.shellOf, sc, words[i:], lit[i:], " ", text, stdin, "sg")
+		}
+		return nil
 	case "busybox":
 		if len(words) > 1 {
 			return r.dispatch(sc, words[1:], lit[1:], text, stdin, false)
@@ -270,7 +306,11 @@ var runners = map[string]wrapper{
 	"taskset":     {skip: 1},
 	"chrt":        {skip: 1},
 	"caffeinate":  {},
-	"sg":          {skip: 1},
+	"pkexec":      {valued: set("--user")},
+	"unshare":     {valued: set("--map-user", "--map-group", "--setuid", "--setgid", "-S", "-G", "-R", "--root", "-w", "--wd")},
+	"cgexec":      {valued: set("-g")},
+	"firejail":    {},
+	"prlimit":     {valued: set("-p", "--pid")},
 }
 
 // wrapper reads a wrapper's command.
@@ -302,7 +342,7 @@ func (r *reader) wrapper(sc *scope, name string, w wrapper, words []string, lit 
 		}
 		if strings.HasPrefix(a, "-") && a != "-" {
 			i++
-			if _, _, hasValue := strings.Cut(a, "="); !hasValue && w.valued[a] {
+			if _, _, hasValue := strings.Cut(a, "="); !hasValue && takesValue(a, w.valued) {
 				i++
 			}
 			continue
@@ -324,6 +364,16 @@ func (r *reader) wrapper(sc *scope, name string, w wrapper, words []string, lit 
 	// as a program (no functions) for the others.
 	same := inShell && (name == "builtin" || name == "command" || name == "exec" || name == "time")
 	return r.dispatch(sc, words[i:], lit[i:], text, stdin, same)
+}
+
+// takesValue reports whether the option a takes the next word as its
+// value: it is one of valued, or a cluster of short options ending in one
+// (-dmS NAME).
+func takesValue(a string, valued map[string]bool) bool {
+	if valued[a] {
+		return true
+	}
+	return len(a) > 2 && a[0] == '-' && a[1] != '-' && valued["-"+a[len(a)-1:]]
 }
 
 var assignName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
@@ -671,7 +721,7 @@ func (r *reader) ssh(sc *scope, words []string, lit []bool, text string, stdin i
 		if a == "-N" {
 			return nil
 		}
-		if valued[a] {
+		if takesValue(a, valued) {
 			i++
 		}
 	}
@@ -831,4 +881,52 @@ func interpreterCode(name string, words []string, lit []bool) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// scriptCmd reads script -c COMMAND [FILE], which runs COMMAND with a
+// shell.
+func (r *reader) scriptCmd(sc *scope, words []string, lit []bool, text string, stdin input) *Node {
+	for i := 1; i < len(words); i++ {
+		a := words[i]
+		switch {
+		case strings.HasPrefix(a, "--command="):
+			return r.runString(sc.shellOf, sc, []string{a[len("--command="):]}, lit[i:i+1], "", text, stdin, "script -c")
+		case a == "--command" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.HasSuffix(a, "c"):
+			if i+1 < len(words) {
+				return r.runString(sc.shellOf, sc, words[i+1:i+2], lit[i+1:i+2], "", text, stdin, "script -c")
+			}
+		}
+	}
+	return runNode(words, lit, text)
+}
+
+// tmux reads the tmux commands that run a shell command: new-session,
+// new-window, split-window, respawn-pane and run-shell take it as their
+// last word; send-keys types keys into a shell, which guard does not read.
+func (r *reader) tmux(sc *scope, words []string, lit []bool, text string) *Node {
+	i := 1
+	for ; i < len(words) && strings.HasPrefix(words[i], "-"); i++ {
+		if set("-L", "-S", "-f", "-c", "-T")[words[i]] {
+			i++
+		}
+	}
+	if i >= len(words) {
+		return nil
+	}
+	switch words[i] {
+	case "new-session", "new", "new-window", "neww", "split-window", "splitw", "respawn-pane", "respawnp", "respawn-window", "respawnw", "run-shell", "run":
+		valued := set("-c", "-e", "-F", "-l", "-n", "-s", "-t", "-x", "-y", "-f", "-p")
+		j := i + 1
+		for ; j < len(words) && strings.HasPrefix(words[j], "-"); j++ {
+			if valued[words[j]] {
+				j++
+			}
+		}
+		if j < len(words) {
+			return r.runString(sc.shellOf, sc, words[j:], lit[j:], " ", text, input{}, "tmux")
+		}
+	case "send-keys", "send":
+		return unread(text, "tmux send-keys types into a shell guard does not see")
+	}
+	return nil
 }

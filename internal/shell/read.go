@@ -3,6 +3,7 @@ package shell
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -106,7 +107,7 @@ func read(fn func(r *reader) *Node) (n *Node) {
 	r := &reader{steps: maxSteps, marks: map[string]input{}}
 	defer func() {
 		if v := recover(); v != nil {
-			n = &Node{Kind: Unread, Reason: fmt.Sprintf("guard could not read it (%v)", v)}
+			n = &Node{Kind: Unread, Limit: true, Reason: fmt.Sprintf("guard could not read it (%v)", v)}
 		}
 	}()
 	return fn(r)
@@ -200,12 +201,17 @@ func (r *reader) script(sc *scope, s string, stdin input) *Node {
 	var stmts []*syntax.Stmt
 	var perr error
 	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
+	// Not a break on the error: the parser's iterator may yield again
+	// after it (mvdan.cc/sh v3.14), which a break would make panic.
 	for st, err := range p.StmtsSeq(strings.NewReader(s)) {
-		if err != nil {
-			perr = err
-			break
+		switch {
+		case err != nil:
+			if perr == nil {
+				perr = err
+			}
+		case perr == nil && st != nil:
+			stmts = append(stmts, st)
 		}
-		stmts = append(stmts, st)
 	}
 	var rest *Node
 	if perr != nil {
@@ -402,7 +408,7 @@ func (r *reader) stmt(sc *scope, st *syntax.Stmt, stdin input) *Node {
 
 // heredoc returns what the here-document rd feeds its command.
 func (r *reader) heredoc(sc *scope, rd *syntax.Redirect) input {
-	if rd.Hdoc == nil {
+	if rd.Hdoc == nil || rd.Word == nil {
 		return input{known: true}
 	}
 	quoted := false
@@ -622,6 +628,12 @@ func (r *reader) call(sc *scope, x *syntax.CallExpr, stdin input) *Node {
 				alts = append(alts, r.script(inner, inner.src, stdin))
 				scopes = append(scopes, b)
 			}
+			// bash expands aliases only with expand_aliases, and not on
+			// the line that defines them: the word may run as it is.
+			b := env.fork()
+			words, lit := r.fields(b, x.Args, &pre)
+			alts = append(alts, r.dispatch(b, words, lit, sc.text(x), stdin, true))
+			scopes = append(scopes, b)
 			if env == sc {
 				sc.join(scopes...)
 			}
@@ -648,7 +660,7 @@ func plainWord(w *syntax.Word) (string, bool) {
 // substs reads the commands that the command and process substitutions
 // in node run, each in a subshell; nested ones are read with them.
 func (r *reader) substs(sc *scope, node syntax.Node) []*Node {
-	if node == nil {
+	if node == nil || reflect.ValueOf(node).IsNil() { // a *Word that is nil, too
 		return nil
 	}
 	var out []*Node

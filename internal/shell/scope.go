@@ -183,6 +183,9 @@ func (sc *scope) set(name, value string, exported bool) {
 // unset makes name known to be unset.
 func (sc *scope) unset(name string) { sc.vars[name] = expand.Variable{} }
 
+// forgetAll makes every variable unknown.
+func (sc *scope) forgetAll() { clear(sc.vars) }
+
 // forget makes name unknown.
 func (sc *scope) forget(name string) { delete(sc.vars, name) }
 

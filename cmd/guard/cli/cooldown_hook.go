@@ -68,7 +68,15 @@ Example settings.json:
 	}
 }
 
-func (e *env) cooldownHook(c *cli.Context) error {
+func (e *env) cooldownHook(c *cli.Context) (err error) {
+	// A hook must never block the agent on guard's own account, and Go
+	// exits 2 on a panic: a bug of guard's allows, with a warning.
+	defer func() {
+		if v := recover(); v != nil {
+			e.warnf("cooldown hook: internal error: %v; allowing", v)
+			err = nil
+		}
+	}()
 	// The state first: a state in PostgreSQL hands the call over to
 	// guard-pg, which must find the payload still unread on stdin.
 	cd, err := e.openCooldown(c)
