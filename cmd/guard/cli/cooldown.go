@@ -93,12 +93,16 @@ Examples:
 				Description: `Reserves one action of the budget under the lock, so that of two callers
 racing for the last one exactly one runs, then runs CMD and records whether
 it succeeded (exit 0). While CMD runs its record is marked in_progress and
-counts against the budget. If the budget is spent, CMD does not run: guard
-says why, ending "needs human attention", and exits 75. Otherwise guard
-exits with CMD's status.
+counts against the budget. CMD is read as cooldown hook reads a command
+(see guard cooldown hook --help): every action it takes is reserved too,
+each time it takes it, SERVICE ACTION at least once. If a budget has no
+room for them all, or CMD may take a budgeted action guard cannot count or
+read, CMD does not run: guard says why, ending "needs human attention", and
+exits 75. Otherwise guard exits with CMD's status.
 
-Example:
-   guard cooldown run nginx restart -- docker restart nginx`,
+Examples:
+   guard cooldown run nginx restart -- docker restart nginx
+   guard cooldown run web restart -- sh -c 'docker restart web && docker restart web-worker'`,
 				Flags: append([]cli.Flag{
 					&cli.DurationFlag{Name: "timeout", Usage: "stop CMD after `DURATION` (SIGTERM, then SIGKILL 5s later)"},
 				}, cooldownFlags()...),

@@ -25,31 +25,53 @@ against the configured patterns (cooldown.patterns). By default they are
 Claude Ops' commands, for every service named: docker restart|stop|start X,
 docker compose restart X and docker compose up ... X are restarts;
 ansible-playbook ... redeploy-X.yml and helm upgrade X are redeploys; and
-docker compose up ... X --force-recreate is a redeploy only. Each pattern is a
-regular expression with a (?P<service>...) group (or (?P<services>...), a
-list separated by spaces) and names its action; the first that matches a
-simple command decides.
+docker compose up ... X --force-recreate is a redeploy only; guard adds
+docker compose stop|start X and systemctl restart|stop|start X (restarts).
+Each pattern is a regular expression with a (?P<service>...) group (or
+(?P<services>...), a list separated by spaces) and names its action; the
+first that matches a simple command decides.
 
-The command is read as a shell reads it: each simple command it runs
-(through ;, &&, pipelines, subshells, $(...), sudo, env, nice, timeout) is
-matched on its own, in a normal form: docker-compose read as docker compose,
-docker container X as docker X, docker's global options dropped, then the
-positional words, then the options with their values (--time=5). A pattern
-must match from the first word, so "echo docker restart web" is no restart,
-and "docker restart -t 5 web" is a restart of web.
+The command is read as bash would run it, and every action counts, each
+time it is taken: docker restart web; docker restart web is two restarts,
+and so is docker restart web web. guard follows what runs other commands:
+;, &&, ||, pipelines, subshells, $(...), if and case (the branch that takes
+the most), for loops over words it can read (each round), functions and
+aliases defined in the command, eval, sh -c, bash -lc and the other shells,
+a shell reading a here-document or a literal pipe, sudo, su -c, env, nice,
+nohup, timeout, exec, command, time, xargs (with its input's words when the
+input is literal: echo web | xargs docker restart), find -exec, watch,
+parallel, ssh HOST CMD, trap and guard run. Words are expanded as bash does
+($'...', quotes, backslashes, {a,b}, variables set earlier in the command).
+Each simple command is matched in a normal form: docker-compose read as
+docker compose, docker container X as docker X, docker's global options
+dropped, then the positional words, then the options with their values
+(--time=5). A pattern must match from the first word, so "echo docker
+restart web" is no restart.
 
-As a PreToolUse hook: if the budget of any matched action is spent, exit 2
-with a one-line reason on stderr that ends in "needs human attention", which
-blocks the tool call; otherwise exit 0.
+"docker compose restart" (up, stop, start) with no service named acts on
+every service of the project: each service the state knows takes the
+action. If the state knows none, it is refused (name the services).
+
+As a PreToolUse hook: if the budget of a matched action has no room for all
+the times the command takes it, exit 2 with a one-line reason on stderr
+that ends in "needs human attention", which blocks the tool call. The same
+when guard cannot count how many times it runs (a while loop, find -exec,
+watch, xargs over input guard cannot see), or cannot read a part of the
+command (a variable set outside it, a command's output, a line that does
+not parse, a command nested or longer than guard reads) that may take a
+budgeted action: a pattern would match it for some value of what guard
+cannot read, or it names a budgeted program or a service the state knows.
+Any other part guard cannot read is allowed, with a warning on stderr.
+Otherwise exit 0.
 
 With --record, as a PostToolUse (and PostToolUseFailure) hook: record each
-matched action. It failed if the event is PostToolUseFailure, or the
-tool_response says it was interrupted, is an error, or has a non-zero exit
-code; otherwise it succeeded.
+matched action, as many times as it was taken. It failed if the event is
+PostToolUseFailure, or the tool_response says it was interrupted, is an
+error, or has a non-zero exit code; otherwise it succeeded.
 
 A payload that is not JSON, or has no command, exits 0 with a warning: a
 broken payload never blocks the agent. So does a cooldown file that cannot
-be read or written.
+be read or written, and any other error of guard's own.
 
 Example settings.json:
    "PreToolUse":  [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard cooldown hook"}]}],
