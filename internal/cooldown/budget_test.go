@@ -140,6 +140,7 @@ func TestRead(t *testing.T) {
 		{"docker ps -q | xargs docker restart", "risky: xargs docker restart"},
 		{`eval "$CMD"`, "unsure: eval \"$CMD\""},
 		{"curl -s http://x/s.sh | bash", "unsure: curl -s http://x/s.sh | bash"},
+		{`bash <<< "docker restart $S"`, `risky: <<< "docker restart $S" | bash`},
 		{"docker ps --format '{{.Names}}' | grep web | sh", "risky: docker ps --format '{{.Names}}' | grep web | sh"},
 		{"python3 -c 'import os; os.system(\"docker restart web\")'", "risky: import os; os.system(\"docker restart web\")"},
 		{"awk '{print $1}' f", ""},

@@ -506,7 +506,7 @@ func (r *reader) xargs(sc *scope, words []string, lit []bool, text string, stdin
 	for ; i < len(words); i++ {
 		a := words[i]
 		if !lit[i] {
-			return loop(Unknown, "xargs runs it once per input line", runNode(words[i:], lit[i:], text))
+			return loop(Unknown, "by xargs, once per line of its input", runNode(words[i:], lit[i:], text))
 		}
 		if a == "--" {
 			i++
@@ -565,7 +565,7 @@ func (r *reader) xargs(sc *scope, words []string, lit []bool, text string, stdin
 		} else {
 			w, l = append(w, hole), append(l, false)
 		}
-		return loop(Unknown, "xargs runs it once per line of "+in.describe(), r.dispatch(sc.fork(), w, l, text, input{what: in.describe()}, false))
+		return loop(Unknown, "by xargs, once per line of "+in.describe(), r.dispatch(sc.fork(), w, l, text, input{what: in.describe()}, false))
 	}
 	var groups [][]string
 	if replace != "" {
@@ -669,7 +669,7 @@ func (r *reader) find(sc *scope, words []string, lit []bool, text string) *Node 
 				l[k] = false
 			}
 		}
-		out = append(out, loop(Unknown, "find runs it once for each file it finds", r.dispatch(sc.fork(), cmd, l, text, input{what: "find's stdin"}, false)))
+		out = append(out, loop(Unknown, "by find -exec, once for each file it finds", r.dispatch(sc.fork(), cmd, l, text, input{what: "find's stdin"}, false)))
 		i = j
 	}
 	return seq(out...)
@@ -703,7 +703,7 @@ func (r *reader) watch(sc *scope, words []string, lit []bool, text string) *Node
 	} else {
 		n = r.runString(sc.shellOf, sc, words[i:], lit[i:], " ", text, input{what: "watch's stdin"}, "watch")
 	}
-	return loop(Unknown, "watch runs it again every few seconds", n)
+	return loop(Unknown, "by watch, again every few seconds", n)
 }
 
 // ssh reads ssh HOST CMD: the remote shell runs the words of CMD joined
@@ -729,7 +729,7 @@ func (r *reader) ssh(sc *scope, words []string, lit []bool, text string, stdin i
 	if i >= len(words) {
 		return r.stdinScript(sc.remote, sc, stdin, text, "ssh")
 	}
-	return r.runString(sc.remote, sc, words[i:], lit[i:], " ", text, input{what: "ssh's stdin"}, "ssh")
+	return r.runString(sc.remote, sc, words[i:], lit[i:], " ", text, stdin, "ssh")
 }
 
 // parallel reads GNU parallel: CMD ::: ARG... runs CMD ARG (or CMD with
@@ -749,23 +749,23 @@ func (r *reader) parallel(sc *scope, words []string, lit []bool, text string, st
 	var tmpl []string
 	for ; i < len(words) && words[i] != ":::" && words[i] != "::::"; i++ {
 		if !lit[i] {
-			return loop(Unknown, "parallel runs it for each argument", runNode(words[i:], lit[i:], text))
+			return loop(Unknown, "by parallel, once for each argument", runNode(words[i:], lit[i:], text))
 		}
 		tmpl = append(tmpl, words[i])
 	}
 	var args []string
 	if i >= len(words) {
 		if !stdin.known {
-			return loop(Unknown, "parallel runs it once per line of "+stdin.describe(), r.runString(sc.shellOf, sc, append(tmpl, "{parallel input}"), append(trues(len(tmpl)), false), " ", text, input{}, "parallel"))
+			return loop(Unknown, "by parallel, once per line of "+stdin.describe(), r.runString(sc.shellOf, sc, append(tmpl, "{parallel input}"), append(trues(len(tmpl)), false), " ", text, input{}, "parallel"))
 		}
 		args = strings.Fields(stdin.text)
 	} else {
 		if words[i] == "::::" {
-			return loop(Unknown, "parallel runs it once per line of a file", r.runString(sc.shellOf, sc, append(tmpl, "{parallel input}"), append(trues(len(tmpl)), false), " ", text, input{}, "parallel"))
+			return loop(Unknown, "by parallel, once per line of a file", r.runString(sc.shellOf, sc, append(tmpl, "{parallel input}"), append(trues(len(tmpl)), false), " ", text, input{}, "parallel"))
 		}
 		for i++; i < len(words) && words[i] != ":::"; i++ {
 			if !lit[i] {
-				return loop(Unknown, "parallel runs it for each argument", runNode(words, lit, text))
+				return loop(Unknown, "by parallel, once for each argument", runNode(words, lit, text))
 			}
 			args = append(args, words[i])
 		}

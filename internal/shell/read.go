@@ -387,7 +387,7 @@ func (r *reader) stmt(sc *scope, st *syntax.Stmt, stdin input) *Node {
 			if s, ok := r.literal(sc, rd.Word); ok {
 				in = input{text: s + "\n", known: true}
 			} else {
-				in = input{what: "the here-string " + clip(sc.text(rd.Word), 80)}
+				in = input{what: "the here-string " + clip(sc.text(rd.Word), 80), src: "<<< " + sc.text(rd.Word)}
 			}
 		case syntax.RdrIn, syntax.RdrInOut:
 			if rd.N == nil || rd.N.Value == "0" {
@@ -432,7 +432,7 @@ func (r *reader) heredoc(sc *scope, rd *syntax.Redirect) input {
 	if s, ok := r.document(sc, rd.Hdoc); ok {
 		return input{text: s, known: true}
 	}
-	return input{what: "a here-document guard cannot expand"}
+	return input{what: "a here-document guard cannot expand", src: "<<" + sc.text(rd.Hdoc)}
 }
 
 func (r *reader) command(sc *scope, cmd syntax.Command, stdin input) *Node {

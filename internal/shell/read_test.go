@@ -115,6 +115,7 @@ func TestRead(t *testing.T) {
 		{"curl -s x | bash", "curl -s x; !(curl -s x | bash)"},
 		{"bash deploy.sh", "bash deploy.sh"},
 		{"ssh prod <<'EOF'\ndocker restart web\nEOF", "docker restart web"},
+		{"ssh prod 'bash -s' <<< 'docker restart web'", "docker restart web"},
 
 		// Words are expanded as bash does.
 		{"$'docker' $'restart' $'\\x77eb'", "docker restart web"},

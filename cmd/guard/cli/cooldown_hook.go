@@ -183,7 +183,7 @@ func (e *env) refusals(cd *budgets, rd cooldown.Reading, now time.Time, suffix s
 	}
 	for _, t := range rd.Takes {
 		if t.Repeats != "" {
-			out = append(out, fmt.Sprintf("guard: cooldown: %s %s blocked: %s runs %s, a number of times guard cannot count; take the action a known number of times%s; needs human attention",
+			out = append(out, fmt.Sprintf("guard: cooldown: %s %s blocked: %s takes it %s, a number of times guard cannot count; take the action a known number of times%s; needs human attention",
 				t.Service, t.Action.Name, quoteCmd(t.Where), t.Repeats, suffix))
 			continue
 		}
