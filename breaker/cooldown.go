@@ -24,9 +24,18 @@ type Verdict struct {
 // of the actions taken so far. An action exactly Window old no longer
 // counts.
 func (b Budget) Check(times []time.Time, now time.Time) Verdict {
+	return b.CheckN(times, now, 1)
+}
+
+// CheckN decides whether n more actions (a command that restarts a service
+// three times) are allowed at now: they are if used+n <= Limit. Its
+// NextAllowed is when there is room for all n, zero if there never is (n is
+// over the limit).
+func (b Budget) CheckN(times []time.Time, now time.Time, n int) Verdict {
+	n = max(n, 1)
 	w := Window{Length: b.Window}
 	v := Verdict{Used: w.Count(times, now), Limit: b.Limit}
-	if next, ok := w.NextRoom(times, now, b.Limit); ok {
+	if next, ok := w.NextRoom(times, now, b.Limit-n+1); ok {
 		v.NextAllowed = next
 		v.Allowed = !next.After(now)
 	}

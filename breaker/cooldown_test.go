@@ -57,3 +57,33 @@ func TestHealthyCheck(t *testing.T) {
 		}
 	}
 }
+
+func TestBudgetCheckNCountsEveryAction(t *testing.T) {
+	restart := Budget{Limit: 3, Window: 4 * time.Hour}
+	tests := []struct {
+		name     string
+		times    []time.Time
+		n        int
+		allowed  bool
+		nextFrom time.Duration // NextAllowed - now; -1: never
+	}{
+		{"three fit an unused budget", nil, 3, true, 0},
+		{"four never fit a limit of 3", nil, 4, false, -1},
+		{"two fit beside one", ago(time.Hour), 2, true, 0},
+		{"three do not fit beside one: room when it leaves", ago(time.Hour), 3, false, 3 * time.Hour},
+		{"two beside two: room when the older leaves", ago(2*time.Hour, time.Hour), 2, false, 2 * time.Hour},
+		{"n below 1 is one", ago(time.Hour, time.Hour), 0, true, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v := restart.CheckN(tc.times, t0, tc.n)
+			want := t0.Add(tc.nextFrom)
+			if tc.nextFrom < 0 {
+				want = time.Time{}
+			}
+			if v.Allowed != tc.allowed || !v.NextAllowed.Equal(want) {
+				t.Errorf("CheckN(%d) = %+v; want allowed %v, next allowed %v", tc.n, v, tc.allowed, want)
+			}
+		})
+	}
+}

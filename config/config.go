@@ -199,11 +199,16 @@ func Default(home string) *Config {
 // simple command (see shell.Command.Normal): positional words first,
 // then options. The first pattern that matches a simple command decides
 // its action. They are Claude Ops' patterns, plus
-// "docker compose up ... --force-recreate", which is a redeploy.
+// "docker compose up ... --force-recreate", which is a redeploy, and the
+// other ways to restart, stop or start a service: docker compose
+// stop|start X and systemctl restart|stop|start X (X.service is X).
 func defaultPatterns() []Pattern {
-	return append([]Pattern{
+	return append(append([]Pattern{
 		{Regex: `^docker compose up ` + servicesGroup + `\b.* --force-recreate\b`, Action: "redeploy"},
-	}, claudeOpsPatterns("redeploy")...)
+	}, claudeOpsPatterns("redeploy")...),
+		Pattern{Regex: `^docker compose (?:stop|start) ` + servicesGroup, Action: "restart"},
+		Pattern{Regex: `^systemctl (?:restart|stop|start|try-restart|reload-or-restart|try-reload-or-restart|condrestart) ` + servicesGroup, Action: "restart"},
+	)
 }
 
 // servicesGroup matches one or more service names, the positional words

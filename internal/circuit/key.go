@@ -25,6 +25,17 @@ func CommandKey(argv []string) string { return shell.Join(argv) }
 // with "-" is preceded by "-- ", so that guard does not take it for a flag.
 // The result is one layer of quoting, with no quotes around it needed.
 func KeyArg(key string) string {
+	arg := KeyWord(key)
+	if raw, ok := RawKey(key); (ok && strings.HasPrefix(raw, "-")) || (!ok && strings.HasPrefix(key, "-")) {
+		arg = "-- " + arg
+	}
+	return arg
+}
+
+// KeyWord returns key as one shell word, as KeyArg writes it without the
+// "-- " a key that starts with "-" needs as an argument: how messages name
+// a key (skipped KEY, tripped KEY), so that what is shown pastes too.
+func KeyWord(key string) string {
 	raw, ok := RawKey(key)
 	if !ok {
 		// A key put together from parts keyed apart (a command and a
@@ -32,11 +43,7 @@ func KeyArg(key string) string {
 		// argument may also be (see ResolveKey).
 		raw = key
 	}
-	arg := shellArg(raw)
-	if strings.HasPrefix(raw, "-") {
-		arg = "-- " + arg
-	}
-	return arg
+	return shellArg(raw)
 }
 
 // shellArg quotes s as one word for bash, zsh or ksh.

@@ -26,13 +26,16 @@ func (r *Rules) Record(service string, a store.Action, now time.Time, success bo
 	return v, err
 }
 
-// RecordAll records every matched action, all succeeded or all failed.
-func (r *Rules) RecordAll(ms []Match, now time.Time, success bool, errMsg string) error {
+// RecordAll records every action the takes took, each as many times as
+// it was taken, all succeeded or all failed.
+func (r *Rules) RecordAll(takes []Take, now time.Time, success bool, errMsg string) error {
 	return r.Budgets.Update(now, func(tx store.BudgetTx) (bool, error) {
 		now := store.TxNow(tx, now)
-		for _, m := range ms {
-			if err := tx.Record(m.Service, m.Action, now, success, errMsg); err != nil {
-				return false, err
+		for _, t := range takes {
+			for range max(t.N, 1) {
+				if err := tx.Record(t.Service, t.Action, now, success, errMsg); err != nil {
+					return false, err
+				}
 			}
 		}
 		return true, nil
@@ -52,25 +55,82 @@ func (r *Rules) Reserve(service string, a store.Action, now time.Time, pid int) 
 	return v, err
 }
 
+// ReserveAll takes room for every action of takes, each as many times as
+// it is taken, for the guard process pid, all in one transaction: if any
+// budget has no room for all of its own, none is reserved, and that take
+// is returned with its verdict (for its n actions at once).
+func (r *Rules) ReserveAll(takes []Take, now time.Time, pid int) (refused *Take, v breaker.Verdict, err error) {
+	err = r.Budgets.Update(now, func(tx store.BudgetTx) (bool, error) {
+		now := store.TxNow(tx, now)
+		for i, t := range takes {
+			c, err := tx.Check(t.Service, t.Action, now)
+			if err != nil {
+				return false, err
+			}
+			if c.Used+max(t.N, 1) > c.Limit {
+				refused = &takes[i]
+				v, err = tx.DecideN(t.Service, t.Action, max(t.N, 1), now) // logs the refusal
+				return false, err
+			}
+		}
+		for _, t := range takes {
+			for range max(t.N, 1) {
+				c, err := tx.Reserve(t.Service, t.Action, now, pid)
+				if err != nil {
+					return false, err
+				}
+				if !c.Allowed { // cannot happen after the check above
+					refused, v = &t, c
+					return false, nil
+				}
+			}
+		}
+		return true, nil
+	})
+	return refused, v, err
+}
+
+// FinishAll is Finish for every reservation ReserveAll made.
+func (r *Rules) FinishAll(takes []Take, reservedAt, now time.Time, pid int, res *supervise.Result, timeout time.Duration) error {
+	return r.Budgets.Update(now, func(tx store.BudgetTx) (bool, error) {
+		now := store.TxNow(tx, now)
+		success, msg := outcome(res, timeout)
+		for _, t := range takes {
+			for range max(t.N, 1) {
+				var err error
+				if !res.Ran() {
+					err = tx.Release(t.Service, t.Action, pid, reservedAt)
+				} else {
+					err = tx.Finish(t.Service, t.Action, now, pid, success, msg)
+				}
+				if err != nil {
+					return false, err
+				}
+			}
+		}
+		return true, nil
+	})
+}
+
+// outcome says whether the command res describes succeeded, and if not,
+// why.
+func outcome(res *supervise.Result, timeout time.Duration) (bool, string) {
+	success := res.ExitCode == 0 && res.Interrupted == nil
+	msg := ""
+	if !success {
+		msg = res.Describe(timeout)
+		if res.Interrupted != nil {
+			msg = "cancelled: " + msg
+		}
+	}
+	return success, msg
+}
+
 // Finish records what became of the command pid ran on its reservation:
 // one that never started gives the reservation back (the action did not
 // happen); any other completes it, as a success if it exited 0.
 func (r *Rules) Finish(service string, a store.Action, reservedAt, now time.Time, pid int, res *supervise.Result, timeout time.Duration) error {
-	return r.Budgets.Update(now, func(tx store.BudgetTx) (bool, error) {
-		now := store.TxNow(tx, now)
-		if !res.Ran() {
-			return true, tx.Release(service, a, pid, reservedAt)
-		}
-		success := res.ExitCode == 0 && res.Interrupted == nil
-		msg := ""
-		if !success {
-			msg = res.Describe(timeout)
-			if res.Interrupted != nil {
-				msg = "cancelled: " + msg
-			}
-		}
-		return true, tx.Finish(service, a, now, pid, success, msg)
-	})
+	return r.FinishAll([]Take{{Match: Match{Service: service, Action: a}, N: 1}}, reservedAt, now, pid, res, timeout)
 }
 
 // Healthy counts a healthy check of service; see store.BudgetTx.Healthy.

@@ -70,11 +70,18 @@ func (r *Rules) Action(name string) (store.Action, error) {
 // instead, and warns that the decision went unlogged: a budget is never
 // switched off because its state is busy.
 func (r *Rules) Decide(service string, a store.Action, now time.Time) (breaker.Verdict, error) {
+	return r.DecideN(service, a, 1, now)
+}
+
+// DecideN is Decide for n actions at once: they are allowed if used+n is
+// within the limit. On a snapshot (the state busy) the verdict's
+// NextAllowed is only right for n = 1.
+func (r *Rules) DecideN(service string, a store.Action, n int, now time.Time) (breaker.Verdict, error) {
 	var v breaker.Verdict
 	err := r.Budgets.Update(now, func(tx store.BudgetTx) (bool, error) {
 		now := store.TxNow(tx, now)
 		var err error
-		v, err = tx.Decide(service, a, now)
+		v, err = tx.DecideN(service, a, n, now)
 		return false, err
 	})
 	if errors.Is(err, store.ErrBusy) {
@@ -83,7 +90,11 @@ func (r *Rules) Decide(service string, a store.Action, now time.Time) (breaker.V
 		if err != nil {
 			return v, err
 		}
-		return view.Check(service, a, now)
+		v, err := view.Check(service, a, now)
+		if n > 1 && v.Used+n > v.Limit {
+			v.Allowed, v.NextAllowed = false, time.Time{}
+		}
+		return v, err
 	}
 	return v, err
 }

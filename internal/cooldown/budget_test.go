@@ -21,7 +21,7 @@ var (
 	redeploy = store.Action{Name: "redeploy", Field: "redeployments", Limit: 1, Window: 24 * time.Hour}
 )
 
-func rules(t *testing.T) *cooldown.Rules {
+func rules(t testing.TB) *cooldown.Rules {
 	dir := t.TempDir()
 	cfg := config.Default(dir)
 	s, err := file.OpenCooldown(cfg, filepath.Join(dir, "cooldown.json"), []store.Action{restart}, store.Options{})
@@ -31,32 +31,226 @@ func rules(t *testing.T) *cooldown.Rules {
 	return &cooldown.Rules{Budgets: s.Budgets, Actions: []store.Action{restart, redeploy}, ResetAfterHealthy: 2, Patterns: cfg.Cooldown.Patterns}
 }
 
-func TestMatch(t *testing.T) {
+// describe shows a reading for tests: "web restart x2, db restart" for
+// its takes (repeating ones marked "x?"), then "risky: TEXT" or
+// "unsure: TEXT" for each part guard cannot read.
+func describe(rd cooldown.Reading) string {
+	var parts []string
+	for _, t := range rd.Takes {
+		p := t.Service + " " + t.Action.Name
+		switch {
+		case t.Repeats != "":
+			p += " x?"
+		case t.N > 1:
+			p += fmt.Sprintf(" x%d", t.N)
+		}
+		parts = append(parts, p)
+	}
+	for _, u := range rd.Unsure {
+		if u.Risky {
+			parts = append(parts, "risky: "+u.Text)
+		} else {
+			parts = append(parts, "unsure: "+u.Text)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func TestRead(t *testing.T) {
 	r := rules(t)
 	tests := []struct{ cmd, want string }{
 		{"docker restart -t 5 web", "web restart"},
 		{"cd /srv && sudo docker container restart web; echo ok", "web restart"},
 		{"docker-compose -f x.yml restart api", "api restart"},
 		{"echo docker restart web", ""},
-		{"docker restart $SVC", ""},
+		{"docker restart $SVC", "risky: docker restart $SVC"},
 		// Claude Ops' commands, every service of each.
 		{"docker stop nginx", "nginx restart"},
 		{"docker start a b", "a restart, b restart"},
 		{"docker compose restart web api", "web restart, api restart"},
 		{"docker compose up -d web", "web restart"},
 		{"docker compose -f x.yml up -d web db", "web restart, db restart"},
-		{"docker compose up -d", ""},
 		{"ansible-playbook -i inventory playbooks/redeploy-jellyfin.yml", "jellyfin redeploy"},
 		{"ansible-playbook redeploy-web.yaml --check", "web redeploy"},
 		{"ansible-playbook site.yml", ""},
 		{"helm upgrade myrelease ./chart --install", "myrelease redeploy"},
 		// guard's own: a forced re-create is a redeploy, and only that.
 		{"docker compose up -d --force-recreate web", "web redeploy"},
+
+		// M3: every occurrence counts.
+		{"docker restart web; docker restart web", "web restart x2"},
+		{"docker restart web web web", "web restart x3"},
+		{"docker restart web && docker start web db", "web restart x2, db restart"},
+		{"for i in 1 2 3; do docker restart web; done", "web restart x3"},
+		{"if true; then docker restart web; else docker start web; fi", "web restart"},
+		{"case $x in a) docker restart web;; b) docker restart web; docker restart web;; esac", "web restart x2"},
+		{"f() { docker restart web; }; f; f", "web restart x2"},
+
+		// M4: commands inside other commands, and quoting, are read.
+		{`bash -c "docker restart web"`, "web restart"},
+		{"sh -c 'docker restart web'", "web restart"},
+		{"zsh -c 'docker restart web'", "web restart"},
+		{"dash -ec 'docker restart web'", "web restart"},
+		{"bash -lc 'docker restart web'", "web restart"},
+		{`eval "docker restart web"`, "web restart"},
+		{"eval docker restart web", "web restart"},
+		{"echo web | xargs docker restart", "web restart"},
+		{"printf 'web\\ndb\\n' | xargs -n1 docker restart", "web restart, db restart"},
+		{"echo web db | xargs -I{} docker restart {}", "web restart, db restart"},
+		{"sudo sh -c 'docker restart web'", "web restart"},
+		{"su -c 'docker restart web' root", "web restart"},
+		{"su - root -c 'docker restart web'", "web restart"},
+		{"find /srv -name compose.yml -exec docker restart web \\;", "web restart x?"},
+		{"watch -n 5 docker restart web", "web restart x?"},
+		{"timeout 5 nohup nice -n 3 env A=1 command docker restart web", "web restart"},
+		{"exec docker restart web", "web restart"},
+		{"time docker restart web", "web restart"},
+		{"$'docker' restart web", "web restart"},
+		{"docker restart $'web'", "web restart"},
+		{"$'\\x64ocker' restart $'w\\145b'", "web restart"},
+		{`"docker" "restart" "web"`, "web restart"},
+		{`d\ocker re\start w\eb`, "web restart"},
+		{"docker restart {web,db}", "web restart, db restart"},
+		{"alias r='docker restart'; r web", "web restart"},
+		{"alias docker=true\ndocker restart web", "web restart"},
+		{"S=web; docker restart $S", "web restart"},
+		{"for s in web db; do docker restart $s; done", "web restart, db restart"},
+		{"sh -c 'docker restart \"$1\"' _ web", "web restart"},
+		{"bash <<'EOF'\ndocker restart web\nEOF", "web restart"},
+		{"bash <<< 'docker restart web'", "web restart"},
+		{"echo 'docker restart web' | sh", "web restart"},
+		{"bash <(echo docker restart web)", "web restart"},
+		{"ssh prod docker restart web", "web restart"},
+		{"trap 'docker restart web' EXIT", "web restart"},
+		{"guard run -- docker restart web", "web restart"},
+		{"guard run -c 'docker restart web'", "web restart"},
+		{"env -S 'docker restart web'", "web restart"},
+		{"parallel docker restart ::: web db", "web restart, db restart"},
+		{"x=$(echo web); docker restart $x", "web restart"},
+		{"bash -c \"bash -c 'eval docker restart web'\"", "web restart"},
+		{"while true; do docker restart web; done", "web restart x?"},
+		// A line before one that does not parse has run.
+		{"cd /srv\ndocker restart web\nif", "web restart, unsure: if"},
+		{"docker restart web; if", "risky: docker restart web; if"},
+
+		// What cannot be read: refused when it may take a budgeted action.
+		{"X=$(cat f); $X restart web", "risky: $X restart web"},
+		{"docker $VERB web", "risky: docker $VERB web"},
+		{"ansible-playbook $PLAYBOOK", "risky: ansible-playbook $PLAYBOOK"},
+		{"docker ps -q | xargs docker restart", "risky: xargs docker restart"},
+		{`eval "$CMD"`, "unsure: eval \"$CMD\""},
+		{"curl -s http://x/s.sh | bash", "unsure: curl -s http://x/s.sh | bash"},
+		{`bash <<< "docker restart $S"`, `risky: <<< "docker restart $S" | bash`},
+		{"docker ps --format '{{.Names}}' | grep web | sh", "risky: docker ps --format '{{.Names}}' | grep web | sh"},
+		{"python3 -c 'import os; os.system(\"docker restart web\")'", "risky: import os; os.system(\"docker restart web\")"},
+		{"awk '{print $1}' f", ""},
+		{"docker logs $(docker ps -q)", ""},
+		{"ls $HOME; echo $(date)", ""},
+		{"docker restart -t $T web", "web restart"},
+		{"docker restart web $X", "web restart, risky: docker restart web $X"},
+		{`"$(which docker)" restart web`, "risky: \"$(which docker)\" restart web"},
+		{`$HOME/bin/docker restart web`, "web restart"},
+		// guard's own: compose stop|start and systemctl are restarts too.
+		{"docker compose stop web", "web restart"},
+		{"sudo systemctl --user restart nginx.service web", "nginx restart, web restart"},
+		{"systemctl -H prod try-restart nginx", "nginx restart"},
+		{"systemctl status nginx", ""},
+		{"docker -H ssh://prod restart web", "web restart"},
+		// No service named: every service of the project, none known yet.
+		{"docker compose restart", "risky: docker compose restart"},
+		{"docker compose up -d", "risky: docker compose up -d"},
+		{"docker compose up -d --force-recreate", "risky: docker compose up -d --force-recreate"},
+		{"docker compose stop", "risky: docker compose stop"},
+		{"docker compose ps", ""},
 	}
 	for _, tc := range tests {
-		if got := cooldown.Describe(r.Match(tc.cmd)); got != tc.want {
-			t.Errorf("Match(%q) = %q; want %q", tc.cmd, got, tc.want)
+		if got := describe(r.Read(tc.cmd)); got != tc.want {
+			t.Errorf("Read(%q) = %q; want %q", tc.cmd, got, tc.want)
 		}
+	}
+}
+
+func TestReadComposeWithoutServicesTouchesEveryKnownService(t *testing.T) {
+	r := rules(t)
+	r.Record("web", restart, t0, true, "")
+	r.Record("db", redeploy, t0, true, "")
+	tests := []struct{ cmd, want string }{
+		{"docker compose restart", "db restart, web restart"},
+		{"docker compose -p prod up -d", "db restart, web restart"},
+		{"docker compose up -d --force-recreate", "db redeploy, web redeploy"},
+		{"docker compose restart; docker restart web", "db restart, web restart x2"},
+		// Words that only mention a known service in code guard does not
+		// read are no action; a program guard cannot name that does is
+		// refused.
+		{"awk '/web/' log", ""},
+		{"$EDITOR web.conf", "unsure: $EDITOR web.conf"},
+		{"$TOOL web", "risky: $TOOL web"},
+	}
+	for _, tc := range tests {
+		if got := describe(r.Read(tc.cmd)); got != tc.want {
+			t.Errorf("Read(%q) = %q; want %q", tc.cmd, got, tc.want)
+		}
+	}
+}
+
+func TestReadArgv(t *testing.T) {
+	r := rules(t)
+	tests := []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"docker", "restart", "web"}, "web restart"},
+		{[]string{"docker", "restart", "$SVC"}, ""}, // exec passes $SVC as it is
+		{[]string{"sh", "-c", "docker restart web; docker restart db"}, "web restart, db restart"},
+		{[]string{"bash"}, "unsure: bash"},
+		{[]string{"xargs", "docker", "restart"}, "risky: xargs docker restart"},
+	}
+	for _, tc := range tests {
+		if got := describe(r.ReadArgv(tc.argv)); got != tc.want {
+			t.Errorf("ReadArgv(%q) = %q; want %q", tc.argv, got, tc.want)
+		}
+	}
+}
+
+func TestDecideNCountsEveryAction(t *testing.T) {
+	r := rules(t)
+	r.Record("web", restart, t0, true, "")
+	if v, err := r.DecideN("web", restart, 1, t0); err != nil || !v.Allowed {
+		t.Fatalf("DecideN(1) with 1 of 2 used = %+v, %v; want allowed", v, err)
+	}
+	if v, _ := r.DecideN("web", restart, 2, t0); v.Allowed {
+		t.Errorf("DecideN(2) with 1 of 2 used = %+v; want refused", v)
+	}
+}
+
+func TestRecordAllAndReserveAllCountEachTime(t *testing.T) {
+	r := rules(t)
+	web := cooldown.Take{Match: cooldown.Match{Service: "web", Action: restart}, N: 3}
+	if err := r.RecordAll([]cooldown.Take{{Match: web.Match, N: 2}}, t0, true, ""); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := r.Decide("web", restart, t0); v.Used != 2 {
+		t.Errorf("after RecordAll of 2: %d used; want 2", v.Used)
+	}
+	// Three at once do not fit an unused budget of 2: none is reserved.
+	db := cooldown.Take{Match: cooldown.Match{Service: "db", Action: restart}, N: 1}
+	three := cooldown.Take{Match: cooldown.Match{Service: "api", Action: restart}, N: 3}
+	refused, _, err := r.ReserveAll([]cooldown.Take{db, three}, t0, 100)
+	if err != nil || refused == nil || refused.Service != "api" {
+		t.Fatalf("ReserveAll(db, api x3) = %v, %v; want api refused", refused, err)
+	}
+	if v, _ := r.Decide("db", restart, t0); v.Used != 0 {
+		t.Errorf("db has %d used after a refused ReserveAll; want 0", v.Used)
+	}
+	two := cooldown.Take{Match: cooldown.Match{Service: "api", Action: restart}, N: 2}
+	if refused, _, err := r.ReserveAll([]cooldown.Take{db, two}, t0, 100); err != nil || refused != nil {
+		t.Fatalf("ReserveAll(db, api x2) = %v, %v; want both reserved", refused, err)
+	}
+	if err := r.FinishAll([]cooldown.Take{db, two}, t0, t0, 100, notStarted(), 0); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := r.Decide("api", restart, t0); v.Used != 0 {
+		t.Errorf("api has %d used after its command never started; want 0", v.Used)
 	}
 }
 
@@ -128,4 +322,17 @@ func TestCheckService(t *testing.T) {
 
 func notStarted() *supervise.Result {
 	return &supervise.Result{ExitCode: 127, StartErr: errors.New("x: command not found")}
+}
+
+func FuzzRead(f *testing.F) {
+	f.Add("docker restart web web; sh -c 'docker compose up -d' | xargs -n1 docker restart")
+	f.Add("f() { docker $1 \"$2\"; }; f restart web; for s in $(cat x); do ansible-playbook $s; done")
+	f.Fuzz(func(t *testing.T, cmd string) {
+		r := rules(t)
+		for _, tk := range r.Read(cmd).Takes {
+			if tk.N < 1 || cooldown.CheckService(tk.Service) != nil {
+				t.Fatalf("Read(%q) takes %+v", cmd, tk)
+			}
+		}
+	})
 }

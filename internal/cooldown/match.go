@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 
-	"guard/internal/shell"
 	"guard/internal/store"
 	"guard/internal/view"
 )
@@ -15,52 +14,6 @@ import (
 type Match struct {
 	Service string
 	Action  store.Action
-}
-
-// Match finds the budgeted actions in command. The command is read as a
-// shell reads it (package shell): each simple command it runs, through
-// pipelines, lists, subshells, sudo and env, is put in its normal form,
-// and a pattern must match that from its first word, so that words that
-// are only arguments (echo docker restart web) are no action. The first
-// pattern that matches a simple command decides its action, on each
-// service its "services" group lists (docker restart web db: two) or the
-// one its "service" group names. A command that does not parse is matched
-// whole, as one simple command.
-func (r *Rules) Match(command string) []Match {
-	var forms []string
-	if cs, err := shell.Parse(command); err == nil {
-		for _, c := range cs {
-			if n := c.Normal(); n != "" {
-				forms = append(forms, n)
-			}
-		}
-	} else {
-		forms = []string{strings.Join(strings.Fields(command), " ")}
-	}
-	var out []Match
-	seen := map[Match]bool{}
-	for _, form := range forms {
-		for i := range r.Patterns {
-			p := &r.Patterns[i]
-			services := matchServices(p.Regexp(), form)
-			if services == nil {
-				continue
-			}
-			a, err := r.Action(p.Action)
-			if err != nil {
-				continue
-			}
-			for _, service := range services {
-				hm := Match{Service: service, Action: a}
-				if CheckService(service) == nil && !seen[hm] {
-					seen[hm] = true
-					out = append(out, hm)
-				}
-			}
-			break
-		}
-	}
-	return out
 }
 
 // matchServices returns the services re finds at the start of form, nil
@@ -79,11 +32,14 @@ func matchServices(re *regexp.Regexp, form string) []string {
 	return nil
 }
 
-// Describe lists matches for a message: "web restart, db redeploy".
-func Describe(ms []Match) string {
-	parts := make([]string, len(ms))
-	for i, m := range ms {
-		parts[i] = m.Service + " " + m.Action.Name
+// Describe lists takes for a message: "web restart x2, db redeploy".
+func Describe(takes []Take) string {
+	parts := make([]string, len(takes))
+	for i, t := range takes {
+		parts[i] = t.Service + " " + t.Action.Name
+		if t.N > 1 {
+			parts[i] += fmt.Sprintf(" x%d", t.N)
+		}
 	}
 	return strings.Join(parts, ", ")
 }

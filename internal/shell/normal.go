@@ -53,10 +53,24 @@ func (c Command) Normal() string {
 			rest = dropOptions(rest[1:], composeGlobal)
 		}
 		take(rest, verbOptions)
+	} else if w[0] == "systemctl" {
+		take(w, systemctlOptions)
 	} else {
 		take(w, verbOptions)
 	}
+	if len(pos) > 0 && pos[0] == "systemctl" {
+		// A unit is named with or without its .service suffix.
+		for i := 2; i < len(pos); i++ {
+			pos[i] = strings.TrimSuffix(pos[i], ".service")
+		}
+	}
 	return strings.Join(append(pos, opts...), " ")
+}
+
+// TakesValue reports whether Normal reads the word after the option opt
+// as its value (docker restart -t 5 web: 5 is -t's).
+func TakesValue(opt string) bool {
+	return verbOptions[opt] || dockerGlobal[opt] || composeGlobal[opt] || systemctlOptions[opt]
 }
 
 // dropOptions drops the options in front of words, with the values of the
@@ -80,6 +94,9 @@ var (
 	verbOptions   = set("-t", "--time", "--timeout", "-s", "--signal", "--scale", "--pull", "--wait-timeout",
 		"-n", "--namespace", "-f", "--values", "--set", "--version", "-i", "--inventory", "-e", "--extra-vars", "-l", "--limit",
 		"--kube-context", "--context", "-u", "--user")
+	systemctlOptions = set("-H", "--host", "-M", "--machine", "-t", "--type", "-p", "--property", "-s", "--signal", "--kill-whom",
+		"--kill-value", "-n", "--lines", "-o", "--output", "--root", "--image", "--job-mode", "--state", "--what", "--timestamp",
+		"--when", "--preset-mode", "--message", "--drop-in", "--reboot-argument")
 )
 
 func set(names ...string) map[string]bool {

@@ -6,8 +6,11 @@
 // services (docker restart web), so that quoting, flags and words that are
 // only arguments (echo docker restart web) cannot fool it.
 //
-// It does no expansion: a word that is not literal (a $VARIABLE, a
-// command substitution, a glob) is kept as written and marked.
+// Parse does no expansion but quotes and $'...': a word that is not
+// literal (a $VARIABLE, a command substitution, a glob) is kept as
+// written and marked. Read goes further: it expands words as bash does,
+// and follows what runs other commands (sh -c, eval, xargs, functions...),
+// for the budgets of guard cooldown.
 // It also quotes words for sh (Quote, Join), the way guard writes keys and
 // the hook commands it installs.
 package shell
@@ -15,6 +18,7 @@ package shell
 import (
 	"strings"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -66,10 +70,15 @@ func word(w *syntax.Word) (string, bool) {
 			case *syntax.Lit:
 				b.WriteString(unescape(x.Value))
 			case *syntax.SglQuoted:
-				if x.Dollar {
-					return false
+				v := x.Value
+				if x.Dollar { // $'...': ANSI-C escapes, as bash reads them
+					s, _, err := expand.Format(nil, v, nil)
+					if err != nil {
+						return false
+					}
+					v, _, _ = strings.Cut(s, "\x00")
 				}
-				b.WriteString(x.Value)
+				b.WriteString(v)
 			case *syntax.DblQuoted:
 				for _, q := range x.Parts {
 					l, ok := q.(*syntax.Lit)

@@ -43,6 +43,8 @@ func TestNormal(t *testing.T) {
 		{"docker compose up -d --force-recreate web", []string{"docker compose up web -d --force-recreate"}},
 		{"x=$(docker restart web)", []string{"docker restart web"}},
 		{"docker restart $SVC", []string{"docker restart $SVC"}},
+		{"$'docker' restart $'w\\x65b'", []string{"docker restart web"}},
+		{"systemctl --user -H prod restart nginx.service db", []string{"systemctl restart nginx db --user -H=prod"}},
 	}
 	for _, tc := range tests {
 		if got := normals(t, tc.line); !slices.Equal(got, tc.want) {

@@ -49,6 +49,9 @@ type BudgetTx interface {
 	BudgetView
 	// Decide is Check, and logs the decision.
 	Decide(service string, a Action, now time.Time) (breaker.Verdict, error)
+	// DecideN is Decide for n actions at once (a command that restarts a
+	// service three times): allowed if the budget has room for all n.
+	DecideN(service string, a Action, n int, now time.Time) (breaker.Verdict, error)
 	// Record appends a finished action.
 	Record(service string, a Action, now time.Time, success bool, errMsg string) error
 	// Reserve checks a's budget and, if it allows one more, records one in

@@ -20,7 +20,7 @@ import (
 // stderr nor once a systemMessage that carries it is decoded.
 func SkipNotice(key string, why breaker.SkipReason, c breaker.Circuit, now time.Time) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "guard: skipped %s: ", circuit.KeyArg(key))
+	fmt.Fprintf(&b, "guard: skipped %s: ", circuit.KeyWord(key))
 	switch why {
 	case breaker.SkipForced:
 		b.WriteString("circuit tripped by hand")
@@ -59,7 +59,7 @@ func SkipNotice(key string, why breaker.SkipReason, c breaker.Circuit, now time.
 // RejectedNotice is the one line that explains a call not run because
 // every concurrency slot of its key was taken: why says so.
 func RejectedNotice(key, why string) string {
-	return fmt.Sprintf("guard: skipped %s: %s; 'guard status' shows them", circuit.KeyArg(key), Printable(why))
+	return fmt.Sprintf("guard: skipped %s: %s; 'guard status' shows them", circuit.KeyWord(key), Printable(why))
 }
 
 // ResetCommand is the command that resets key, to be pasted as it is:

@@ -22,9 +22,9 @@ func TestSkipNotice(t *testing.T) {
 		want string
 	}{
 		{"open", "python3 lint.py", breaker.SkipOpen, open,
-			`guard: skipped python3 lint.py: circuit open after 3 consecutive failures (last: exit 127: python3: can't open file 'lint.py'); next try in 4m12s; to retry now: guard reset 'python3 lint.py'`},
+			`guard: skipped 'python3 lint.py': circuit open after 3 consecutive failures (last: exit 127: python3: can't open file 'lint.py'); next try in 4m12s; to retry now: guard reset 'python3 lint.py'`},
 		{"quoting", `echo "$HOME"`, breaker.SkipOpen, breaker.Circuit{State: breaker.Open, OpenReason: "a failed probe", RetryAfter: now.Add(time.Hour)},
-			`guard: skipped echo "$HOME": circuit open after a failed probe; next try in 1h0m0s; to retry now: guard reset 'echo "$HOME"'`},
+			`guard: skipped 'echo "$HOME"': circuit open after a failed probe; next try in 1h0m0s; to retry now: guard reset 'echo "$HOME"'`},
 		{"forced", "deploy", breaker.SkipForced, breaker.Circuit{State: breaker.Open, Forced: true, OpenReason: "freeze"},
 			`guard: skipped deploy: circuit tripped by hand (freeze); it stays open until reset; to retry now: guard reset deploy`},
 		{"forced for a while", "deploy", breaker.SkipForced, breaker.Circuit{State: breaker.Open, Forced: true, OpenReason: "tripped by hand", RetryAfter: now.Add(90 * time.Second)},
@@ -32,22 +32,22 @@ func TestSkipNotice(t *testing.T) {
 		{"probing", "k", breaker.SkipProbing, breaker.Circuit{State: breaker.HalfOpen, Leases: []breaker.Lease{{PID: 42, Acquired: now.Add(-12 * time.Second)}}},
 			`guard: skipped k: circuit half-open and a probe is running (pid 42, for 12s); to retry now: guard reset k`},
 		{"project", "$CLAUDE_PROJECT_DIR/h.sh @ /p/a", breaker.SkipForced, breaker.Circuit{State: breaker.Open, Forced: true},
-			`guard: skipped $CLAUDE_PROJECT_DIR/h.sh @ /p/a: circuit tripped by hand; it stays open until reset; to retry now: guard reset '$CLAUDE_PROJECT_DIR/h.sh @ /p/a'`},
+			`guard: skipped '$CLAUDE_PROJECT_DIR/h.sh @ /p/a': circuit tripped by hand; it stays open until reset; to retry now: guard reset '$CLAUDE_PROJECT_DIR/h.sh @ /p/a'`},
 		{"a key like a flag", "-x", breaker.SkipForced, breaker.Circuit{State: breaker.Open, Forced: true},
 			`guard: skipped -x: circuit tripped by hand; it stays open until reset; to retry now: guard reset -- -x`},
 		// Everything that comes from outside is escaped: the key (in the
 		// hint too, which stays one layer of quoting), the reason it was
 		// tripped, the last error.
 		{"control characters", "evil\x1b[31mRED\nx\a", breaker.SkipOpen, breaker.Circuit{State: breaker.Open, OpenReason: "x\x1b[2J", LastError: "exit 1: \x1b]0;title\x07boom\u202e", RetryAfter: now},
-			`guard: skipped evil\x1b[31mRED\nx\a: circuit open after x\x1b[2J (last: exit 1: \x1b]0;title\aboom\u202e); next try in 0s; to retry now: guard reset $'evil\x1b[31mRED\nx\x07'`},
+			`guard: skipped $'evil\x1b[31mRED\nx\x07': circuit open after x\x1b[2J (last: exit 1: \x1b]0;title\aboom\u202e); next try in 0s; to retry now: guard reset $'evil\x1b[31mRED\nx\x07'`},
 		{"trip reason", "k", breaker.SkipForced, breaker.Circuit{State: breaker.Open, Forced: true, OpenReason: "freeze\u2066\r\n"},
 			`guard: skipped k: circuit tripped by hand (freeze\u2066\r\n); it stays open until reset; to retry now: guard reset k`},
 		{"bidi key", "ls \u202efdp.exe", breaker.SkipForced, breaker.Circuit{State: breaker.Open, Forced: true},
-			`guard: skipped ls \u202efdp.exe: circuit tripped by hand; it stays open until reset; to retry now: guard reset $'ls \xe2\x80\xaefdp.exe'`},
+			`guard: skipped $'ls \xe2\x80\xaefdp.exe': circuit tripped by hand; it stays open until reset; to retry now: guard reset $'ls \xe2\x80\xaefdp.exe'`},
 		{"not UTF-8", `a\xceb`, breaker.SkipForced, breaker.Circuit{State: breaker.Open, Forced: true},
-			`guard: skipped a\xceb: circuit tripped by hand; it stays open until reset; to retry now: guard reset $'a\xceb'`},
+			`guard: skipped $'a\xceb': circuit tripped by hand; it stays open until reset; to retry now: guard reset $'a\xceb'`},
 		{"backslash x as text", `a\\xceb`, breaker.SkipForced, breaker.Circuit{State: breaker.Open, Forced: true},
-			`guard: skipped a\\xceb: circuit tripped by hand; it stays open until reset; to retry now: guard reset 'a\xceb'`},
+			`guard: skipped 'a\xceb': circuit tripped by hand; it stays open until reset; to retry now: guard reset 'a\xceb'`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

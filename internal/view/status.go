@@ -298,7 +298,7 @@ func UnknownKey(key string, v store.CircuitView) error {
 			near = append(near, circuit.KeyArg(k))
 		}
 	}
-	msg := "no state for key " + circuit.KeyArg(key)
+	msg := "no state for key " + circuit.KeyWord(key)
 	if len(near) > 0 && len(near) <= 5 {
 		msg += "; did you mean " + strings.Join(near, " or ") + "?"
 	} else if len(keys) > 0 {

@@ -92,12 +92,16 @@ Examples:
 				Description: `Reserves one action of the budget under the lock, so that of two callers
 racing for the last one exactly one runs, then runs CMD and records whether
 it succeeded (exit 0). While CMD runs its record is marked in_progress and
-counts against the budget. If the budget is spent, CMD does not run: guard
-says why, ending "needs human attention", and exits 75. Otherwise guard
-exits with CMD's status.
+counts against the budget. CMD is read as cooldown hook reads a command
+(see guard cooldown hook --help): every action it takes is reserved too,
+each time it takes it, SERVICE ACTION at least once. If a budget has no
+room for them all, or CMD may take a budgeted action guard cannot count or
+read, CMD does not run: guard says why, ending "needs human attention", and
+exits 75. Otherwise guard exits with CMD's status.
 
-Example:
-   guard cooldown run nginx restart -- docker restart nginx`,
+Examples:
+   guard cooldown run nginx restart -- docker restart nginx
+   guard cooldown run web restart -- sh -c 'docker restart web && docker restart web-worker'`,
 				Flags: append([]cli.Flag{
 					&cli.DurationFlag{Name: "timeout", Usage: "stop CMD after `DURATION` (SIGTERM, then SIGKILL 5s later)"},
 				}, cooldownFlags()...),
@@ -315,14 +319,29 @@ func (e *env) cooldownRun(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	// Every action CMD takes counts, the one named first: guard cooldown
+	// run web restart -- sh -c 'docker restart web; docker restart db'
+	// takes a restart of each.
+	rd := cd.ReadArgv(argv)
+	takes := declare(rd.Takes, cooldown.Take{Match: cooldown.Match{Service: service, Action: a}, N: 1, Where: circuit.CommandKey(argv)})
+	rd.Takes = nil
 	now := e.now()
-	pid := os.Getpid()
-	v, err := cd.Reserve(service, a, now, pid)
-	if err != nil {
-		return &exitError{code: exitRefused, err: fmt.Errorf("cannot check the %s %s budget: %v; not running it", service, a.Name, view.ErrorLine(err))}
+	if refusals := e.refusals(cd, cooldown.Reading{Unsure: rd.Unsure, Takes: repeating(takes)}, now, "; not running it"); len(refusals) > 0 {
+		for _, line := range refusals {
+			fmt.Fprintln(e.stderr, line)
+		}
+		return exit(exitRefused)
 	}
-	if !v.Allowed {
-		fmt.Fprintf(e.stderr, "guard: cooldown: %s %s not allowed: %s; needs human attention\n", view.Printable(service), a.Name, view.BudgetLine(a, v, now))
+	for _, u := range rd.Unsure {
+		e.warnf("cooldown run: cannot read %s (%s); it names no budgeted command or known service", quoteCmd(u.Text), u.Reason)
+	}
+	pid := os.Getpid()
+	refused, v, err := cd.ReserveAll(takes, now, pid)
+	if err != nil {
+		return &exitError{code: exitRefused, err: fmt.Errorf("cannot check the %s budget: %v; not running it", cooldown.Describe(takes), view.ErrorLine(err))}
+	}
+	if refused != nil {
+		fmt.Fprintf(e.stderr, "guard: cooldown: %s %s not allowed: %s; needs human attention\n", view.Printable(refused.Service), refused.Action.Name, budgetReason(*refused, v, now))
 		return exit(exitRefused)
 	}
 
@@ -333,10 +352,34 @@ func (e *env) cooldownRun(c *cli.Context) error {
 	if !res.Ran() {
 		fmt.Fprintf(e.stderr, "guard: %s\n", view.Printable(res.StartErr.Error()))
 	}
-	if err := cd.Finish(service, a, now, e.now(), pid, &res, c.Duration("timeout")); err != nil {
-		e.warnf("could not record the outcome of %s %s: %v (its reservation still counts)", service, a.Name, view.ErrorLine(err))
+	if err := cd.FinishAll(takes, now, e.now(), pid, &res, c.Duration("timeout")); err != nil {
+		e.warnf("could not record the outcome of %s: %v (its reservation still counts)", cooldown.Describe(takes), view.ErrorLine(err))
 	}
 	return exit(res.ExitCode)
+}
+
+// declare returns the actions a cooldown run takes: those its command was
+// read to take, and the one it names at least once.
+func declare(takes []cooldown.Take, named cooldown.Take) []cooldown.Take {
+	for i, t := range takes {
+		if t.Match == named.Match {
+			takes[i].N = max(t.N, 1)
+			return append(append([]cooldown.Take{takes[i]}, takes[:i]...), takes[i+1:]...)
+		}
+	}
+	return append([]cooldown.Take{named}, takes...)
+}
+
+// repeating returns the takes whose count guard cannot tell: the only
+// ones refusals need to see before ReserveAll checks the rest.
+func repeating(takes []cooldown.Take) []cooldown.Take {
+	var out []cooldown.Take
+	for _, t := range takes {
+		if t.Repeats != "" {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func oneService(c *cli.Context) (string, error) {

@@ -5,10 +5,14 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"guard/breaker"
+	"guard/config"
 	"guard/internal/cooldown"
+	"guard/internal/jsonx"
 	"guard/internal/view"
 )
 
@@ -21,31 +25,53 @@ against the configured patterns (cooldown.patterns). By default they are
 Claude Ops' commands, for every service named: docker restart|stop|start X,
 docker compose restart X and docker compose up ... X are restarts;
 ansible-playbook ... redeploy-X.yml and helm upgrade X are redeploys; and
-docker compose up ... X --force-recreate is a redeploy only. Each pattern is a
-regular expression with a (?P<service>...) group (or (?P<services>...), a
-list separated by spaces) and names its action; the first that matches a
-simple command decides.
+docker compose up ... X --force-recreate is a redeploy only; guard adds
+docker compose stop|start X and systemctl restart|stop|start X (restarts).
+Each pattern is a regular expression with a (?P<service>...) group (or
+(?P<services>...), a list separated by spaces) and names its action; the
+first that matches a simple command decides.
 
-The command is read as a shell reads it: each simple command it runs
-(through ;, &&, pipelines, subshells, $(...), sudo, env, nice, timeout) is
-matched on its own, in a normal form: docker-compose read as docker compose,
-docker container X as docker X, docker's global options dropped, then the
-positional words, then the options with their values (--time=5). A pattern
-must match from the first word, so "echo docker restart web" is no restart,
-and "docker restart -t 5 web" is a restart of web.
+The command is read as bash would run it, and every action counts, each
+time it is taken: docker restart web; docker restart web is two restarts,
+and so is docker restart web web. guard follows what runs other commands:
+;, &&, ||, pipelines, subshells, $(...), if and case (the branch that takes
+the most), for loops over words it can read (each round), functions and
+aliases defined in the command, eval, sh -c, bash -lc and the other shells,
+a shell reading a here-document or a literal pipe, sudo, su -c, env, nice,
+nohup, timeout, exec, command, time, xargs (with its input's words when the
+input is literal: echo web | xargs docker restart), find -exec, watch,
+parallel, ssh HOST CMD, trap and guard run. Words are expanded as bash does
+($'...', quotes, backslashes, {a,b}, variables set earlier in the command).
+Each simple command is matched in a normal form: docker-compose read as
+docker compose, docker container X as docker X, docker's global options
+dropped, then the positional words, then the options with their values
+(--time=5). A pattern must match from the first word, so "echo docker
+restart web" is no restart.
 
-As a PreToolUse hook: if the budget of any matched action is spent, exit 2
-with a one-line reason on stderr that ends in "needs human attention", which
-blocks the tool call; otherwise exit 0.
+"docker compose restart" (up, stop, start) with no service named acts on
+every service of the project: each service the state knows takes the
+action. If the state knows none, it is refused (name the services).
+
+As a PreToolUse hook: if the budget of a matched action has no room for all
+the times the command takes it, exit 2 with a one-line reason on stderr
+that ends in "needs human attention", which blocks the tool call. The same
+when guard cannot count how many times it runs (a while loop, find -exec,
+watch, xargs over input guard cannot see), or cannot read a part of the
+command (a variable set outside it, a command's output, a line that does
+not parse, a command nested or longer than guard reads) that may take a
+budgeted action: a pattern would match it for some value of what guard
+cannot read, or it names a budgeted program or a service the state knows.
+Any other part guard cannot read is allowed, with a warning on stderr.
+Otherwise exit 0.
 
 With --record, as a PostToolUse (and PostToolUseFailure) hook: record each
-matched action. It failed if the event is PostToolUseFailure, or the
-tool_response says it was interrupted, is an error, or has a non-zero exit
-code; otherwise it succeeded.
+matched action, as many times as it was taken. It failed if the event is
+PostToolUseFailure, or the tool_response says it was interrupted, is an
+error, or has a non-zero exit code; otherwise it succeeded.
 
 A payload that is not JSON, or has no command, exits 0 with a warning: a
 broken payload never blocks the agent. So does a cooldown file that cannot
-be read or written.
+be read or written, and any other error of guard's own.
 
 Example settings.json:
    "PreToolUse":  [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard cooldown hook"}]}],
@@ -64,7 +90,15 @@ Example settings.json:
 	}
 }
 
-func (e *env) cooldownHook(c *cli.Context) error {
+func (e *env) cooldownHook(c *cli.Context) (err error) {
+	// A hook must never block the agent on guard's own account, and Go
+	// exits 2 on a panic: a bug of guard's allows, with a warning.
+	defer func() {
+		if v := recover(); v != nil {
+			e.warnf("cooldown hook: internal error: %v; allowing", v)
+			err = nil
+		}
+	}()
 	// The state first: a state in PostgreSQL hands the call over to
 	// guard-pg, which must find the payload still unread on stdin.
 	cd, err := e.openCooldown(c)
@@ -87,30 +121,110 @@ func (e *env) cooldownHook(c *cli.Context) error {
 		e.warnf("cooldown hook: the payload has no tool_input.command; allowing")
 		return nil
 	}
-	matches := cd.Match(p.ToolInput.Command)
-	if len(matches) == 0 {
-		return nil
-	}
+	rd := cd.Read(p.ToolInput.Command)
 	now := e.now()
 
 	if c.Bool("record") {
-		failed, why := p.Failed()
-		if err := cd.RecordAll(matches, now, !failed, why); err != nil {
-			e.warnf("cooldown hook: could not record %s: %v", cooldown.Describe(matches), view.ErrorLine(err))
+		e.recordReading(cd, rd, p, now)
+		return nil
+	}
+	refusals := e.refusals(cd, rd, now, "")
+	if len(refusals) == 0 {
+		for _, u := range rd.Unsure {
+			e.warnf("cooldown hook: cannot read %s (%s); it names no budgeted command or known service, so allowing it", quoteCmd(u.Text), u.Reason)
 		}
 		return nil
 	}
+	const most = 10
+	for i, line := range refusals {
+		if i == most {
+			fmt.Fprintf(e.stderr, "guard: cooldown: and %d more; needs human attention\n", len(refusals)-most)
+			break
+		}
+		fmt.Fprintln(e.stderr, line)
+	}
+	return exit(2)
+}
 
-	for _, m := range matches {
-		v, err := cd.Decide(m.Service, m.Action, now)
+// recordReading records what a PostToolUse payload's command did: each
+// action as many times as it was taken. What guard could not read is not
+// recorded, with a warning.
+func (e *env) recordReading(cd *budgets, rd cooldown.Reading, p cooldown.Payload, now time.Time) {
+	for _, u := range rd.Unsure {
+		if u.Risky {
+			e.warnf("cooldown hook: cannot read %s (%s); nothing recorded for it", quoteCmd(u.Text), u.Reason)
+		}
+	}
+	for _, t := range rd.Takes {
+		if t.Repeats != "" {
+			e.warnf("cooldown hook: %s %s ran %s, a number of times guard cannot count; recorded %d", t.Service, t.Action.Name, t.Repeats, t.N)
+		}
+	}
+	if len(rd.Takes) == 0 {
+		return
+	}
+	failed, why := p.Failed()
+	if err := cd.RecordAll(rd.Takes, now, !failed, why); err != nil {
+		e.warnf("cooldown hook: could not record %s: %v", cooldown.Describe(rd.Takes), view.ErrorLine(err))
+	}
+}
+
+// refusals returns a line for each reason to refuse what rd reads, each
+// ending in "needs human attention"; none if it may run. A budget that
+// cannot be checked is allowed, with a warning. suffix ends each reason
+// before that ("; not running it").
+func (e *env) refusals(cd *budgets, rd cooldown.Reading, now time.Time, suffix string) []string {
+	var out []string
+	for _, u := range rd.Unsure {
+		if u.Risky {
+			out = append(out, fmt.Sprintf("guard: cooldown: cannot tell what %s does to the budgets: %s; it may take a budgeted action (%s); %s%s; needs human attention",
+				quoteCmd(u.Text), u.Reason, actionNames(cd), u.Hint, suffix))
+		}
+	}
+	for _, t := range rd.Takes {
+		if t.Repeats != "" {
+			out = append(out, fmt.Sprintf("guard: cooldown: %s %s blocked: %s takes it %s, a number of times guard cannot count; take the action a known number of times%s; needs human attention",
+				t.Service, t.Action.Name, quoteCmd(t.Where), t.Repeats, suffix))
+			continue
+		}
+		v, err := cd.DecideN(t.Service, t.Action, t.N, now)
 		if err != nil {
 			e.warnf("cooldown hook: %v; allowing", err)
 			continue
 		}
 		if !v.Allowed {
-			fmt.Fprintf(e.stderr, "guard: cooldown: %s %s blocked: %s; needs human attention\n", view.Printable(m.Service), m.Action.Name, view.BudgetLine(m.Action, v, now))
-			return exit(2)
+			out = append(out, fmt.Sprintf("guard: cooldown: %s %s blocked: %s%s; needs human attention", view.Printable(t.Service), t.Action.Name, budgetReason(t, v, now), suffix))
 		}
 	}
-	return nil
+	return out
+}
+
+// budgetReason says why a budget refused t's actions.
+func budgetReason(t cooldown.Take, v breaker.Verdict, now time.Time) string {
+	if t.N <= 1 {
+		return view.BudgetLine(t.Action, v, now)
+	}
+	a := t.Action
+	if t.N > v.Limit {
+		return fmt.Sprintf("the command takes %d, more than the limit of %d %s in %s", t.N, v.Limit, a.Field, config.FormatDuration(a.Window))
+	}
+	s := fmt.Sprintf("the command takes %d, and %d of %d %s in the last %s are used", t.N, v.Used, v.Limit, a.Field, config.FormatDuration(a.Window))
+	if !v.NextAllowed.IsZero() {
+		s += fmt.Sprintf("; room for %d at %s (in %s)", t.N, v.NextAllowed.UTC().Format(jsonx.TimeLayout), view.Until(v.NextAllowed, now))
+	}
+	return s
+}
+
+// actionNames lists the configured actions: "redeploy, restart".
+func actionNames(cd *budgets) string {
+	var names []string
+	for _, a := range cd.Actions {
+		names = append(names, a.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// quoteCmd shows a command in a one-line message.
+func quoteCmd(s string) string {
+	return "'" + view.Printable(view.Truncate(strings.TrimSpace(s), 120)) + "'"
 }

@@ -203,7 +203,13 @@ func (e *env) warnf(format string, args ...any) {
 // may hold a database password (pgx's errors may quote the connection
 // string), and a key or a path may hold control characters.
 func safeLine(format string, args ...any) string {
-	return view.Printable(config.Redact(fmt.Sprintf(format, args...)))
+	// Line by line: guard's own multi-line warnings keep their lines, and
+	// whatever was formatted into them is escaped within its line.
+	lines := strings.Split(config.Redact(fmt.Sprintf(format, args...)), "\n")
+	for i, l := range lines {
+		lines[i] = view.Printable(l)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // holdWarnings keeps warnings back until releaseWarnings.

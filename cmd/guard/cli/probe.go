@@ -58,13 +58,13 @@ func (e *env) probe(c *cli.Context) error {
 	case err != nil:
 		return err
 	case errors.Is(perr, breaker.ErrNotOpen):
-		return fmt.Errorf("circuit of %s is closed; nothing to probe", circuit.KeyArg(key))
+		return fmt.Errorf("circuit of %s is closed; nothing to probe", circuit.KeyWord(key))
 	case perr != nil:
 		return perr
 	case !changed:
-		fmt.Fprintf(e.stdout, "%s is already half-open; the next free call probes\n", circuit.KeyArg(key))
+		fmt.Fprintf(e.stdout, "%s is already half-open; the next free call probes\n", circuit.KeyWord(key))
 	default:
-		fmt.Fprintf(e.stdout, "%s: open -> half_open; the next call runs as a probe\n", circuit.KeyArg(key))
+		fmt.Fprintf(e.stdout, "%s: open -> half_open; the next call runs as a probe\n", circuit.KeyWord(key))
 	}
 	return nil
 }

@@ -68,7 +68,7 @@ func (e *env) reset(c *cli.Context) error {
 		return missing
 	}
 	for _, c := range closed {
-		fmt.Fprintf(e.stdout, "reset %s: %s -> closed\n", circuit.KeyArg(c.Key), c.From)
+		fmt.Fprintf(e.stdout, "reset %s: %s -> closed\n", circuit.KeyWord(c.Key), c.From)
 	}
 	if all {
 		fmt.Fprintf(e.stdout, "reset %d keys\n", len(closed))

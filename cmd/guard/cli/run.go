@@ -355,7 +355,7 @@ func (e *env) guardFailed(cfg *config.Config, b config.Breaker, argv []string, k
 	}
 	if cfg.FailureMode == "closed" {
 		if b.OnSkip == "block" {
-			return e.block(fmt.Sprintf("guard: skipped %q: %s, and failure_mode is closed; fix that ('guard doctor' checks the state), or set failure_mode: open to run hooks when guard cannot decide", key, why))
+			return e.block(fmt.Sprintf("guard: skipped %s: %s, and failure_mode is closed; fix that ('guard doctor' checks the state), or set failure_mode: open to run hooks when guard cannot decide", circuit.KeyWord(key), why))
 		}
 		e.warnf("%s; skipping %q (failure_mode: closed)", why, key)
 		return exit(e.skipExit(cfg, b))

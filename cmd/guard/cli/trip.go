@@ -60,9 +60,9 @@ func (e *env) trip(c *cli.Context) error {
 		return err
 	}
 	if dur > 0 {
-		fmt.Fprintf(e.stdout, "tripped %s: open for %s, until %s\n", circuit.KeyArg(key), config.FormatDuration(dur), store.Stamp(now.Add(dur)))
+		fmt.Fprintf(e.stdout, "tripped %s: open for %s, until %s\n", circuit.KeyWord(key), config.FormatDuration(dur), store.Stamp(now.Add(dur)))
 	} else {
-		fmt.Fprintf(e.stdout, "tripped %s: open until %s\n", circuit.KeyArg(key), view.ResetCommand(key))
+		fmt.Fprintf(e.stdout, "tripped %s: open until %s\n", circuit.KeyWord(key), view.ResetCommand(key))
 	}
 	return nil
 }

@@ -56,31 +56,44 @@ func (d *Document) appendMirror(s *Service, a store.Action, t time.Time) error {
 // Check returns the verdict of a's budget for service at now. An unknown
 // service has used nothing.
 func (d *Document) Check(service string, a store.Action, now time.Time) (breaker.Verdict, error) {
+	return d.checkN(service, a, 1, now)
+}
+
+func (d *Document) checkN(service string, a store.Action, n int, now time.Time) (breaker.Verdict, error) {
 	budget := breaker.Budget{Limit: a.Limit, Window: a.Window}
 	s := d.Services[service]
 	if s == nil {
-		return budget.Check(nil, now), nil
+		return budget.CheckN(nil, now, n), nil
 	}
 	ts, err := s.times(a, now)
 	if err != nil {
 		return breaker.Verdict{}, fmt.Errorf("services.%s.%w", service, err)
 	}
-	return budget.Check(ts, now), nil
+	return budget.CheckN(ts, now, n), nil
 }
 
 // Decide is Check, and notes the decision for the event log: "allowed" or
 // "refused", with the budget used and the next allowed time.
 func (d *Document) Decide(service string, a store.Action, now time.Time) (breaker.Verdict, error) {
-	v, err := d.Check(service, a, now)
+	return d.DecideN(service, a, 1, now)
+}
+
+// DecideN is Decide for n actions at once; the event's reason says "n at
+// once" when n is more than one.
+func (d *Document) DecideN(service string, a store.Action, n int, now time.Time) (breaker.Verdict, error) {
+	v, err := d.checkN(service, a, n, now)
 	if err == nil {
-		d.noteVerdict(service, a, now, v)
+		d.noteVerdict(service, a, n, now, v)
 	}
 	return v, err
 }
 
-func (d *Document) noteVerdict(service string, a store.Action, now time.Time, v breaker.Verdict) {
+func (d *Document) noteVerdict(service string, a store.Action, n int, now time.Time, v breaker.Verdict) {
 	e := store.Event{Time: now, Event: store.EventCooldown, Key: service, Action: a.Name, Outcome: "allowed",
 		Used: store.Int(v.Used), Limit: store.Int(v.Limit)}
+	if n > 1 {
+		e.Reason = fmt.Sprintf("%d at once", n)
+	}
 	if !v.Allowed {
 		e.Outcome = "refused"
 		if !v.NextAllowed.IsZero() {

@@ -1,0 +1,937 @@
+package shell
+
+import (
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// dispatch reads the command words (lit[i]: words[i] is what the program
+// receives) as run in sc: a function, a builtin that runs a string (eval,
+// trap), or a program that runs other commands (sudo, sh -c, xargs, find
+// -exec, ...); any other is one Run. inShell is false for a command that
+// exec runs directly (xargs's, find's), where functions and builtins do
+// not exist.
+func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, stdin input, inShell bool) *Node {
+	if !r.step() {
+		return r.exhausted(text)
+	}
+	if len(words) == 0 {
+		return nil
+	}
+	if !lit[0] {
+		// $HOME/bin/docker is docker, whatever HOME is.
+		if b := literalBase(words[0]); b != "" {
+			words = append([]string{b}, words[1:]...)
+			lit = append([]bool{true}, lit[1:]...)
+		} else {
+			return runNode(words, lit, text)
+		}
+	}
+	name := baseName(words[0])
+	if inShell && name == words[0] {
+		if fs, ok := sc.funcs[name]; ok {
+			return r.callFunction(sc, fs, words, lit, text, stdin)
+		}
+		switch name {
+		case "eval":
+			n := r.runString(sc.eval, sc, words[1:], lit[1:], " ", text, stdin, "eval")
+			if n != nil && n.Kind == Unread {
+				sc.forgetAll() // a string guard cannot read may set anything
+			}
+			return n
+		case "trap":
+			return r.trap(sc, words, lit, text)
+		case "alias":
+			for i, w := range words[1:] {
+				if k, v, ok := strings.Cut(w, "="); ok && lit[i+1] {
+					sc.aliases[k] = []string{v}
+				}
+			}
+			return nil
+		case "unalias":
+			for _, w := range words[1:] {
+				if w == "-a" {
+					clear(sc.aliases)
+				}
+				delete(sc.aliases, w)
+			}
+			return nil
+		case "unset":
+			fn := slices.Contains(words[1:], "-f")
+			for _, w := range words[1:] {
+				switch {
+				case strings.HasPrefix(w, "-"):
+				case fn:
+					delete(sc.funcs, w)
+				default:
+					sc.unset(w)
+				}
+			}
+			return nil
+		case "read", "mapfile", "readarray", "getopts":
+			for _, w := range words[1:] {
+				if !strings.HasPrefix(w, "-") {
+					sc.forget(w)
+				}
+			}
+			return nil
+		case "set":
+			for i, w := range words[1:] {
+				if w == "--" {
+					sc.params, sc.paramLit = words[i+2:], lit[i+2:]
+				}
+			}
+			return nil
+		case "shift":
+			n := 1
+			if len(words) > 1 {
+				n, _ = strconv.Atoi(words[1])
+			}
+			if n > 0 && n <= len(sc.params) {
+				sc.params, sc.paramLit = sc.params[n:], sc.paramLit[n:]
+			}
+			return nil
+		case "source", ".":
+			if len(words) > 1 {
+				if in, ok := r.scriptFile(words[1], stdin); ok {
+					return r.stdinScript(sc.eval, sc, in, text, name)
+				}
+			}
+			sc.forgetAll() // a file guard does not read may set anything
+			return runNode(words, lit, text)
+		case "printf":
+			for i := 1; i+1 < len(words) && strings.HasPrefix(words[i], "-"); i++ {
+				if words[i] == "-v" {
+					sc.forget(words[i+1])
+				}
+			}
+		}
+	}
+	if w, ok := runners()[name]; ok {
+		return r.wrapper(sc, name, w, words, lit, text, stdin, inShell)
+	}
+	switch name {
+	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "rbash", "fish":
+		return r.shellCommand(sc, words, lit, text, stdin)
+	case "su", "runuser":
+		return r.su(sc, words, lit, text, stdin)
+	case "xargs":
+		return r.xargs(sc, words, lit, text, stdin)
+	case "find":
+		return r.find(sc, words, lit, text)
+	case "watch":
+		return r.watch(sc, words, lit, text)
+	case "ssh":
+		return r.ssh(sc, words, lit, text, stdin)
+	case "parallel":
+		return r.parallel(sc, words, lit, text, stdin)
+	case "guard":
+		return r.guard(sc, words, lit, text, stdin)
+	case "script":
+		return r.scriptCmd(sc, words, lit, text, stdin)
+	case "tmux":
+		return r.tmux(sc, words, lit, text)
+	case "screen":
+		i := 1
+		for ; i < len(words) && lit[i] && strings.HasPrefix(words[i], "-"); i++ {
+			if takesValue(words[i], set("-S", "-c", "-e", "-h", "-L", "-Logfile", "-p", "-s", "-t", "-T", "-X")) {
+				i++
+			}
+		}
+		if i < len(words) {
+			return r.dispatch(sc.fork(), words[i:], lit[i:], text, input{what: "screen's stdin"}, false)
+		}
+		return nil
+	case "sg":
+		// sg GROUP [-c] COMMAND runs COMMAND with /bin/sh -c.
+		i := 2
+		if i < len(words) && words[i] == "-c" {
+			i++
+		}
+		if i < len(words) {
+			return r.runString(sc.shellOf, sc, words[i:], lit[i:], " ", text, stdin, "sg")
+		}
+		return nil
+	case "busybox":
+		if len(words) > 1 {
+			return r.dispatch(sc, words[1:], lit[1:], text, stdin, false)
+		}
+	case "at", "batch":
+		return r.stdinScript(sc.shellOf, sc, stdin, text, name)
+	}
+	if code, ok := interpreterCode(name, words, lit); ok {
+		return &Node{Kind: Unread, Text: code, Reason: name + " code, which guard does not read", Opaque: true}
+	}
+	return runNode(words, lit, text)
+}
+
+func runNode(words []string, lit []bool, text string) *Node {
+	return &Node{Kind: Run, Cmd: Command{Words: words, Literal: lit}, Text: text}
+}
+
+var simpleName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\w.+-]+$`) })
+
+// literalBase returns the literal base name of a program word written
+// with a variable in its directory ($HOME/bin/docker), or "".
+func literalBase(src string) string {
+	i := strings.LastIndexByte(src, '/')
+	if i < 0 {
+		return ""
+	}
+	if b := src[i+1:]; simpleName().MatchString(b) {
+		return b
+	}
+	return ""
+}
+
+// callFunction reads a call of a function defined in the line: its body,
+// in the same shell, with the words as its parameters.
+func (r *reader) callFunction(sc *scope, fs []function, words []string, lit []bool, text string, stdin input) *Node {
+	if sc.depth >= MaxDepth {
+		return &Node{Kind: Unread, Text: text, Limit: true, Reason: "it calls functions more than " + strconv.Itoa(MaxDepth) + " deep, more than guard reads"}
+	}
+	if len(fs) == 1 && fs[0].body != nil { // the usual case: one definition
+		inner := &scope{state: sc.state, src: fs[0].src, depth: sc.depth + 1}
+		saved, savedLit := sc.params, sc.paramLit
+		sc.params, sc.paramLit = words[1:], lit[1:]
+		n := r.stmt(inner, fs[0].body, stdin)
+		sc.params, sc.paramLit = saved, savedLit
+		return n
+	}
+	var alts []*Node
+	var scopes []*scope
+	for _, f := range fs {
+		b := sc.fork()
+		scopes = append(scopes, b)
+		if f.body == nil { // maybe not defined: the program of that name runs
+			alts = append(alts, runNode(words, lit, text))
+			continue
+		}
+		inner := &scope{state: b.state, src: f.src, depth: sc.depth + 1}
+		saved, savedLit := b.params, b.paramLit
+		b.params, b.paramLit = words[1:], lit[1:]
+		alts = append(alts, r.stmt(inner, f.body, stdin))
+		b.params, b.paramLit = saved, savedLit
+	}
+	sc.join(scopes...)
+	return alt(alts...)
+}
+
+// runString reads the words joined by sep as a script, in the scope
+// newScope makes (eval: the same shell; sh -c: a new one).
+func (r *reader) runString(newScope func(string) *scope, sc *scope, words []string, lit []bool, sep, text string, stdin input, what string) *Node {
+	for _, ok := range lit {
+		if !ok {
+			return unread(text, what+" runs a string guard cannot know before it runs")
+		}
+	}
+	s := strings.Join(words, sep)
+	if sc.depth >= MaxDepth {
+		return &Node{Kind: Unread, Text: s, Limit: true, Reason: what + " nests more than " + strconv.Itoa(MaxDepth) + " deep, more than guard reads"}
+	}
+	inner := newScope(s)
+	return r.script(inner, s, stdin)
+}
+
+// shellOf is the scope of a new shell (sh -c) with no parameters.
+func (sc *scope) shellOf(s string) *scope { return sc.shell(s, nil, nil) }
+
+// stdinScript reads the script a shell reads from in.
+func (r *reader) stdinScript(newScope func(string) *scope, sc *scope, in input, text, what string) *Node {
+	if !in.known {
+		why := what + " runs commands from " + in.describe() + ", which guard cannot see"
+		if in.src != "" {
+			why = what + " runs the commands another command writes, which guard cannot see"
+			text = in.src + " | " + text
+		}
+		return unread(text, why)
+	}
+	if strings.TrimSpace(in.text) == "" {
+		return nil
+	}
+	return r.runString(newScope, sc, []string{in.text}, []bool{true}, "", text, input{what: "the script's own stdin"}, what)
+}
+
+// scriptFile returns what a shell reading the file path reads, if guard
+// can tell: a <(...) or /dev/stdin.
+func (r *reader) scriptFile(path string, stdin input) (input, bool) {
+	if m, ok := r.marks[path]; ok {
+		return m, true
+	}
+	switch path {
+	case "/dev/stdin", "/proc/self/fd/0", "/dev/fd/0":
+		return stdin, true
+	}
+	return input{}, false
+}
+
+// A wrapper is a program that runs the command in its arguments.
+type wrapper struct {
+	valued map[string]bool // its options that take the next word
+	// skip is how many words come between its options and the command
+	// (timeout's DURATION, chroot's NEWROOT).
+	skip int
+	// assigns: NAME=value words may come before the command (env, sudo).
+	assigns bool
+	// noRun lists options with which it runs nothing (command -v).
+	noRun []string
+	// script names an option whose value is a string run by a shell
+	// (flock -c), and split one whose value is split into words (env -S).
+	script, split string
+}
+
+// runners are built when first used: guard run, on every call, never
+// reads a command, and a map literal at init would cost it.
+var runners = sync.OnceValue(func() map[string]wrapper {
+	return map[string]wrapper{
+		"sudo": {valued: set("-u", "-g", "-C", "-h", "-p", "-U", "-r", "-t", "-D", "-T", "--user", "--group", "--host",
+			"--prompt", "--chdir", "--role", "--type", "--close-from", "--other-user", "--command-timeout"),
+			assigns: true, noRun: []string{"-e", "--edit", "-l", "--list", "-v", "--validate", "-k", "-K", "-V"}},
+		"doas":        {valued: set("-u", "-C"), noRun: []string{"-L"}},
+		"env":         {valued: set("-u", "-C", "--unset", "--chdir", "-P", "--default-signal", "--ignore-signal", "--block-signal"), assigns: true, split: "-S"},
+		"nice":        {valued: set("-n", "--adjustment")},
+		"ionice":      {valued: set("-c", "-n", "-p", "-P", "-u", "--class", "--classdata", "--pid", "--pgid", "--uid")},
+		"nohup":       {},
+		"time":        {valued: set("-f", "-o", "--format", "--output")},
+		"command":     {noRun: []string{"-v", "-V"}},
+		"builtin":     {},
+		"exec":        {valued: set("-a")},
+		"stdbuf":      {valued: set("-i", "-o", "-e", "--input", "--output", "--error")},
+		"timeout":     {valued: set("-s", "-k", "--signal", "--kill-after"), skip: 1},
+		"setsid":      {},
+		"chroot":      {valued: set("--userspec", "--groups"), skip: 1},
+		"flock":       {valued: set("-w", "-E", "--timeout", "--wait", "--conflict-exit-code"), skip: 1, script: "-c"},
+		"nsenter":     {valued: set("-t", "--target", "-S", "--setuid", "-G", "--setgid")},
+		"systemd-run": {valued: set("-u", "--unit", "-p", "--property", "--description", "--slice", "-M", "--machine", "-H", "--host", "--uid", "--gid", "--nice", "-E", "--setenv", "--working-directory", "--on-active", "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive", "--on-calendar", "--timer-property", "--path-property", "--socket-property")},
+		"unbuffer":    {},
+		"taskset":     {skip: 1},
+		"chrt":        {skip: 1},
+		"caffeinate":  {},
+		"pkexec":      {valued: set("--user")},
+		"unshare":     {valued: set("--map-user", "--map-group", "--setuid", "--setgid", "-S", "-G", "-R", "--root", "-w", "--wd")},
+		"cgexec":      {valued: set("-g")},
+		"firejail":    {},
+		"prlimit":     {valued: set("-p", "--pid")},
+	}
+})
+
+// wrapper reads a wrapper's command.
+func (r *reader) wrapper(sc *scope, name string, w wrapper, words []string, lit []bool, text string, stdin input, inShell bool) *Node {
+	i := 1
+	for i < len(words) {
+		a := words[i]
+		if !lit[i] {
+			break // an option or the program; read as the program
+		}
+		if a == "--" {
+			i++
+			break
+		}
+		if slices.Contains(w.noRun, a) {
+			return runNode(words, lit, text)
+		}
+		if w.script != "" && (a == w.script || a == "--command") && i+1 < len(words) {
+			return r.runString(sc.shellOf, sc, words[i+1:i+2], lit[i+1:i+2], "", text, stdin, name+" "+a)
+		}
+		if w.split != "" && (a == w.split || a == "--split-string") && i+1 < len(words) {
+			inner := r.splitWords(words[i+1])
+			rest := append(inner, words[i+2:]...)
+			restLit := append(trues(len(inner)), lit[i+2:]...)
+			if !lit[i+1] {
+				return unread(text, name+" "+a+" splits a string guard cannot know before it runs")
+			}
+			return r.dispatch(sc, rest, restLit, text, stdin, false)
+		}
+		if strings.HasPrefix(a, "-") && a != "-" {
+			i++
+			if _, _, hasValue := strings.Cut(a, "="); !hasValue && takesValue(a, w.valued) {
+				i++
+			}
+			continue
+		}
+		if (w.assigns && isAssign(a)) || (name == "env" && a == "-") {
+			i++
+			continue
+		}
+		break
+	}
+	i += w.skip
+	if i >= len(words) {
+		return nil
+	}
+	if w.script != "" && (words[i] == w.script || words[i] == "--command") && i+1 < len(words) { // flock FILE -c STRING
+		return r.runString(sc.shellOf, sc, words[i+1:i+2], lit[i+1:i+2], "", text, stdin, name+" "+words[i])
+	}
+	// The command runs in the same shell for builtin, command and exec;
+	// as a program (no functions) for the others.
+	same := inShell && (name == "builtin" || name == "command" || name == "exec" || name == "time")
+	return r.dispatch(sc, words[i:], lit[i:], text, stdin, same)
+}
+
+// takesValue reports whether the option a takes the next word as its
+// value: it is one of valued, or a cluster of short options ending in one
+// (-dmS NAME).
+func takesValue(a string, valued map[string]bool) bool {
+	if valued[a] {
+		return true
+	}
+	return len(a) > 2 && a[0] == '-' && a[1] != '-' && valued["-"+a[len(a)-1:]]
+}
+
+var assignName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`) })
+
+func isAssign(w string) bool { return assignName().MatchString(w) }
+
+func trues(n int) []bool {
+	out := make([]bool, n)
+	for i := range out {
+		out[i] = true
+	}
+	return out
+}
+
+// splitWords splits s into words as a shell would (env -S), without
+// expansions.
+func (r *reader) splitWords(s string) []string {
+	cs, err := Parse(s)
+	if err != nil || len(cs) == 0 {
+		return strings.Fields(s)
+	}
+	return cs[0].Words
+}
+
+// shellCommand reads sh, bash, zsh, ...: sh -c STRING [ARG0 ARG...],
+// sh FILE, or a script read from stdin.
+func (r *reader) shellCommand(sc *scope, words []string, lit []bool, text string, stdin input) *Node {
+	name := baseName(words[0])
+	byString, fromStdin := false, false
+	i := 1
+	for i < len(words) {
+		a := words[i]
+		if !lit[i] {
+			return unread(text, name+" has options guard cannot know before it runs")
+		}
+		if a == "--" || a == "-" {
+			i++
+			break
+		}
+		if strings.HasPrefix(a, "--") {
+			i++
+			if a == "--rcfile" || a == "--init-file" {
+				i++
+			}
+			if a == "--command" { // fish
+				byString = true
+			}
+			continue
+		}
+		if len(a) > 1 && (a[0] == '-' || a[0] == '+') {
+			i++
+			for _, c := range a[1:] {
+				switch c {
+				case 'c':
+					byString = byString || a[0] == '-'
+				case 's':
+					fromStdin = true
+				case 'o', 'O':
+					i++
+				}
+			}
+			continue
+		}
+		break
+	}
+	rest, restLit := words[min(i, len(words)):], lit[min(i, len(words)):]
+	switch {
+	case byString:
+		if len(rest) == 0 {
+			return nil
+		}
+		if !restLit[0] {
+			return unread(text, name+" -c runs a string guard cannot know before it runs")
+		}
+		if sc.depth >= MaxDepth {
+			return &Node{Kind: Unread, Text: rest[0], Limit: true, Reason: name + " -c nests more than " + strconv.Itoa(MaxDepth) + " deep, more than guard reads"}
+		}
+		inner := sc.shell(rest[0], rest[1:], restLit[1:])
+		return r.script(inner, rest[0], input{what: "the script's own stdin"})
+	case len(rest) > 0 && !fromStdin:
+		if in, ok := r.scriptFile(rest[0], stdin); ok {
+			return r.stdinScript(sc.shellOf, sc, in, text, name)
+		}
+		return runNode(words, lit, text) // a script file guard does not read
+	}
+	return r.stdinScript(sc.shellOf, sc, stdin, text, name)
+}
+
+// su reads su and runuser: -c STRING runs in a new shell; runuser -u
+// USER CMD runs CMD; with neither, the shell reads stdin.
+func (r *reader) su(sc *scope, words []string, lit []bool, text string, stdin input) *Node {
+	valued := set("-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment", "-u", "--user")
+	for i := 1; i < len(words); i++ {
+		a := words[i]
+		switch {
+		case a == "-c" || a == "--command" || a == "--session-command":
+			if i+1 < len(words) {
+				return r.runString(sc.shellOf, sc, words[i+1:i+2], lit[i+1:i+2], "", text, stdin, words[0]+" -c")
+			}
+			return nil
+		case strings.HasPrefix(a, "--command=") || strings.HasPrefix(a, "--session-command="):
+			_, v, _ := strings.Cut(a, "=")
+			return r.runString(sc.shellOf, sc, []string{v}, lit[i:i+1], "", text, stdin, words[0]+" -c")
+		case a == "--":
+			if baseName(words[0]) == "runuser" && i+1 < len(words) {
+				return r.dispatch(sc, words[i+1:], lit[i+1:], text, stdin, false)
+			}
+		case valued[a]:
+			if (a == "-u" || a == "--user") && baseName(words[0]) == "runuser" && i+2 < len(words) {
+				j := i + 2
+				if words[j] == "--" {
+					j++
+				}
+				return r.dispatch(sc, words[j:], lit[j:], text, stdin, false)
+			}
+			i++
+		}
+	}
+	return r.stdinScript(sc.shellOf, sc, stdin, text, words[0])
+}
+
+// xargs reads xargs CMD: CMD runs with the input's words, which guard
+// knows when the input is literal (echo web | xargs docker restart).
+func (r *reader) xargs(sc *scope, words []string, lit []bool, text string, stdin input) *Node {
+	valued := set("-I", "-n", "-L", "-s", "-P", "-E", "-d", "-a", "--arg-file", "--delimiter", "--max-args",
+		"--max-lines", "--max-procs", "--max-chars", "--eof", "--process-slot-var")
+	replace, perRun, delim, noEmpty := "", 0, "", false
+	in := stdin
+	i := 1
+	for ; i < len(words); i++ {
+		a := words[i]
+		if !lit[i] {
+			return loop(Unknown, "by xargs, once per line of its input", runNode(words[i:], lit[i:], text))
+		}
+		if a == "--" {
+			i++
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			break
+		}
+		opt, val, hasVal := strings.Cut(a, "=")
+		if !hasVal && valued[opt] && i+1 < len(words) {
+			i++
+			val = words[i]
+		} else if !hasVal && len(opt) > 2 && opt[1] != '-' && valued[opt[:2]] {
+			opt, val = opt[:2], opt[2:]
+		}
+		switch opt {
+		case "-I", "--replace":
+			replace = val
+		case "-i":
+			replace = "{}"
+		case "-n", "--max-args", "-L", "--max-lines":
+			perRun, _ = strconv.Atoi(val)
+		case "-l":
+			perRun = 1
+		case "-0", "--null":
+			delim = "\x00"
+		case "-d", "--delimiter":
+			delim = val
+		case "-a", "--arg-file":
+			if m, ok := r.marks[val]; ok {
+				in = m
+			} else {
+				in = input{what: "the file " + val}
+			}
+		case "-r", "--no-run-if-empty":
+			noEmpty = true
+		}
+		if strings.HasPrefix(opt, "--replace") && replace == "" {
+			replace = "{}"
+		}
+	}
+	cmd, cmdLit := words[min(i, len(words)):], lit[min(i, len(words)):]
+	if len(cmd) == 0 {
+		cmd, cmdLit = []string{"echo"}, []bool{true}
+	}
+	if !in.known {
+		hole := "{xargs input}"
+		w, l := slices.Clone(cmd), slices.Clone(cmdLit)
+		if replace != "" {
+			for j := range w {
+				if strings.Contains(w[j], replace) {
+					l[j] = false
+					w[j] = strings.ReplaceAll(w[j], replace, hole)
+				}
+			}
+		} else {
+			w, l = append(w, hole), append(l, false)
+		}
+		return loop(Unknown, "by xargs, once per line of "+in.describe(), r.dispatch(sc.fork(), w, l, text, input{what: in.describe()}, false))
+	}
+	var groups [][]string
+	if replace != "" {
+		for _, line := range strings.Split(in.text, "\n") {
+			if line = strings.TrimLeft(line, " \t"); line != "" {
+				groups = append(groups, []string{line})
+			}
+		}
+	} else {
+		items := xargsItems(in.text, delim)
+		if perRun <= 0 {
+			perRun = max(len(items), 1)
+		}
+		for len(items) > 0 {
+			n := min(perRun, len(items))
+			groups = append(groups, items[:n])
+			items = items[n:]
+		}
+		if len(groups) == 0 && !noEmpty {
+			groups = [][]string{nil}
+		}
+	}
+	var out []*Node
+	for _, g := range groups {
+		var w []string
+		if replace != "" {
+			for _, c := range cmd {
+				w = append(w, strings.ReplaceAll(c, replace, g[0]))
+			}
+		} else {
+			w = append(slices.Clone(cmd), g...)
+		}
+		l := append(slices.Clone(cmdLit), trues(len(w)-len(cmdLit))...)
+		out = append(out, r.dispatch(sc.fork(), w, l, text, input{what: "xargs's stdin"}, false))
+	}
+	return seq(out...)
+}
+
+// xargsItems splits xargs's input into arguments: by delim, or by blanks
+// with xargs's quotes and backslashes.
+func xargsItems(s, delim string) []string {
+	if delim != "" {
+		items := strings.Split(strings.TrimSuffix(s, "\n"), delim)
+		if delim == "\x00" {
+			items = strings.Split(strings.TrimSuffix(s, "\x00"), delim)
+		}
+		return items
+	}
+	var items []string
+	var b strings.Builder
+	in, quote := false, byte(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			} else {
+				b.WriteByte(c)
+			}
+		case c == '\'' || c == '"':
+			quote, in = c, true
+		case c == '\\' && i+1 < len(s):
+			i++
+			b.WriteByte(s[i])
+			in = true
+		case c == ' ' || c == '\t' || c == '\n':
+			if in {
+				items = append(items, b.String())
+				b.Reset()
+				in = false
+			}
+		default:
+			b.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		items = append(items, b.String())
+	}
+	return items
+}
+
+// find reads find's -exec, -execdir, -ok and -okdir commands: each runs
+// once per file found (a number guard cannot tell), {} the file.
+func (r *reader) find(sc *scope, words []string, lit []bool, text string) *Node {
+	var out []*Node
+	for i := 1; i < len(words); i++ {
+		switch words[i] {
+		case "-exec", "-execdir", "-ok", "-okdir":
+		default:
+			continue
+		}
+		j := i + 1
+		for j < len(words) && !(lit[j] && (words[j] == ";" || words[j] == "+" && j > i+1 && words[j-1] == "{}")) {
+			j++
+		}
+		cmd, l := slices.Clone(words[i+1:j]), slices.Clone(lit[i+1:j])
+		for k := range cmd {
+			if strings.Contains(cmd[k], "{}") {
+				l[k] = false
+			}
+		}
+		out = append(out, loop(Unknown, "by find -exec, once for each file it finds", r.dispatch(sc.fork(), cmd, l, text, input{what: "find's stdin"}, false)))
+		i = j
+	}
+	return seq(out...)
+}
+
+// watch reads watch CMD: sh -c "CMD" (or CMD itself with -x), again and
+// again.
+func (r *reader) watch(sc *scope, words []string, lit []bool, text string) *Node {
+	valued := set("-n", "--interval", "-q", "--equexit")
+	direct := false
+	i := 1
+	for ; i < len(words) && lit[i] && strings.HasPrefix(words[i], "-"); i++ {
+		a := words[i]
+		if a == "--" {
+			i++
+			break
+		}
+		if a == "-x" || a == "--exec" {
+			direct = true
+		}
+		if valued[a] {
+			i++
+		}
+	}
+	if i >= len(words) {
+		return nil
+	}
+	var n *Node
+	if direct {
+		n = r.dispatch(sc.fork(), words[i:], lit[i:], text, input{what: "watch's stdin"}, false)
+	} else {
+		n = r.runString(sc.shellOf, sc, words[i:], lit[i:], " ", text, input{what: "watch's stdin"}, "watch")
+	}
+	return loop(Unknown, "by watch, again every few seconds", n)
+}
+
+// ssh reads ssh HOST CMD: the remote shell runs the words of CMD joined
+// by spaces, or the script on ssh's stdin. Service names are the same
+// names on every host.
+func (r *reader) ssh(sc *scope, words []string, lit []bool, text string, stdin input) *Node {
+	valued := set("-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o", "-p", "-Q", "-R", "-S", "-W", "-w", "-B")
+	i := 1
+	for ; i < len(words) && lit[i] && strings.HasPrefix(words[i], "-"); i++ {
+		a := words[i]
+		if a == "--" {
+			i++
+			break
+		}
+		if a == "-N" {
+			return nil
+		}
+		if takesValue(a, valued) {
+			i++
+		}
+	}
+	i++ // the host
+	if i >= len(words) {
+		return r.stdinScript(sc.remote, sc, stdin, text, "ssh")
+	}
+	return r.runString(sc.remote, sc, words[i:], lit[i:], " ", text, stdin, "ssh")
+}
+
+// parallel reads GNU parallel: CMD ::: ARG... runs CMD ARG (or CMD with
+// {} replaced) through a shell for each argument; with no CMD, each
+// argument is a command.
+func (r *reader) parallel(sc *scope, words []string, lit []bool, text string, stdin input) *Node {
+	i := 1
+	for ; i < len(words) && lit[i] && strings.HasPrefix(words[i], "-") && words[i] != ":::"; i++ {
+		if words[i] == "--" {
+			i++
+			break
+		}
+		if set("-j", "--jobs", "-S", "--sshlogin", "--colsep", "-C", "-d", "--delimiter", "-n", "-N", "--max-args", "--timeout", "--joblog", "--results", "--tmpdir")[words[i]] {
+			i++
+		}
+	}
+	var tmpl []string
+	for ; i < len(words) && words[i] != ":::" && words[i] != "::::"; i++ {
+		if !lit[i] {
+			return loop(Unknown, "by parallel, once for each argument", runNode(words[i:], lit[i:], text))
+		}
+		tmpl = append(tmpl, words[i])
+	}
+	var args []string
+	if i >= len(words) {
+		if !stdin.known {
+			return loop(Unknown, "by parallel, once per line of "+stdin.describe(), r.runString(sc.shellOf, sc, append(tmpl, "{parallel input}"), append(trues(len(tmpl)), false), " ", text, input{}, "parallel"))
+		}
+		args = strings.Fields(stdin.text)
+	} else {
+		if words[i] == "::::" {
+			return loop(Unknown, "by parallel, once per line of a file", r.runString(sc.shellOf, sc, append(tmpl, "{parallel input}"), append(trues(len(tmpl)), false), " ", text, input{}, "parallel"))
+		}
+		for i++; i < len(words) && words[i] != ":::"; i++ {
+			if !lit[i] {
+				return loop(Unknown, "by parallel, once for each argument", runNode(words, lit, text))
+			}
+			args = append(args, words[i])
+		}
+	}
+	var out []*Node
+	for _, a := range args {
+		line := a
+		if len(tmpl) > 0 {
+			line = strings.Join(tmpl, " ")
+			if strings.Contains(line, "{}") {
+				line = strings.ReplaceAll(line, "{}", a)
+			} else {
+				line += " " + a
+			}
+		}
+		out = append(out, r.runString(sc.shellOf, sc, []string{line}, []bool{true}, "", text, input{}, "parallel"))
+	}
+	return seq(out...)
+}
+
+// trap reads trap STRING SIGNAL...: STRING runs when a signal comes, and
+// surely at the shell's exit for EXIT.
+func (r *reader) trap(sc *scope, words []string, lit []bool, text string) *Node {
+	if len(words) < 3 || words[1] == "-" || strings.HasPrefix(words[1], "-") {
+		return nil
+	}
+	n := r.runString(sc.eval, sc, words[1:2], lit[1:2], "", text, input{}, "trap")
+	for _, s := range words[2:] {
+		if s == "EXIT" || s == "0" || s == "SIGEXIT" {
+			return n
+		}
+	}
+	return alt(n, nil)
+}
+
+// guard reads guard run, which runs its command; guard cooldown run
+// counts its own actions, and the rest run none.
+func (r *reader) guard(sc *scope, words []string, lit []bool, text string, stdin input) *Node {
+	i := 1
+	for i < len(words) && strings.HasPrefix(words[i], "-") {
+		if set("--config", "--state", "--cooldown-state")[words[i]] {
+			i++
+		}
+		i++
+	}
+	if i >= len(words) || words[i] != "run" {
+		return runNode(words, lit, text)
+	}
+	valued := set("-c", "--command", "--name", "--timeout", "--failure-threshold", "--success-threshold", "--cooldown",
+		"--cooldown-seconds", "--from-python", "--config", "--state", "--on-skip")
+	for i++; i < len(words); i++ {
+		a := words[i]
+		if !lit[i] {
+			return runNode(words, lit, text)
+		}
+		opt := strings.TrimPrefix(a, "-")
+		opt = "-" + opt
+		name, val, hasVal := strings.Cut(opt, "=")
+		switch {
+		case a == "--":
+			return r.dispatch(sc, words[i+1:], lit[i+1:], text, stdin, false)
+		case name == "-c" || name == "--command":
+			if !hasVal {
+				if i+1 >= len(words) {
+					return nil
+				}
+				return r.runString(sc.shellOf, sc, words[i+1:i+2], lit[i+1:i+2], "", text, stdin, "guard run -c")
+			}
+			return r.runString(sc.shellOf, sc, []string{val}, []bool{true}, "", text, stdin, "guard run -c")
+		case !strings.HasPrefix(a, "-"):
+			return r.dispatch(sc, words[i:], lit[i:], text, stdin, false)
+		case !hasVal && valued[name]:
+			i++
+		}
+	}
+	return nil
+}
+
+// interpreterCode returns the code a command runs in another language
+// (python -c CODE, perl -e CODE, node -e, ruby -e, awk PROGRAM), which
+// guard does not read.
+func interpreterCode(name string, words []string, lit []bool) (string, bool) {
+	var flags []string
+	switch {
+	case strings.HasPrefix(name, "python"), name == "pypy", name == "pypy3":
+		flags = []string{"-c"}
+	case name == "perl", name == "ruby", name == "node", name == "nodejs", name == "lua":
+		flags = []string{"-e", "-E", "--eval", "-p", "--print"}
+	case name == "php":
+		flags = []string{"-r"}
+	case name == "pwsh", name == "powershell":
+		flags = []string{"-c", "-Command", "-command"}
+	case name == "awk", name == "gawk", name == "mawk", name == "nawk":
+		for i := 1; i < len(words); i++ {
+			a := words[i]
+			switch {
+			case a == "-f" || a == "--file":
+				return "", false
+			case a == "-v" || a == "-F":
+				i++
+			case strings.HasPrefix(a, "-"):
+			default:
+				return words[i], true
+			}
+		}
+		return "", false
+	default:
+		return "", false
+	}
+	for i := 1; i+1 < len(words); i++ {
+		if slices.Contains(flags, words[i]) {
+			return words[i+1], true
+		}
+	}
+	return "", false
+}
+
+// scriptCmd reads script -c COMMAND [FILE], which runs COMMAND with a
+// shell.
+func (r *reader) scriptCmd(sc *scope, words []string, lit []bool, text string, stdin input) *Node {
+	for i := 1; i < len(words); i++ {
+		a := words[i]
+		switch {
+		case strings.HasPrefix(a, "--command="):
+			return r.runString(sc.shellOf, sc, []string{a[len("--command="):]}, lit[i:i+1], "", text, stdin, "script -c")
+		case a == "--command" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.HasSuffix(a, "c"):
+			if i+1 < len(words) {
+				return r.runString(sc.shellOf, sc, words[i+1:i+2], lit[i+1:i+2], "", text, stdin, "script -c")
+			}
+		}
+	}
+	return runNode(words, lit, text)
+}
+
+// tmux reads the tmux commands that run a shell command: new-session,
+// new-window, split-window, respawn-pane and run-shell take it as their
+// last word; send-keys types keys into a shell, which guard does not read.
+func (r *reader) tmux(sc *scope, words []string, lit []bool, text string) *Node {
+	i := 1
+	for ; i < len(words) && strings.HasPrefix(words[i], "-"); i++ {
+		if set("-L", "-S", "-f", "-c", "-T")[words[i]] {
+			i++
+		}
+	}
+	if i >= len(words) {
+		return nil
+	}
+	switch words[i] {
+	case "new-session", "new", "new-window", "neww", "split-window", "splitw", "respawn-pane", "respawnp", "respawn-window", "respawnw", "run-shell", "run":
+		valued := set("-c", "-e", "-F", "-l", "-n", "-s", "-t", "-x", "-y", "-f", "-p")
+		j := i + 1
+		for ; j < len(words) && strings.HasPrefix(words[j], "-"); j++ {
+			if valued[words[j]] {
+				j++
+			}
+		}
+		if j < len(words) {
+			return r.runString(sc.shellOf, sc, words[j:], lit[j:], " ", text, input{}, "tmux")
+		}
+	case "send-keys", "send":
+		return unread(text, "tmux send-keys types into a shell guard does not see")
+	}
+	return nil
+}

@@ -1,0 +1,703 @@
+package shell
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Limits that keep reading one command line fast whatever it holds (a
+// PreToolUse hook must answer at once). A part over them is not read: an
+// Unread node says why.
+const (
+	// MaxLength is the longest string read as commands, in bytes.
+	MaxLength = 256 << 10
+	// MaxNesting is how deep brackets, braces and compound commands may
+	// nest in one string; it is checked before the string is parsed.
+	MaxNesting = 100
+	// MaxDepth is how deep strings run as commands (sh -c, eval, su -c,
+	// ssh, watch, trap) and function and alias calls may nest.
+	MaxDepth = 16
+	// maxSteps bounds the statements and commands read in all, loops
+	// unrolled and functions called.
+	maxSteps = 50000
+	// maxUnroll is the most words a for loop is unrolled over; beyond, its
+	// body is read once and counted that many times.
+	maxUnroll = 256
+	// maxLevel bounds the syntax tree's depth as it is read.
+	maxLevel = 400
+)
+
+// A Kind is what a Node is.
+type Kind uint8
+
+// The kinds of Node.
+const (
+	Run    Kind = iota // one simple command: Cmd
+	Seq                // Kids, one after the other
+	Alt                // one of Kids (the branches of if and case)
+	Loop               // Kids in sequence, Times times
+	Unread             // a part guard cannot read: Text, Reason
+)
+
+// Unknown is the Times of a Loop whose count guard cannot tell (a while
+// loop, xargs over input it cannot see, watch, find -exec).
+const Unknown = -1
+
+// A Node is a part of what a command line runs, as Read finds it.
+type Node struct {
+	Kind Kind
+	// Cmd is a Run's command, its wrappers (sudo, env, timeout, ...) taken
+	// off; a word that is not literal is kept as written.
+	Cmd Command
+	// Text is the Run or Unread part as written, unshortened.
+	Text string
+	// Reason says why an Unread part cannot be read, or why a Loop's
+	// count is Unknown.
+	Reason string
+	// Opaque marks an Unread part that is code in another language
+	// (python -c, awk): guard does not read it at all.
+	Opaque bool
+	// Limit marks an Unread part over one of the limits above: what guard
+	// did not read may be anything in the line.
+	Limit bool
+	Kids  []*Node
+	Times int // Loop
+}
+
+// Read returns what bash would run for line, as far as guard can tell
+// without running anything. It follows what runs other commands: ;, &&,
+// ||, pipelines, subshells, $(...), <(...), if, case, for (unrolled over
+// literal words), while (an Unknown count), functions and aliases defined
+// in the line, eval, sh -c (bash, zsh, dash, ...), sudo, su -c, env,
+// nice, nohup, timeout, exec, command, time, xargs (with the input's
+// words where they are literal), find -exec, watch, ssh HOST CMD, trap,
+// parallel, guard run, and a shell reading a heredoc, a here-string or a
+// literal pipe. Words are expanded as bash does ($'...', quotes,
+// backslashes, braces, variables set in the line), so that quoting cannot
+// hide a command. A word that needs what guard cannot know (a variable
+// from outside, a command's output) stays as written, not literal. A
+// line that does not parse is read up to the line before the error (bash
+// runs the lines before it), and the rest is Unread.
+//
+// Read never fails and is bounded by the limits above.
+func Read(line string) *Node {
+	return read(func(r *reader) *Node {
+		return r.script(newScope(line), line, input{known: true})
+	})
+}
+
+// ReadArgv returns what the command argv runs, as exec would run it (guard
+// cooldown run's CMD): its words are literal, and its stdin is unknown.
+func ReadArgv(argv []string) *Node {
+	return read(func(r *reader) *Node {
+		sc := newScope(strings.Join(argv, " "))
+		lit := make([]bool, len(argv))
+		for i := range lit {
+			lit[i] = true
+		}
+		return r.dispatch(sc, argv, lit, sc.src, input{what: "guard's stdin"}, false)
+	})
+}
+
+func read(fn func(r *reader) *Node) (n *Node) {
+	r := &reader{steps: maxSteps, marks: map[string]input{}}
+	defer func() {
+		if v := recover(); v != nil {
+			n = &Node{Kind: Unread, Limit: true, Reason: fmt.Sprintf("guard could not read it (%v)", v)}
+		}
+	}()
+	return fn(r)
+}
+
+// A reader reads one command line. It is not safe for concurrent use.
+type reader struct {
+	steps   int              // statements and commands still to read
+	out     bool             // the steps ran out (reported once)
+	level   int              // syntax tree depth
+	marks   map[string]input // what each <(...) path holds
+	nmarks  int
+	scratch strings.Builder
+}
+
+// An input is what a command reads on its stdin.
+type input struct {
+	text  string
+	known bool   // text is all of it
+	what  string // if not known: where it comes from ("the file x")
+	src   string // if not known: the commands that write it, as written
+}
+
+// describe says where an unknown input comes from.
+func (in input) describe() string {
+	switch {
+	case in.what != "":
+		return in.what
+	case in.src != "":
+		return "the output of " + clip(in.src, 80)
+	}
+	return "its stdin"
+}
+
+// clip shortens s to about n bytes for a message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xc0 == 0x80 {
+		n--
+	}
+	return s[:n] + "..."
+}
+
+// pipeline returns the stages of the pipeline x, in order.
+func pipeline(x *syntax.BinaryCmd) []*syntax.Stmt {
+	var out []*syntax.Stmt
+	todo := []*syntax.Stmt{x.Y, x.X} // a stack: the next stage last
+	for len(todo) > 0 {
+		st := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if b, ok := st.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) &&
+			len(st.Redirs) == 0 && !st.Negated && !st.Background {
+			todo = append(todo, b.Y, b.X)
+			continue
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// step takes one step, and reports false when there are none left.
+func (r *reader) step() bool {
+	if r.steps <= 0 {
+		return false
+	}
+	r.steps--
+	return true
+}
+
+// exhausted is the node for what is not read once the steps ran out.
+func (r *reader) exhausted(text string) *Node {
+	if r.out {
+		return nil
+	}
+	r.out = true
+	return &Node{Kind: Unread, Text: text, Limit: true, Reason: fmt.Sprintf("it runs more than %d commands, more than guard reads", maxSteps)}
+}
+
+// script reads the string s as a shell script run in sc, whose src must be
+// s. Statements on lines before a syntax error are read: bash runs them
+// before it meets the error.
+func (r *reader) script(sc *scope, s string, stdin input) *Node {
+	if len(s) > MaxLength {
+		return &Node{Kind: Unread, Text: s, Limit: true, Reason: fmt.Sprintf("it is %d KiB long, more than the %d KiB guard reads", len(s)>>10, MaxLength>>10)}
+	}
+	if d := nesting(s); d > MaxNesting {
+		return &Node{Kind: Unread, Text: s, Limit: true, Reason: fmt.Sprintf("it nests more than %d deep, more than guard reads", MaxNesting)}
+	}
+	var stmts []*syntax.Stmt
+	var perr error
+	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
+	// Not a break on the error: the parser's iterator may yield again
+	// after it (mvdan.cc/sh v3.14), which a break would make panic.
+	for st, err := range p.StmtsSeq(strings.NewReader(s)) {
+		switch {
+		case err != nil:
+			if perr == nil {
+				perr = err
+			}
+		case perr == nil && st != nil:
+			stmts = append(stmts, st)
+		}
+	}
+	var rest *Node
+	if perr != nil {
+		// bash runs each line as soon as it has read it whole, so what
+		// ends on a line before the error has run.
+		line := uint(0)
+		var pe syntax.ParseError
+		if errors.As(perr, &pe) {
+			line = pe.Pos.Line()
+		}
+		keep := 0
+		for keep < len(stmts) && stmts[keep].End().Line() < line {
+			keep++
+		}
+		from := 0
+		if keep > 0 {
+			from = int(stmts[keep-1].End().Offset())
+		}
+		stmts = stmts[:keep]
+		rest = &Node{Kind: Unread, Text: strings.TrimSpace(s[min(from, len(s)):]), Reason: "it does not parse: " + perr.Error()}
+	}
+	return seq(r.stmts(sc, stmts, stdin), rest)
+}
+
+// nesting returns roughly how deep brackets, braces and compound commands
+// nest in s, in one pass: quotes are followed, so that brackets in a
+// quoted string do not count, but it is not a parser.
+func nesting(s string) int {
+	depth, most := 0, 0
+	inSingle, inDouble := false, false
+	open := func() {
+		depth++
+		most = max(most, depth)
+	}
+	closeOne := func() {
+		if depth > 0 {
+			depth--
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case inSingle:
+			if c == '\'' {
+				inSingle = false
+			}
+		case c == '\\':
+			i++
+		case c == '\'' && !inDouble:
+			inSingle = true
+		case c == '"':
+			inDouble = !inDouble
+		case c == '$' && i+1 < len(s) && (s[i+1] == '(' || s[i+1] == '{'):
+			open()
+			i++
+		case inDouble:
+		case c == '(' || c == '{':
+			open()
+		case c == ')' || c == '}':
+			closeOne()
+		case isWordStart(s, i):
+			switch keyword(s, i) {
+			case "if", "while", "until", "for", "case", "select":
+				open()
+			case "fi", "done", "esac":
+				closeOne()
+			}
+		}
+	}
+	return most
+}
+
+func isWordStart(s string, i int) bool {
+	c := s[i]
+	return c >= 'a' && c <= 'z' && (i == 0 || strings.IndexByte(" \t\n;&|(", s[i-1]) >= 0)
+}
+
+func keyword(s string, i int) string {
+	j := i
+	for j < len(s) && s[j] >= 'a' && s[j] <= 'z' {
+		j++
+	}
+	if j < len(s) && strings.IndexByte(" \t\n;&|)", s[j]) < 0 {
+		return ""
+	}
+	return s[i:j]
+}
+
+// seq returns the nodes as one, dropping empty ones.
+func seq(nodes ...*Node) *Node {
+	var kids []*Node
+	for _, n := range nodes {
+		switch {
+		case n == nil:
+		case n.Kind == Seq:
+			kids = append(kids, n.Kids...)
+		default:
+			kids = append(kids, n)
+		}
+	}
+	switch len(kids) {
+	case 0:
+		return nil
+	case 1:
+		return kids[0]
+	}
+	return &Node{Kind: Seq, Kids: kids}
+}
+
+// alt returns a node that runs one of nodes; a nil one runs nothing.
+func alt(nodes ...*Node) *Node {
+	some := false
+	for _, n := range nodes {
+		some = some || n != nil
+	}
+	if !some {
+		return nil
+	}
+	if len(nodes) == 1 {
+		return nodes[0]
+	}
+	kids := make([]*Node, len(nodes))
+	for i, n := range nodes {
+		if n == nil {
+			n = &Node{Kind: Seq}
+		}
+		kids[i] = n
+	}
+	return &Node{Kind: Alt, Kids: kids}
+}
+
+func loop(times int, why string, body *Node) *Node {
+	if body == nil || times == 0 {
+		return nil
+	}
+	if times == 1 {
+		return body
+	}
+	return &Node{Kind: Loop, Times: times, Reason: why, Kids: []*Node{body}}
+}
+
+func unread(text, reason string) *Node {
+	return &Node{Kind: Unread, Text: text, Reason: reason}
+}
+
+// stmts reads statements run one after the other.
+func (r *reader) stmts(sc *scope, list []*syntax.Stmt, stdin input) *Node {
+	var out []*Node
+	for _, st := range list {
+		out = append(out, r.stmt(sc, st, stdin))
+	}
+	return seq(out...)
+}
+
+func (r *reader) stmt(sc *scope, st *syntax.Stmt, stdin input) *Node {
+	if !r.step() {
+		return r.exhausted(sc.text(st))
+	}
+	r.level++
+	defer func() { r.level-- }()
+	if r.level > maxLevel {
+		return &Node{Kind: Unread, Text: sc.text(st), Limit: true, Reason: fmt.Sprintf("it nests more than %d deep, more than guard reads", maxLevel)}
+	}
+	var pre []*Node
+	in := stdin
+	for _, rd := range st.Redirs {
+		pre = append(pre, r.substs(sc, rd.Word)...)
+		switch rd.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			pre = append(pre, r.substs(sc, rd.Hdoc)...)
+			in = r.heredoc(sc, rd)
+		case syntax.WordHdoc:
+			if s, ok := r.literal(sc, rd.Word); ok {
+				in = input{text: s + "\n", known: true}
+			} else {
+				in = input{what: "the here-string " + clip(sc.text(rd.Word), 80), src: "<<< " + sc.text(rd.Word)}
+			}
+		case syntax.RdrIn, syntax.RdrInOut:
+			if rd.N == nil || rd.N.Value == "0" {
+				in = input{what: "the file " + sc.text(rd.Word)}
+				if s, ok := r.literal(sc, rd.Word); ok {
+					if m, ok := r.marks[s]; ok {
+						in = m
+					}
+				}
+			}
+		}
+	}
+	if st.Background || st.Coprocess || st.Disown {
+		sc = sc.subshell() // its assignments stay in it
+	}
+	return seq(append(pre, r.command(sc, st.Cmd, in))...)
+}
+
+// heredoc returns what the here-document rd feeds its command.
+func (r *reader) heredoc(sc *scope, rd *syntax.Redirect) input {
+	if rd.Hdoc == nil || rd.Word == nil {
+		return input{known: true}
+	}
+	quoted := false
+	for _, p := range rd.Word.Parts {
+		if _, ok := p.(*syntax.Lit); !ok {
+			quoted = true
+		}
+	}
+	if strings.Contains(sc.text(rd.Word), `\`) {
+		quoted = true
+	}
+	if quoted {
+		var b strings.Builder
+		for _, p := range rd.Hdoc.Parts {
+			if l, ok := p.(*syntax.Lit); ok {
+				b.WriteString(l.Value)
+			}
+		}
+		return input{text: b.String(), known: true}
+	}
+	if s, ok := r.document(sc, rd.Hdoc); ok {
+		return input{text: s, known: true}
+	}
+	return input{what: "a here-document guard cannot expand", src: "<<" + sc.text(rd.Hdoc)}
+}
+
+func (r *reader) command(sc *scope, cmd syntax.Command, stdin input) *Node {
+	switch x := cmd.(type) {
+	case nil:
+		return nil
+	case *syntax.CallExpr:
+		return r.call(sc, x, stdin)
+	case *syntax.Block:
+		return r.stmts(sc, x.Stmts, stdin)
+	case *syntax.Subshell:
+		return r.stmts(sc.subshell(), x.Stmts, stdin)
+	case *syntax.BinaryCmd:
+		switch x.Op {
+		case syntax.Pipe, syntax.PipeAll:
+			stages := pipeline(x)
+			var out []*Node
+			in := stdin
+			for i, st := range stages {
+				out = append(out, r.stmt(sc.subshell(), st, in))
+				if i+1 < len(stages) {
+					in = r.output(sc, st, in)
+					if !in.known {
+						in.src = sc.src[stages[0].Pos().Offset():st.End().Offset()]
+					}
+				}
+			}
+			return seq(out...)
+		default: // && and ||: Y may not run; it is read as if it does
+			left := r.stmt(sc, x.X, stdin)
+			skipped, ran := sc.fork(), sc.fork()
+			right := r.stmt(ran, x.Y, stdin)
+			sc.join(skipped, ran)
+			return seq(left, right)
+		}
+	case *syntax.IfClause:
+		return r.ifClause(sc, x, stdin)
+	case *syntax.WhileClause:
+		body := sc.fork()
+		n := seq(r.stmts(body, x.Cond, stdin), r.stmts(body, x.Do, stdin))
+		sc.join(sc.fork(), body)
+		what := "a while loop"
+		if x.Until {
+			what = "an until loop"
+		}
+		return loop(Unknown, "in "+what, n)
+	case *syntax.ForClause:
+		return r.forClause(sc, x, stdin)
+	case *syntax.CaseClause:
+		pre := r.substs(sc, x.Word)
+		branches := []*Node{nil} // no pattern matches
+		scopes := []*scope{sc.fork()}
+		for _, item := range x.Items {
+			b := sc.fork()
+			var n []*Node
+			for _, p := range item.Patterns {
+				n = append(n, r.substs(b, p)...)
+			}
+			branches = append(branches, seq(append(n, r.stmts(b, item.Stmts, stdin))...))
+			scopes = append(scopes, b)
+		}
+		sc.join(scopes...)
+		return seq(append(pre, alt(branches...))...)
+	case *syntax.FuncDecl:
+		if x.Name != nil {
+			sc.define(x.Name.Value, x.Body, sc.src)
+		}
+		for _, name := range x.Names {
+			sc.define(name.Value, x.Body, sc.src)
+		}
+		return nil
+	case *syntax.ArithmCmd:
+		sc.forgetAssigned(x)
+		return seq(r.substs(sc, x)...)
+	case *syntax.LetClause:
+		sc.forgetAssigned(x)
+		return seq(r.substs(sc, x)...)
+	case *syntax.TestClause:
+		return seq(r.substs(sc, x)...)
+	case *syntax.DeclClause:
+		return r.decl(sc, x)
+	case *syntax.TimeClause:
+		if x.Stmt == nil {
+			return nil
+		}
+		return r.stmt(sc, x.Stmt, stdin)
+	case *syntax.CoprocClause:
+		return r.stmt(sc.subshell(), x.Stmt, stdin)
+	case *syntax.TestDecl:
+		return nil
+	}
+	return unread(sc.text(cmd), fmt.Sprintf("guard does not read %T", cmd))
+}
+
+func (r *reader) ifClause(sc *scope, x *syntax.IfClause, stdin input) *Node {
+	cond := r.stmts(sc, x.Cond, stdin)
+	then := sc.fork()
+	thenN := r.stmts(then, x.Then, stdin)
+	other := sc.fork()
+	var otherN *Node
+	switch {
+	case x.Else == nil:
+	case len(x.Else.Cond) == 0: // else
+		otherN = r.stmts(other, x.Else.Then, stdin)
+	default: // elif
+		otherN = r.ifClause(other, x.Else, stdin)
+	}
+	sc.join(then, other)
+	return seq(cond, alt(thenN, otherN))
+}
+
+func (r *reader) forClause(sc *scope, x *syntax.ForClause, stdin input) *Node {
+	if x.Select {
+		body := sc.fork()
+		n := r.stmts(body, x.Do, stdin)
+		sc.join(sc.fork(), body)
+		return loop(Unknown, "in a select loop", n)
+	}
+	switch l := x.Loop.(type) {
+	case *syntax.WordIter:
+		var pre []*Node
+		var items []string
+		known := true
+		if l.Items == nil && !l.InPos.IsValid() {
+			items, known = sc.params, sc.paramsKnown()
+		} else {
+			var lit []bool
+			items, lit = r.fields(sc, l.Items, &pre)
+			for _, ok := range lit {
+				known = known && ok
+			}
+		}
+		name := l.Name.Value
+		if known && len(items) <= maxUnroll {
+			for _, it := range items {
+				sc.set(name, it, false)
+				pre = append(pre, r.stmts(sc, x.Do, stdin))
+			}
+			return seq(pre...)
+		}
+		body := sc.fork()
+		body.forget(name)
+		n := r.stmts(body, x.Do, stdin)
+		sc.join(sc.fork(), body)
+		if known {
+			return seq(append(pre, loop(len(items), "in a for loop", n))...)
+		}
+		return seq(append(pre, loop(Unknown, "in a for loop over words guard cannot read", n))...)
+	case *syntax.CStyleLoop:
+		pre := r.substs(sc, l)
+		sc.forgetAssigned(l)
+		body := sc.fork()
+		n := r.stmts(body, x.Do, stdin)
+		sc.join(sc.fork(), body)
+		return seq(append(pre, loop(Unknown, "in a for ((...)) loop", n))...)
+	}
+	return unread(sc.text(x), "guard does not read this loop")
+}
+
+// call reads a simple command: its assignments, the commands its words'
+// substitutions run, then the command.
+func (r *reader) call(sc *scope, x *syntax.CallExpr, stdin input) *Node {
+	var pre []*Node
+	for _, a := range x.Assigns {
+		pre = append(pre, r.substs(sc, a)...)
+	}
+	if len(x.Args) == 0 {
+		for _, a := range x.Assigns {
+			r.assign(sc, a, false)
+		}
+		return seq(pre...)
+	}
+	env := sc
+	if len(x.Assigns) > 0 { // VAR=x cmd: for cmd's environment only
+		env = sc.fork()
+		for _, a := range x.Assigns {
+			r.assign(env, a, true)
+		}
+	}
+	// An alias is expanded as text, before the words are.
+	if name, ok := plainWord(x.Args[0]); ok {
+		if values, ok := sc.aliases[name]; ok && name != sc.aliasing && sc.depth < MaxDepth {
+			rest := ""
+			if len(x.Args) > 1 {
+				rest = sc.src[x.Args[1].Pos().Offset():x.Args[len(x.Args)-1].End().Offset()]
+			}
+			var alts []*Node
+			scopes := []*scope{}
+			for _, v := range values {
+				b := env.fork()
+				inner := b.eval(v + " " + rest)
+				inner.aliasing = name
+				alts = append(alts, r.script(inner, inner.src, stdin))
+				scopes = append(scopes, b)
+			}
+			// bash expands aliases only with expand_aliases, and not on
+			// the line that defines them: the word may run as it is.
+			b := env.fork()
+			words, lit := r.fields(b, x.Args, &pre)
+			alts = append(alts, r.dispatch(b, words, lit, sc.text(x), stdin, true))
+			scopes = append(scopes, b)
+			if env == sc {
+				sc.join(scopes...)
+			}
+			return seq(append(pre, alt(alts...))...)
+		}
+	}
+	words, lit := r.fields(sc, x.Args, &pre)
+	return seq(append(pre, r.dispatch(env, words, lit, sc.text(x), stdin, true))...)
+}
+
+// plainWord returns w if it is a plain unquoted word, as an alias name
+// must be.
+func plainWord(w *syntax.Word) (string, bool) {
+	if len(w.Parts) != 1 {
+		return "", false
+	}
+	l, ok := w.Parts[0].(*syntax.Lit)
+	if !ok || strings.ContainsAny(l.Value, `\/$`) {
+		return "", false
+	}
+	return l.Value, true
+}
+
+// substs reads the commands that the command and process substitutions
+// in node run, each in a subshell; nested ones are read with them.
+func (r *reader) substs(sc *scope, node syntax.Node) []*Node {
+	if node == nil || reflect.ValueOf(node).IsNil() { // a *Word that is nil, too
+		return nil
+	}
+	var out []*Node
+	syntax.Walk(node, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.CmdSubst:
+			out = append(out, r.stmts(sc.subshell(), x.Stmts, input{known: true}))
+			return false
+		case *syntax.ProcSubst:
+			out = append(out, r.stmts(sc.subshell(), x.Stmts, input{what: "a process substitution"}))
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+// decl reads declare, local, export, readonly and typeset.
+func (r *reader) decl(sc *scope, x *syntax.DeclClause) *Node {
+	var pre []*Node
+	exported := x.Variant != nil && x.Variant.Value == "export"
+	for _, a := range x.Args {
+		pre = append(pre, r.substs(sc, a)...)
+		if a.Naked && a.Name == nil {
+			if s, ok := r.literal(sc, a.Value); ok && strings.HasPrefix(s, "-") && strings.Contains(s, "x") {
+				exported = true
+			}
+		}
+	}
+	for _, a := range x.Args {
+		switch {
+		case a.Name == nil:
+		case a.Naked:
+			sc.export(a.Name.Value, exported)
+		default:
+			r.assign(sc, a, exported)
+		}
+	}
+	return seq(pre...)
+}
