@@ -11,7 +11,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 
 	"guard/config"
@@ -45,7 +47,32 @@ func Main() int {
 			}
 		}
 	}
+	defer e.recoverPanic()
 	return e.main(os.Args)
+}
+
+// recoverPanic keeps a bug in guard from becoming a block: an unrecovered
+// panic exits 2, which Claude Code reads as the hook's deliberate "block".
+// It says what happened and exits 1; a guard run whose command had not yet
+// started runs it now, unguarded, as on any other trouble of guard's own.
+// (A panic on another goroutine cannot be caught here; guard's own
+// goroutines only copy streams and wait.)
+func (e *env) recoverPanic() {
+	r := recover()
+	if r == nil {
+		return
+	}
+	fmt.Fprintf(e.stderr, "guard: internal error, please report it: %v\n", r)
+	if len(os.Args) > 1 && os.Args[1] == "run" && !e.childStarted {
+		if argv := Salvage(os.Args); argv != nil {
+			if path, err := exec.LookPath(argv[0]); err == nil {
+				fmt.Fprintf(e.stderr, "guard: running %s unguarded\n", view.Printable(strings.Join(argv, " ")))
+				err = syscall.Exec(path, argv, os.Environ())
+				fmt.Fprintf(e.stderr, "guard: cannot run it: %v\n", err)
+			}
+		}
+	}
+	os.Exit(1)
 }
 
 // readsState are the commands that read a state, which a guard without the
@@ -69,7 +96,8 @@ type env struct {
 	sigs      chan os.Signal // guard run's signals, taken from its start
 	sigsReady chan struct{}  // closed once sigs is subscribed
 
-	logWarned bool // a failure to write the event log was reported
+	logWarned    bool // a failure to write the event log was reported
+	childStarted bool // guard run started its command (see recoverPanic)
 
 	// payloadBuf is the hook payload guard run read from stdin, if
 	// payloadRead (see payload).

@@ -297,6 +297,7 @@ func (e *env) rejected(cfg *config.Config, b config.Breaker, p *circuit.Protocol
 // supervise runs argv under b's timeout, reporting a command that could not
 // be started the way a shell would. started, if set, gets the child's PID.
 func (e *env) supervise(argv []string, key string, b config.Breaker, started func(int)) supervise.Result {
+	e.childStarted = true // from here on, a panic must not run it again
 	res := supervise.Run(supervise.Spec{
 		Argv:           argv,
 		Stdin:          e.stdin,
