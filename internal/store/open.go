@@ -177,9 +177,20 @@ func (m multiEvents) merged() Events {
 }
 
 func (m multiEvents) Read(keep func(*Event) bool) (ReadResult, error) {
+	return m.Query(Query{Keep: keep})
+}
+
+// Query asks each log for q's events (each cut to q's limit: no more can
+// be among the most recent of all), then merges and cuts them.
+func (m multiEvents) Query(q Query) (ReadResult, error) {
 	var res ReadResult
+	each := q
+	each.Offset = 0
+	if q.Limit > 0 {
+		each.Limit = q.Limit + q.Offset
+	}
 	for _, e := range m {
-		r, err := e.Read(keep)
+		r, err := Select(e, each)
 		if err != nil {
 			return res, err
 		}
@@ -187,6 +198,7 @@ func (m multiEvents) Read(keep func(*Event) bool) (ReadResult, error) {
 		res.Malformed += r.Malformed
 	}
 	sort.SliceStable(res.Events, func(i, j int) bool { return res.Events[i].Time.Before(res.Events[j].Time) })
+	res.Events = q.Cut(res.Events)
 	return res, nil
 }
 

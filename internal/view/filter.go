@@ -63,3 +63,23 @@ func when(flag, v string, now time.Time) (time.Time, error) {
 	}
 	return time.Time{}, fmt.Errorf("--%s %q is neither a duration (1h) nor an RFC 3339 time", flag, v)
 }
+
+// EventQuery is EventFilter as a store.Query, with limit and offset: an
+// exact key or name and the bounds go in the fields a database answers on
+// the server, and only globs are left to Keep.
+func EventQuery(key, event, since, until string, limit, offset int, now time.Time) (store.Query, error) {
+	keep, err := EventFilter(key, event, since, until, now)
+	if err != nil {
+		return store.Query{}, err
+	}
+	q := store.Query{Keep: keep, Limit: limit, Offset: offset}
+	if key != "" && !config.IsGlob(key) {
+		q.Keys = []string{key}
+	}
+	if event != "" && !config.IsGlob(event) {
+		q.Events = []string{event}
+	}
+	q.Since, _ = when("since", since, now)
+	q.Until, _ = when("until", until, now)
+	return q, nil
+}
