@@ -57,7 +57,7 @@ func (p *Protocol) Admit(key string, s breaker.Settings, now time.Time) (breaker
 // release with its next transaction (store.Queued).
 func (p *Protocol) releaseQueued() {
 	if q, ok := p.slot.(store.Queued); ok {
-		q.Release()
+		q.ReleaseLater()
 		p.slot = nil
 	}
 }

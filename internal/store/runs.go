@@ -42,14 +42,14 @@ var (
 	ErrStopped = errors.New("stopped while waiting for a slot")
 )
 
-// A Queued is a Slot whose Release is not a write of its own: it waits
-// for the store's next transaction and rides with it (a database's next
-// round trip), so that a run's release and its recorded outcome are one
-// write. A Protocol releases such a slot just before that transaction.
-// Release may be called again; it does nothing more.
+// A Queued is a Slot whose release can ride with the store's next
+// transaction (a database's next round trip), so that a run's release and
+// its recorded outcome are one write: a Protocol calls ReleaseLater just
+// before that transaction. A Release after it sends the release at once if
+// no transaction has carried it, and else does nothing.
 type Queued interface {
 	Slot
-	Queued()
+	ReleaseLater()
 }
 
 // A Lister is a Runs that lists a run of an unlimited key without a write

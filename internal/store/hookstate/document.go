@@ -534,6 +534,28 @@ func (h *Hook) Circuit() breaker.Circuit {
 	return c
 }
 
+// SetCircuit stores c in h, keeping the members of h that guard does not
+// know: a backend that keeps each key's entry apart (store/postgres) writes
+// it so.
+func (h *Hook) SetCircuit(c breaker.Circuit) { h.setCircuit(c) }
+
+// PruneAfter returns when h may be pruned as idle under retention: a
+// closed circuit with no failures and no probe lease, retention after
+// anything last happened to it; zero if it may not (retention 0 keeps
+// every key).
+func (h *Hook) PruneAfter(retention time.Duration) time.Time {
+	switch breaker.State(h.State) {
+	case breaker.Closed, "":
+	default:
+		return time.Time{}
+	}
+	idle := h.lastActivity()
+	if retention <= 0 || h.FailureCount != 0 || len(h.ProbeLeases) != 0 || idle.IsZero() {
+		return time.Time{}
+	}
+	return idle.Add(retention)
+}
+
 // setCircuit stores c in h, keeping the members of h that guard does not
 // know, including those of leases that are still held.
 func (h *Hook) setCircuit(c breaker.Circuit) {

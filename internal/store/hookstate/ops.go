@@ -86,9 +86,7 @@ func (d *Document) Tidy(now time.Time, retention time.Duration) (swept bool) {
 		case breaker.Open:
 			open++
 		case breaker.Closed, "":
-			idle := h.lastActivity()
-			if retention > 0 && h.FailureCount == 0 && len(h.ProbeLeases) == 0 &&
-				!idle.IsZero() && now.Sub(idle) > retention {
+			if t := h.PruneAfter(retention); !t.IsZero() && now.After(t) {
 				d.remove(e.key)
 			}
 		}
