@@ -63,13 +63,13 @@ func migrateV1(ctx context.Context, tx pgx.Tx, set Settings) error {
 		return err
 	}
 	type slotRow struct {
-		key             string
-		slot            int64
-		host            string
-		pid, child      int32
-		start           int64
-		started         time.Time
-		deadline        *time.Time
+		key        string
+		slot       int64
+		host       string
+		pid, child int32
+		start      int64
+		started    time.Time
+		deadline   *time.Time
 	}
 	var slots []slotRow
 	for rows.Next() {
