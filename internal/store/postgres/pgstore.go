@@ -61,6 +61,7 @@ type DB struct {
 	set     Settings
 	checked bool        // the schema is known to be the one this guard writes
 	pending []statement // slot listings and releases to run before anything else
+	closed  bool        // by Close: no round is sent again
 
 	skew     time.Duration // the database's clock minus this host's, from the first round
 	haveSkew bool
@@ -198,6 +199,7 @@ func (db *DB) Close() {
 		_ = db.roundLocked(ctx, nil, nil)
 		cancel()
 	}
+	db.closed = true
 	db.conn.Close(context.Background())
 }
 
@@ -249,6 +251,9 @@ func ms(d time.Duration) string { return fmt.Sprintf("%dms", max(d.Milliseconds(
 func (db *DB) round(add func(b *pgx.Batch), read func(br pgx.BatchResults) error, relaxed bool) error {
 	db.mu.Lock()
 	defer db.mu.Unlock()
+	if db.closed {
+		return errClosed
+	}
 	ctx, cancel := db.context()
 	defer cancel()
 	err := db.roundLocked(ctx, add, read, relaxed)
@@ -263,6 +268,8 @@ func (db *DB) round(add func(b *pgx.Batch), read func(br pgx.BatchResults) error
 	}
 	return db.explain(ctx, err)
 }
+
+var errClosed = errors.New("the connection to the database is closed")
 
 // reconnect opens a new connection in place of a broken one.
 func (db *DB) reconnect(ctx context.Context) error {
@@ -332,12 +339,13 @@ func (db *DB) roundLocked(ctx context.Context, add func(b *pgx.Batch), read func
 // A DeniedError is a statement the role may not run: it says what an
 // administrator must grant.
 type DeniedError struct {
-	Role  string
-	Cause string // the server's message
+	Role   string
+	Schema string // guard's schema, as far as the URL says
+	Cause  string // the server's message
 }
 
 func (e *DeniedError) Error() string {
-	return fmt.Sprintf("permission denied (%s): an administrator must run 'guard db init --grant %s' (or: %s)", e.Cause, e.Role, strings.Join(Grants(e.Role), " "))
+	return fmt.Sprintf("permission denied (%s): an administrator must run 'guard db init --grant %s' (or: %s)", e.Cause, e.Role, strings.Join(Grants(e.Role, e.Schema), " "))
 }
 
 // explain words the errors of a round: a lock or statement timeout is
@@ -353,13 +361,22 @@ func (db *DB) explain(ctx context.Context, err error) error {
 		case "55P03", "57014": // lock_not_available, query_canceled (statement_timeout)
 			return fmt.Errorf("%s: %w", pe.Message, store.ErrBusy)
 		case "42501": // insufficient_privilege
-			return &DeniedError{Role: db.cfg.User, Cause: pe.Message}
+			return &DeniedError{Role: db.cfg.User, Schema: db.schema(), Cause: pe.Message}
 		}
 	}
 	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("the database at %s did not answer within %s: %v", db.where, db.statementTimeout()+db.cfg.ConnectTimeout, err)
 	}
 	return err
+}
+
+// schema is the schema guard's tables are in, as the URL's search_path
+// says: its first, or public.
+func (db *DB) schema() string {
+	if sp := db.cfg.RuntimeParams["search_path"]; sp != "" {
+		return strings.Trim(strings.TrimSpace(strings.Split(sp, ",")[0]), `"`)
+	}
+	return "public"
 }
 
 // now returns the database's time for a decision taken at local: local

@@ -133,23 +133,31 @@ var tables = []struct{ name, rights string }{
 	{"guard_quarantine", "INSERT"},
 }
 
-// Grants returns the statements that let role use guard's tables once they
-// exist, and nothing more: no CREATE, no right on anything else.
-func Grants(role string) []string {
-	r := pgx.Identifier{role}.Sanitize()
-	out := []string{fmt.Sprintf("GRANT USAGE ON SCHEMA %s TO %s;", "<schema>", r)}
+// Grants returns the statements that let role use guard's tables in
+// schema once they exist, and nothing more: no CREATE, no right on
+// anything else.
+func Grants(role, schema string) []string {
+	r := ident(role)
+	out := []string{fmt.Sprintf("GRANT USAGE ON SCHEMA %s TO %s;", ident(schema), r)}
 	for _, t := range tables {
 		out = append(out, fmt.Sprintf("GRANT %s ON %s TO %s;", t.rights, t.name, r))
 	}
 	return out
 }
 
+// ident quotes an identifier where it needs quoting.
+func ident(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyz0123456789_") == "" && (s[0] < '0' || s[0] > '9') {
+		return s
+	}
+	return pgx.Identifier{s}.Sanitize()
+}
+
 // schemaOutdated reports whether the schema check failed because there is
 // no schema yet or it is another version.
 func schemaOutdated(err error) bool {
 	var pe *pgconn.PgError
-	return errors.As(err, &pe) && (pe.Code == "42P01" || (pe.Code == "22P02" && strings.Contains(pe.Message, "guard schema version")) ||
-		pe.Code == "42501" && strings.Contains(pe.Message, "guard_schema"))
+	return errors.As(err, &pe) && (pe.Code == "42P01" || (pe.Code == "22P02" && strings.Contains(pe.Message, "guard schema version")))
 }
 
 // Ping checks that the schema is this guard's (creating or migrating it
@@ -161,8 +169,8 @@ func (db *DB) Ping() error {
 			switch {
 			case strings.Contains(t.rights, "SELECT"):
 				b.Queue(`SELECT 1 FROM ` + t.name + ` WHERE false`)
-			case strings.Contains(t.rights, "INSERT"):
-				b.Queue(`INSERT INTO ` + t.name + ` SELECT * FROM ` + t.name + ` WHERE false`)
+			case t.name == "guard_quarantine":
+				b.Queue(`INSERT INTO guard_quarantine SELECT now(), '', '', '', '' WHERE false`)
 			}
 		}
 	}, nil, false)
@@ -187,8 +195,7 @@ func (db *DB) Init(role string) error {
 	if err := db.conn.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
 		return err
 	}
-	for _, g := range Grants(role) {
-		g = strings.Replace(g, "<schema>", pgx.Identifier{schema}.Sanitize(), 1)
+	for _, g := range Grants(role, schema) {
 		if _, err := db.conn.Exec(ctx, g); err != nil {
 			return fmt.Errorf("%s: %w", g, err)
 		}
