@@ -51,6 +51,13 @@ type Backend struct {
 	Events func(cfg *config.Config, where string) (Events, error)
 	// Ping reports whether the state at where can be reached and used.
 	Ping func(cfg *config.Config, where string) error
+	// Init creates what the state at where needs (a database's tables),
+	// as an administrator, and lets role (if not "") use it. nil: the
+	// backend creates its state on first use.
+	Init func(cfg *config.Config, where, role string) error
+	// Advice returns what is worth a warning in how where is reached (a
+	// database's connection in the clear, say).
+	Advice func(where string) []string
 }
 
 // The kinds of location a Backend registers for.
@@ -229,6 +236,30 @@ func Ping(cfg *config.Config, where string) error {
 		return nil
 	}
 	return b.Ping(cfg, where)
+}
+
+// Init creates what the state at where needs, as an administrator, and
+// lets role (if not "") use it; see Backend.Init. It reports false if the
+// backend has nothing to create.
+func Init(cfg *config.Config, where, role string) (bool, error) {
+	b, err := backendFor(where)
+	if err != nil {
+		return false, err
+	}
+	if b.Init == nil {
+		return false, nil
+	}
+	return true, b.Init(cfg, where, role)
+}
+
+// Advice returns what is worth a warning in how the state at where is
+// reached; see Backend.Advice.
+func Advice(where string) []string {
+	b, err := backendFor(where)
+	if err != nil || b.Advice == nil {
+		return nil
+	}
+	return b.Advice(where)
 }
 
 // A NeedsDriverError is a state in a database, met by a guard built

@@ -35,6 +35,6 @@
 // has no live row is reaped as dead, from any host.
 //
 // The schema is created on first use (or once by an administrator: guard
-// db init) and versioned in guard_schema; a later guard migrates it, under
+// state init) and versioned in guard_schema; a later guard migrates it, under
 // a lock on guard_schema, in one transaction.
 package postgres

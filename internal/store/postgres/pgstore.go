@@ -344,8 +344,11 @@ type DeniedError struct {
 	Cause  string // the server's message
 }
 
+// Is makes a DeniedError store.ErrDenied.
+func (e *DeniedError) Is(target error) bool { return target == store.ErrDenied }
+
 func (e *DeniedError) Error() string {
-	return fmt.Sprintf("permission denied (%s): an administrator must run 'guard db init --grant %s' (or: %s)", e.Cause, e.Role, strings.Join(Grants(e.Role, e.Schema), " "))
+	return fmt.Sprintf("permission denied (%s): an administrator must run 'guard state init --grant %s' (or: %s)", e.Cause, e.Role, strings.Join(Grants(e.Role, e.Schema), " "))
 }
 
 // explain words the errors of a round: a lock or statement timeout is

@@ -66,6 +66,15 @@ func init() {
 			}
 			return db.Events(), nil
 		},
+		Init: func(cfg *config.Config, url, role string) error {
+			db, err := Open(context.Background(), url, settings(cfg))
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			return db.Init(role)
+		},
+		Advice: Advice,
 		Ping: func(cfg *config.Config, url string) error {
 			db, err := Open(context.Background(), url, settings(cfg))
 			if err != nil {

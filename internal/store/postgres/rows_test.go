@@ -316,7 +316,7 @@ func TestRoleWithoutCreate(t *testing.T) {
 	asRole := strings.Replace(u, "postgres@", role+"@", 1)
 
 	// No schema yet, and no right to make it.
-	if err := open(t, asRole).Ping(); err == nil || !strings.Contains(err.Error(), "permission denied") || !strings.Contains(err.Error(), "guard db init") {
+	if err := open(t, asRole).Ping(); err == nil || !strings.Contains(err.Error(), "permission denied") || !strings.Contains(err.Error(), "guard state init") {
 		t.Errorf("Ping with no schema and no CREATE: %v; want permission denied, and what to run", err)
 	}
 	admin := open(t, u)

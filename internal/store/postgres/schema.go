@@ -128,7 +128,7 @@ var tables = []struct{ name, rights string }{
 	{"guard_budgets", "SELECT, INSERT, UPDATE, DELETE"},
 	{"guard_stamps", "SELECT, INSERT, UPDATE, DELETE"},
 	{"guard_runs", "SELECT, INSERT, UPDATE, DELETE"},
-	{"guard_events", "SELECT, INSERT, DELETE"},
+	{"guard_events", "SELECT, INSERT, UPDATE, DELETE"}, // UPDATE: pruning locks the rows it deletes (FOR UPDATE SKIP LOCKED)
 	{"guard_state", "SELECT, INSERT, UPDATE"},
 	{"guard_quarantine", "INSERT"},
 }
@@ -178,7 +178,7 @@ func (db *DB) Ping() error {
 
 // Init creates or migrates guard's schema (what the first use does when the
 // role may create tables), and grants role, if not "", what hooks need.
-// An administrator runs it once ('guard db init'); it is idempotent.
+// An administrator runs it once ('guard state init'); it is idempotent.
 func (db *DB) Init(role string) error {
 	db.mu.Lock()
 	defer db.mu.Unlock()
@@ -209,6 +209,20 @@ func (db *DB) Init(role string) error {
 // unguarded), and then finds the new version. Table locks need rights on
 // the table, so a role that may only connect cannot take this one.
 func (db *DB) migrate(ctx context.Context) error {
+	for try := 0; ; try++ {
+		err := db.migrateOnce(ctx)
+		var pe *pgconn.PgError
+		// Two first uses at once: CREATE TABLE IF NOT EXISTS is not safe
+		// against another one in flight (the loser fails on the catalog's
+		// unique index); the winner's schema is there the second time.
+		if try < 3 && errors.As(err, &pe) && (pe.Code == "23505" || pe.Code == "42P07" || pe.Code == "40P01") {
+			continue
+		}
+		return err
+	}
+}
+
+func (db *DB) migrateOnce(ctx context.Context) error {
 	return pgx.BeginFunc(ctx, db.conn, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true), set_config('statement_timeout', '0', true)`, ms(db.set.LockTimeout)); err != nil {
 			return err
@@ -216,7 +230,7 @@ func (db *DB) migrate(ctx context.Context) error {
 		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS guard_schema (version int NOT NULL)`); err != nil {
 			var pe *pgconn.PgError
 			if errors.As(err, &pe) && pe.Code == "42501" {
-				return fmt.Errorf("cannot create guard's tables: %w (an administrator creates them once with 'guard db init')", err)
+				return fmt.Errorf("cannot create guard's tables: %w (an administrator creates them once with 'guard state init')", err)
 			}
 			return err
 		}
