@@ -243,9 +243,9 @@ func ms(d time.Duration) string { return fmt.Sprintf("%dms", max(d.Milliseconds(
 // round sends one round of statements as one transaction (the round's
 // statements are pipelined with one Sync: the server runs them in one
 // implicit transaction, rolled back whole if any fails, and never waits on
-// the client in between). Before the statements of add come the schema
-// check (once per connection; on failure the schema is migrated and the
-// round sent again), the timeouts and the pending statements. read reads
+// the client in between). Before the statements of add come the timeouts,
+// the schema check (once per connection; on failure the schema is migrated
+// and the round sent again) and the pending statements. read reads
 // the results of add's statements. relaxed lets the commit go without
 // waiting for the disk (README: "Durability").
 func (db *DB) round(add func(b *pgx.Batch), read func(br pgx.BatchResults) error, relaxed bool) error {
@@ -283,14 +283,14 @@ func (db *DB) reconnect(ctx context.Context) error {
 
 func (db *DB) roundLocked(ctx context.Context, add func(b *pgx.Batch), read func(br pgx.BatchResults) error, relaxed ...bool) error {
 	var b pgx.Batch
-	if !db.checked {
-		b.Queue(schemaCheck)
-	}
 	commit := "on"
 	if len(relaxed) > 0 && relaxed[0] {
 		commit = "off"
 	}
 	b.Queue(timeouts, ms(db.set.LockTimeout), ms(db.statementTimeout()), commit)
+	if !db.checked {
+		b.Queue(schemaCheck)
+	}
 	pending := db.pending
 	for _, st := range pending {
 		b.Queue(st.sql, st.args...)
@@ -299,6 +299,10 @@ func (db *DB) roundLocked(ctx context.Context, add func(b *pgx.Batch), read func
 		add(&b)
 	}
 	br := db.conn.SendBatch(ctx, &b)
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		return err
+	}
 	if !db.checked {
 		if _, err := br.Exec(); err != nil {
 			br.Close()
@@ -314,9 +318,6 @@ func (db *DB) roundLocked(ctx context.Context, add func(b *pgx.Batch), read func
 		db.checked = true
 	}
 	err := func() error {
-		if _, err := br.Exec(); err != nil {
-			return err
-		}
 		for range pending {
 			if _, err := br.Exec(); err != nil {
 				return err

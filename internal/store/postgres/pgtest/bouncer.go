@@ -1,6 +1,7 @@
 package pgtest
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -29,24 +30,38 @@ type Bouncer struct {
 // package, which .ci/run installs).
 func (s *Server) Bouncer(t testing.TB, poolSize int) *Bouncer {
 	t.Helper()
+	b, err := s.StartBouncer(poolSize)
+	if errors.Is(err, errNoBouncer) {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("pgbouncer, which CI must have, is not installed: %v", err)
+		}
+		t.Skipf("no pgbouncer to test with: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Stop)
+	return b
+}
+
+var errNoBouncer = errors.New("pgbouncer is not installed")
+
+// StartBouncer starts a pgbouncer in front of s; Stop it.
+func (s *Server) StartBouncer(poolSize int) (*Bouncer, error) {
 	bin, err := exec.LookPath("pgbouncer")
 	if err != nil {
 		bin = "/usr/sbin/pgbouncer"
 		if _, serr := os.Stat(bin); serr != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("pgbouncer, which CI must have, is not installed: %v", err)
-			}
-			t.Skipf("no pgbouncer to test with: %v", err)
+			return nil, errNoBouncer
 		}
 	}
-	dir, err := os.MkdirTemp("", "guard-bouncer-") // not under t.TempDir(), which the postgres user may not enter
+	dir, err := os.MkdirTemp("", "guard-bouncer-") // not under a test's TempDir, which the postgres user may not enter
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
@@ -72,40 +87,46 @@ pidfile = %s
 	}
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 	}
 	args := []string{filepath.Join(dir, "pgbouncer.ini")}
 	if os.Geteuid() == 0 { // pgbouncer will not run as root
 		u, err := user.Lookup("postgres")
 		if err != nil {
-			t.Fatalf("running as root, and no postgres user to run pgbouncer as: %v", err)
+			return nil, fmt.Errorf("running as root, and no postgres user to run pgbouncer as: %v", err)
 		}
 		uid, _ := strconv.Atoi(u.Uid)
 		gid, _ := strconv.Atoi(u.Gid)
 		if err := os.Chown(dir, uid, gid); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		args = append([]string{"-u", "postgres"}, args...)
 	}
 	b := &Bouncer{Port: port, dir: dir, cmd: exec.Command(bin, args...)}
 	if err := b.cmd.Start(); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	t.Cleanup(func() { b.cmd.Process.Kill(); b.cmd.Wait() })
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 		if err == nil {
 			c.Close()
-			break
+			return b, nil
 		}
 		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(filepath.Join(dir, "log"))
-			t.Fatalf("pgbouncer did not start: %v\n%s", err, log)
+			log := b.Log()
+			b.Stop()
+			return nil, fmt.Errorf("pgbouncer did not start: %v\n%s", err, log)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return b
+}
+
+// Stop stops the bouncer and removes its files.
+func (b *Bouncer) Stop() {
+	b.cmd.Process.Kill()
+	b.cmd.Wait()
+	os.RemoveAll(b.dir)
 }
 
 // URL returns the URL of a database db of the server, through the
