@@ -412,7 +412,7 @@ func (b *bench) frozen() {
 	lockedOther, lockedSame := median(other), median(same)
 	conn.Exec(ctx, `ROLLBACK`)
 	fmt.Printf("### A frozen caller\n\n")
-	fmt.Printf("Medians of %d closed calls (`guard-pg`, 100 keys) on a key of their own (other key) and on the key of the frozen caller (same key), with nothing frozen; then with a `guard run` of the same key stopped by SIGSTOP at 0 to 16 ms into its call (the worst of six points); then with a client that updated the key's row inside a transaction and stopped there (lock_timeout is guard's default, 2 s; a call that waits it out runs its command unguarded with a warning).\n\n", runs)
+	fmt.Printf("Medians of %d closed calls (`guard-pg`, 100 keys) on a key of their own (other key) and on the key of the frozen caller (same key), with nothing frozen; then with a `guard run` of the same key stopped by SIGSTOP at 0 to 16 ms into its call (the worst of six points); then with a client that updated the key's row inside a transaction and stopped there (lock_timeout is guard's default, 2 s; a call that waits it out does not record its outcome, and says so).\n\n", runs)
 	fmt.Printf("| | other key | same key |\n|---|---:|---:|\n")
 	fmt.Printf("| nothing frozen | %s ms | %s ms |\n", ms(baseOther), ms(baseSame))
 	fmt.Printf("| a guard stopped mid-call | %s ms (%+.1f) | %s ms (%+.1f) |\n", ms(worstOther), msf(worstOther-baseOther), ms(worstSame), msf(worstSame-baseSame))

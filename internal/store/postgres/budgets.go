@@ -253,6 +253,9 @@ var _ store.BudgetTx = (*budgetTx)(nil)
 // Update runs fn in one transaction; see store.Budgets. As with
 // Circuits.Update, fn may run again on rows that changed meanwhile.
 func (b *Budgets) Update(now time.Time, fn func(tx store.BudgetTx) (bool, error)) error {
+	if err := b.db.syncClock(); err != nil {
+		return err
+	}
 	deadline := time.Now().Add(b.db.set.LockTimeout)
 	for {
 		d := &cooldownstate.Document{Services: map[string]*cooldownstate.Service{}, Extra: jsonx.Extra{}}

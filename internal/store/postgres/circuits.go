@@ -131,6 +131,9 @@ func (c *Circuits) Peek(key string) (breaker.Circuit, error) {
 // than once: when a row it read changed before the write (compare-and-set
 // failed), it runs again on the row as it is now, until the lock timeout.
 func (c *Circuits) Update(now time.Time, fn func(tx store.CircuitTx) (bool, error)) error {
+	if err := c.db.syncClock(); err != nil {
+		return err
+	}
 	deadline := time.Now().Add(c.db.set.LockTimeout)
 	for {
 		tx := &circuitTx{c: c, now: c.db.now(now), hooks: map[string]*hookstate.Hook{}, counts: map[string][2]int{}}

@@ -393,6 +393,25 @@ func (db *DB) now(local time.Time) time.Time {
 	return time.Now().Add(db.skew)
 }
 
+// syncClock measures the skew of the database's clock if no round has yet
+// (guard run's peek does; a command that starts with an update, such as
+// guard trip, pays one round for it), so that every decision is taken on
+// the database's clock.
+func (db *DB) syncClock() error {
+	if db.haveSkew || db.LocalClock {
+		return nil
+	}
+	sent := time.Now()
+	return db.round(func(b *pgx.Batch) { b.Queue(`SELECT now()`) }, func(br pgx.BatchResults) error {
+		var now time.Time
+		if err := br.QueryRow().Scan(&now); err != nil {
+			return err
+		}
+		db.noteClock(now, sent, time.Now())
+		return nil
+	}, false)
+}
+
 // noteClock takes the skew of the database's clock from a round that read
 // now() between sent and received.
 func (db *DB) noteClock(dbNow, sent, received time.Time) {
