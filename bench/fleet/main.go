@@ -57,13 +57,14 @@ func main() {
 		fmt.Fprintln(os.Stderr, "fleet: cannot start PostgreSQL:", err)
 		os.Exit(1)
 	}
-	defer srv.Stop()
 	dir, _ := os.MkdirTemp("", "guard-fleet")
-	defer os.RemoveAll(dir)
+	cleanup = func() { srv.Stop(); os.RemoveAll(dir) }
+	defer cleanup()
 	b := &bench{srv: srv, dir: dir, results: map[string]cell{}}
 	if bo, err := srv.StartBouncer(4); err == nil {
 		b.bouncer = bo
-		defer bo.Stop()
+		stop := cleanup
+		cleanup = func() { bo.Stop(); stop() }
 	} else {
 		fmt.Fprintln(os.Stderr, "fleet: no pgbouncer, its rows left out:", err)
 	}
@@ -114,8 +115,12 @@ func (b *bench) newDB() string {
 	return b.srv.URL(name)
 }
 
+// cleanup stops what main started; fail calls it too.
+var cleanup = func() {}
+
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "fleet:", err)
+	cleanup()
 	os.Exit(1)
 }
 
