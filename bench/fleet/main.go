@@ -59,7 +59,7 @@ func main() {
 	}
 	dir, _ := os.MkdirTemp("", "guard-fleet")
 	cleanup = func() { srv.Stop(); os.RemoveAll(dir) }
-	defer cleanup()
+	defer func() { cleanup() }() // the cleanup of the moment, the bouncer's included
 	b := &bench{srv: srv, dir: dir, results: map[string]cell{}}
 	if bo, err := srv.StartBouncer(4); err == nil {
 		b.bouncer = bo
