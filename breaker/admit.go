@@ -94,9 +94,13 @@ func (c *Circuit) enterHalfOpen(reason string) Event {
 }
 
 // reap removes the leases whose holder is dead or whose time is up, and
-// records each as an abandoned probe, which re-opens the circuit. Leases on
-// a circuit that is not half-open are left over from a reset or a trip, and
-// are dropped quietly.
+// records each as an abandoned probe, which re-opens the circuit. A probe
+// whose lease ran out hung, as a failing hook does: the cooldown doubles,
+// as after a failed probe. A probe whose holder died (guard killed, its
+// host gone) says nothing of the hook: the circuit re-opens with the
+// cooldown it had, so that a crash costs one cooldown, not a doubled one.
+// Leases on a circuit that is not half-open are left over from a reset or
+// a trip, and are dropped quietly.
 func (c *Circuit) reap(s Settings, now time.Time, alive func(Lease) bool) (events []Event, changed bool) {
 	if c.state() != HalfOpen {
 		changed = len(c.Leases) > 0
@@ -104,11 +108,13 @@ func (c *Circuit) reap(s Settings, now time.Time, alive func(Lease) bool) (event
 		return nil, changed
 	}
 	var why string
+	expired := false
 	kept := c.Leases[:0]
 	for _, l := range c.Leases {
 		switch {
 		case !l.Expires.IsZero() && !now.Before(l.Expires):
 			why = fmt.Sprintf("probe lease of pid %d expired after %s", l.PID, l.Expires.Sub(l.Acquired))
+			expired = true
 		case alive != nil && !alive(l):
 			why = fmt.Sprintf("probe holder pid %d%s died without reporting", l.PID, onHost(l.Host))
 		default:
@@ -126,7 +132,9 @@ func (c *Circuit) reap(s Settings, now time.Time, alive func(Lease) bool) (event
 	c.Totals.Abandoned += n
 	c.Totals.Failures += n
 	c.countFailure(now, "abandoned: "+why)
-	c.Reopens++
+	if expired {
+		c.Reopens++
+	}
 	return append(events, c.open(s, now, "an abandoned probe")), true
 }
 

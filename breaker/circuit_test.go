@@ -270,12 +270,14 @@ func TestDeadProbeHolderIsReaped(t *testing.T) {
 		{at: 5 * min_, act: begin, pid: 7, wantRun: true, want: HalfOpen},
 		{at: 6 * min_, act: call, wantRun: false, wantSkip: "probing", want: HalfOpen},
 		{at: 6 * min_, act: kill, pid: 7, want: HalfOpen},
-		// The next caller reaps the lease, which re-opens with a doubled cooldown.
+		// The next caller reaps the lease, which re-opens with the cooldown
+		// it had: a dead holder says nothing of the hook, so it is not
+		// doubled as a failed or hung probe's is.
 		{at: 7 * min_, act: call, wantRun: false, wantSkip: "open", want: Open},
-		{at: 17*min_ - 1, act: call, wantRun: false, want: Open},
-		{at: 17 * min_, act: begin, pid: 8, wantRun: true, want: HalfOpen},
+		{at: 12*min_ - 1, act: call, wantRun: false, want: Open},
+		{at: 12 * min_, act: begin, pid: 8, wantRun: true, want: HalfOpen},
 		// The dead probe's report, had it come, no longer counts.
-		{at: 17 * min_, act: finish, pid: 7, outcome: Success, want: HalfOpen},
+		{at: 12 * min_, act: finish, pid: 7, outcome: Success, want: HalfOpen},
 	})
 	if c.Totals.Abandoned != 1 {
 		t.Errorf("Totals.Abandoned = %d; want 1", c.Totals.Abandoned)
@@ -298,6 +300,9 @@ func TestExpiredLeaseIsReaped(t *testing.T) {
 		{at: 15 * min_, act: call, wantRun: false, wantSkip: "open", want: Open},
 		// The slow probe finally reports; its lease is gone, so it moves nothing.
 		{at: 16 * min_, act: finish, pid: 1, outcome: Success, want: Open},
+		// A hung probe counts as a failed one: the cooldown doubled.
+		{at: 25*min_ - 1, act: call, wantRun: false, wantSkip: "open", want: Open},
+		{at: 25 * min_, act: begin, pid: 2, wantRun: true, want: HalfOpen},
 	})
 }
 

@@ -18,6 +18,8 @@ type Protocol struct {
 	// Self is this guard process. Its Start, which costs a read of /proc,
 	// is found when a call first needs it (a lease, a slot).
 	Self store.Holder
+
+	slot store.Slot // the slot Start took, while it is held
 }
 
 // self returns this process as a holder, with its start time.
@@ -43,20 +45,39 @@ func (p *Protocol) Admit(key string, s breaker.Settings, now time.Time) (breaker
 	err := p.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
 		var err error
 		dec, c, err = Admit(tx, key, s, store.TxNow(tx, now), holder, p.Live.Lease)
+		if err == nil && !dec.Run {
+			p.releaseQueued() // rides with the skip's write
+		}
 		return dec.Changed || !dec.Run, err
 	})
 	return dec, c, err
 }
 
+// releaseQueued releases the slot Start took if the store sends its
+// release with its next transaction (store.Queued).
+func (p *Protocol) releaseQueued() {
+	if q, ok := p.slot.(store.Queued); ok {
+		q.ReleaseLater()
+		p.slot = nil
+	}
+}
+
 // Start takes a slot for a run of key that may go on until deadline (zero:
 // no timeout) among limit slots, waiting up to wait; see store.Runs. With
 // limit 0 it takes nothing, and returns nil: call Register once the
-// command has started.
+// command has started; except on a store that lists runs ahead
+// (store.Lister), where it lists the run now, to ride with Admit's peek.
 func (p *Protocol) Start(key string, limit int, wait time.Duration, now, deadline time.Time, stop func() bool) (store.Slot, error) {
 	if limit <= 0 {
-		return nil, nil
+		if _, ok := p.Runs.(store.Lister); !ok {
+			return nil, nil
+		}
 	}
-	return p.Runs.Acquire(store.Run{Key: key, Holder: p.self(), Started: now, Deadline: deadline}, limit, wait, stop)
+	slot, err := p.Runs.Acquire(store.Run{Key: key, Holder: p.self(), Started: now, Deadline: deadline}, max(limit, 0), wait, stop)
+	if err == nil {
+		p.slot = slot
+	}
+	return slot, err
 }
 
 // Register lists a started run of an unlimited key, so that status shows
@@ -106,8 +127,10 @@ func outcome(res *supervise.Result, b config.Breaker) breaker.Outcome {
 	return o
 }
 
-// Record applies the result of a run of key, in one transaction.
+// Record applies the result of a run of key, in one transaction, with the
+// release of its slot where the store sends that with it (store.Queued).
 func (p *Protocol) Record(key string, s breaker.Settings, now time.Time, r breaker.Result, run Run) error {
+	p.releaseQueued()
 	return p.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
 		_, err := Record(tx, key, s, store.TxNow(tx, now), r, run)
 		return true, err

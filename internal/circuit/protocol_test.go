@@ -39,14 +39,14 @@ func backends(t *testing.T) map[string]func() backend {
 			return backend{c, storetest.NewRuns(), c.Events}
 		},
 		"postgres": func() backend {
-			db, err := postgres.Open(context.Background(), pgtest.Shared(t).NewDB(t), time.Second)
+			db, err := postgres.Open(context.Background(), pgtest.Shared(t).NewDB(t), postgres.Settings{ConnectTimeout: time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(db.Close)
 			db.LocalClock = true // the tests play time forward
 			ev := db.Events()
-			return backend{db.Circuits(0), db.Runs(), func() []store.Event {
+			return backend{db.Circuits(), db.Runs(), func() []store.Event {
 				res, err := ev.Read(nil)
 				if err != nil {
 					t.Fatal(err)
@@ -85,7 +85,7 @@ func everyoneAlive(int, uint64) bool { return true }
 
 func run(t *testing.T, p *circuit.Protocol, key string, now time.Time, exit int) breaker.Decision {
 	t.Helper()
-	dec, _, err := p.Admit(key, settings, now)
+	dec, _, err := admit(p, key, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,6 +98,16 @@ func run(t *testing.T, p *circuit.Protocol, key string, now time.Time, exit int)
 		t.Fatal(err)
 	}
 	return dec
+}
+
+// admit is what guard run does before the command: Start, which lists the
+// run where the store lists runs ahead (its holder is then alive to other
+// hosts), then Admit.
+func admit(p *circuit.Protocol, key string, now time.Time) (breaker.Decision, breaker.Circuit, error) {
+	if _, err := p.Start(key, 0, 0, now, time.Time{}, nil); err != nil {
+		return breaker.Decision{}, breaker.Circuit{}, err
+	}
+	return p.Admit(key, settings, now)
 }
 
 func eventNames(evs []store.Event) []string {
@@ -119,7 +129,7 @@ func TestProtocol(t *testing.T) {
 						t.Fatalf("run %d skipped while closed", i)
 					}
 				}
-				dec, c, err := p.Admit("k", settings, t0.Add(5*time.Second))
+				dec, c, err := admit(p, "k", t0.Add(5*time.Second))
 				if err != nil || dec.Run || c.State != breaker.Open {
 					t.Fatalf("after 3 failures: run %v, state %v, %v; want a skip of an open circuit", dec.Run, c.State, err)
 				}
@@ -145,20 +155,20 @@ func TestProtocol(t *testing.T) {
 					run(t, p, "k", t0, 1)
 				}
 				later := t0.Add(2 * time.Minute)
-				first, _, err := proto(b, "h1", 200, everyoneAlive).Admit("k", settings, later)
+				first, _, err := admit(proto(b, "h1", 200, everyoneAlive), "k", later)
 				if err != nil || !first.Run || !first.Probe {
 					t.Fatalf("first caller after the cooldown: %+v, %v; want a probe", first, err)
 				}
 				// A caller on another host sees the lease of h1's prober: its
 				// holder cannot be checked from h2, so it only expires.
-				other, _, err := proto(b, "h2", 200, func(int, uint64) bool { return false }).Admit("k", settings, later.Add(time.Second))
+				other, _, err := admit(proto(b, "h2", 200, func(int, uint64) bool { return false }), "k", later.Add(time.Second))
 				if err != nil || other.Run || other.Skip != breaker.SkipProbing {
 					t.Fatalf("second caller on another host: %+v, %v; want it skipped while the probe runs", other, err)
 				}
 				// After the lease expires, h2 reaps it: an abandoned probe,
 				// which re-opens the circuit.
 				expired := later.Add(settings.ProbeLease + time.Second)
-				last, _, err := proto(b, "h2", 400, everyoneAlive).Admit("k", settings, expired)
+				last, _, err := admit(proto(b, "h2", 400, everyoneAlive), "k", expired)
 				if err != nil || last.Run || len(last.Events) == 0 || last.Events[0].Kind != breaker.Reaped {
 					t.Fatalf("caller on another host after the lease expired: %+v, %v; want the lease reaped", last, err)
 				}
@@ -169,10 +179,10 @@ func TestProtocol(t *testing.T) {
 					run(t, proto(b, "h1", 100, everyoneAlive), "k", t0, 1)
 				}
 				later := t0.Add(2 * time.Minute)
-				if first, _, _ := proto(b, "h1", 200, everyoneAlive).Admit("k", settings, later); !first.Probe {
+				if first, _, _ := admit(proto(b, "h1", 200, everyoneAlive), "k", later); !first.Probe {
 					t.Fatal("no probe after the cooldown")
 				}
-				dec, c, err := proto(b, "h1", 300, func(int, uint64) bool { return false }).Admit("k", settings, later.Add(time.Second))
+				dec, c, err := admit(proto(b, "h1", 300, func(int, uint64) bool { return false }), "k", later.Add(time.Second))
 				if err != nil || len(dec.Events) == 0 || dec.Events[0].Kind != breaker.Reaped || c.Totals.Abandoned != 1 {
 					t.Fatalf("caller on the prober's host after it died: %+v, %v; want its lease reaped as abandoned", dec, err)
 				}

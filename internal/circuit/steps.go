@@ -22,6 +22,15 @@ func Admit(tx store.CircuitTx, key string, s breaker.Settings, now time.Time, ho
 	if err != nil {
 		return breaker.Decision{}, c, err
 	}
+	if w, ok := tx.(store.Witness); ok {
+		local := alive
+		alive = func(l breaker.Lease) bool {
+			if ok, known := w.Alive(key, store.Holder{Host: l.Host, PID: l.PID, Start: l.Start}); known {
+				return ok
+			}
+			return local == nil || local(l)
+		}
+	}
 	dec := c.Admit(s, now, holder, alive)
 	if !dec.Run {
 		c.Skip()
@@ -32,7 +41,7 @@ func Admit(tx store.CircuitTx, key string, s breaker.Settings, now time.Time, ho
 			reaped++
 		}
 	}
-	tx.Count(0, reaped)
+	tx.Count(key, 0, reaped)
 	logBreaker(tx, key, now, &c, dec.Events)
 	if !dec.Run {
 		e := store.Event{Time: now, Event: store.EventSkip, Key: key, Reason: string(dec.Skip), State: string(c.State)}
@@ -80,7 +89,7 @@ func Record(tx store.CircuitTx, key string, s breaker.Settings, now time.Time, r
 	if r.Outcome == breaker.Failure || r.Outcome == breaker.Abandoned {
 		failed = 1
 	}
-	tx.Count(1, failed)
+	tx.Count(key, 1, failed)
 	tx.Log(store.Event{
 		Time: now, Event: store.EventRun, Key: key, Outcome: string(r.Outcome),
 		Exit: store.Int(run.Exit), DurationMS: store.Int64(run.Duration.Milliseconds()),

@@ -39,8 +39,11 @@ func (r *recorder) Aside() []store.Aside                        { return nil }
 func (r *recorder) Put(key string, c breaker.Circuit)           { r.circuits[key] = c; r.puts++ }
 func (r *recorder) Relax()                                      { r.relaxed = true }
 func (r *recorder) Rename(from, to string) (bool, error)        { return false, nil }
-func (r *recorder) Count(executions, failures int)              { r.execs += executions; r.failing += failures }
-func (r *recorder) Log(events ...store.Event)                   { r.events = append(r.events, events...) }
+func (r *recorder) Count(key string, executions, failures int) {
+	r.execs += executions
+	r.failing += failures
+}
+func (r *recorder) Log(events ...store.Event) { r.events = append(r.events, events...) }
 
 // A step is one call of a step function at a time, and what it must leave.
 type step struct {

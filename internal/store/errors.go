@@ -10,4 +10,7 @@ var (
 	// ErrCorrupt is a state that does not parse; the next update sets it
 	// aside and starts afresh.
 	ErrCorrupt = errors.New("state does not parse")
+	// ErrDenied is a state that can be reached but not used: its backend
+	// says what to grant.
+	ErrDenied = errors.New("permission denied")
 )

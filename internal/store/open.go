@@ -54,6 +54,13 @@ type Backend struct {
 	Events func(cfg *config.Config, where string) (Events, error)
 	// Ping reports whether the state at where can be reached and used.
 	Ping func(cfg *config.Config, where string) error
+	// Init creates what the state at where needs (a database's tables),
+	// as an administrator, and lets role (if not "") use it. nil: the
+	// backend creates its state on first use.
+	Init func(cfg *config.Config, where, role string) error
+	// Advice returns what is worth a warning in how where is reached (a
+	// database's connection in the clear, say).
+	Advice func(where string) []string
 }
 
 // The kinds of location a Backend registers for.
@@ -180,9 +187,20 @@ func (m multiEvents) merged() Events {
 }
 
 func (m multiEvents) Read(keep func(*Event) bool) (ReadResult, error) {
+	return m.Query(Query{Keep: keep})
+}
+
+// Query asks each log for q's events (each cut to q's limit: no more can
+// be among the most recent of all), then merges and cuts them.
+func (m multiEvents) Query(q Query) (ReadResult, error) {
 	var res ReadResult
+	each := q
+	each.Offset = 0
+	if q.Limit > 0 {
+		each.Limit = q.Limit + q.Offset
+	}
 	for _, e := range m {
-		r, err := e.Read(keep)
+		r, err := Select(e, each)
 		if err != nil {
 			return res, err
 		}
@@ -190,6 +208,7 @@ func (m multiEvents) Read(keep func(*Event) bool) (ReadResult, error) {
 		res.Malformed += r.Malformed
 	}
 	sort.SliceStable(res.Events, func(i, j int) bool { return res.Events[i].Time.Before(res.Events[j].Time) })
+	res.Events = q.Cut(res.Events)
 	return res, nil
 }
 
@@ -220,6 +239,30 @@ func Ping(cfg *config.Config, where string) error {
 		return nil
 	}
 	return b.Ping(cfg, where)
+}
+
+// Init creates what the state at where needs, as an administrator, and
+// lets role (if not "") use it; see Backend.Init. It reports false if the
+// backend has nothing to create.
+func Init(cfg *config.Config, where, role string) (bool, error) {
+	b, err := backendFor(where)
+	if err != nil {
+		return false, err
+	}
+	if b.Init == nil {
+		return false, nil
+	}
+	return true, b.Init(cfg, where, role)
+}
+
+// Advice returns what is worth a warning in how the state at where is
+// reached; see Backend.Advice.
+func Advice(where string) []string {
+	b, err := backendFor(where)
+	if err != nil || b.Advice == nil {
+		return nil
+	}
+	return b.Advice(where)
 }
 
 // A NeedsDriverError is a state in a database, met by a guard built

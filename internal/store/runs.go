@@ -41,3 +41,33 @@ var (
 	ErrFull    = errors.New("every concurrency slot is taken")
 	ErrStopped = errors.New("stopped while waiting for a slot")
 )
+
+// A Queued is a Slot whose release can ride with the store's next
+// transaction (a database's next round trip), so that a run's release and
+// its recorded outcome are one write: a Protocol calls ReleaseLater just
+// before that transaction. A Release after it sends the release at once if
+// no transaction has carried it, and else does nothing.
+type Queued interface {
+	Slot
+	ReleaseLater()
+}
+
+// A Lister is a Runs that lists a run of an unlimited key without a write
+// of its own: the listing rides with the store's next read. A Protocol
+// then lists the run before it decides, with the peek, so that a probe's
+// holder is listed (and seen alive from other hosts) before it holds its
+// lease.
+type Lister interface {
+	Runs
+	ListsAhead()
+}
+
+// A Witness is a transaction that knows from the state itself whether a
+// holder on another host is alive: a run's entry that its holder keeps
+// extending while it runs, and that lapses soon after it dies. Alive
+// reports whether h, holding a lease of key, is alive, and false for known
+// when the transaction cannot tell (a holder on this host: Liveness checks
+// its process).
+type Witness interface {
+	Alive(key string, h Holder) (alive, known bool)
+}

@@ -34,9 +34,11 @@ type CircuitTx interface {
 	// Rename moves from's state, whole, to the key to, if from has state
 	// and to has none; it reports whether it did.
 	Rename(from, to string) (bool, error)
-	// Count adds to the lifetime totals of every key: runs recorded, and
-	// how many of them failed.
-	Count(executions, failures int)
+	// Count adds to the lifetime totals over every key (Stats) the runs
+	// recorded for key, and how many of them failed. A backend may keep
+	// them with key, so that no one place is written by every call; they
+	// outlive the key's state all the same.
+	Count(key string, executions, failures int)
 	// Log queues events, appended with the transaction.
 	Log(events ...Event)
 }

@@ -27,11 +27,18 @@ type Durations struct {
 // Timings are the Durations of every key that ran.
 type Timings map[string]*Durations
 
-// RunTimings reads the run events of events (every "run" with a duration)
-// and sums up each key's.
+// TimingRuns bounds the runs RunTimings reads: the most recent ones, as
+// many as a file's event log keeps, so that a database's log of millions
+// of events is summed up in bounded time and memory.
+const TimingRuns = 50000
+
+// RunTimings reads the run events of events (every "run" with a duration,
+// the TimingRuns most recent) and sums up each key's.
 func RunTimings(events store.Events) (Timings, error) {
-	res, err := events.Read(func(e *store.Event) bool {
-		return e.Event == store.EventRun && e.DurationMS != nil
+	res, err := store.Select(events, store.Query{
+		Events: []string{store.EventRun},
+		Keep:   func(e *store.Event) bool { return e.DurationMS != nil },
+		Limit:  TimingRuns,
 	})
 	if err != nil {
 		return nil, err

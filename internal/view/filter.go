@@ -2,6 +2,7 @@ package view
 
 import (
 	"fmt"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -42,12 +43,9 @@ func EventFilter(key, event, since, until string, now time.Time) (func(*store.Ev
 // keyMatcher returns a test of event keys for a --key.
 func keyMatcher(arg string) (func(string) bool, error) {
 	if arg == "" || !config.IsGlob(arg) {
-		names := map[string]bool{circuit.ValidKey(arg): true}
-		if utf8.ValidString(arg) {
-			names[arg] = true
-		}
-		if u, ok := circuit.Unescape(arg); ok {
-			names[circuit.ValidKey(u)] = true
+		names := map[string]bool{}
+		for _, k := range keyReadings(arg) {
+			names[k] = true
 		}
 		return func(k string) bool { return arg == "" || names[k] }, nil
 	}
@@ -60,6 +58,20 @@ func keyMatcher(arg string) (func(string) bool, error) {
 		return nil, fmt.Errorf("--key: %v", err)
 	}
 	return func(k string) bool { return stored.MatchString(k) || re.MatchString(k) || re.MatchString(Printable(k)) }, nil
+}
+
+// keyReadings returns the stored keys a KEY argument may name: as guard run
+// keys it, as typed, and as status shows it escaped (see
+// circuit.ResolveKey).
+func keyReadings(arg string) []string {
+	keys := []string{circuit.ValidKey(arg)}
+	if utf8.ValidString(arg) && arg != keys[0] {
+		keys = append(keys, arg)
+	}
+	if u, ok := circuit.Unescape(arg); ok && !slices.Contains(keys, circuit.ValidKey(u)) {
+		keys = append(keys, circuit.ValidKey(u))
+	}
+	return keys
 }
 
 // matcher returns a test for an exact name or a glob.
@@ -89,4 +101,24 @@ func when(flag, v string, now time.Time) (time.Time, error) {
 		return t, nil
 	}
 	return time.Time{}, fmt.Errorf("--%s %q is neither a duration (1h) nor an RFC 3339 time", flag, v)
+}
+
+// EventQuery is EventFilter as a store.Query, with limit and offset: an
+// exact key or name and the bounds go in the fields a database answers on
+// the server, and only globs are left to Keep.
+func EventQuery(key, event, since, until string, limit, offset int, now time.Time) (store.Query, error) {
+	keep, err := EventFilter(key, event, since, until, now)
+	if err != nil {
+		return store.Query{}, err
+	}
+	q := store.Query{Keep: keep, Limit: limit, Offset: offset}
+	if key != "" && !config.IsGlob(key) {
+		q.Keys = keyReadings(key)
+	}
+	if event != "" && !config.IsGlob(event) {
+		q.Events = []string{event}
+	}
+	q.Since, _ = when("since", since, now)
+	q.Until, _ = when("until", until, now)
+	return q, nil
 }

@@ -206,15 +206,7 @@ func WriteMarkdown(w io.Writer, r Report, events store.Events, now time.Time) er
 		fmt.Fprintf(w, "\nAll circuits are closed.\n")
 		return nil
 	}
-	wanted := map[string]bool{}
-	for _, d := range details {
-		wanted[d.Command] = true
-	}
-	res, readErr := events.Read(func(ev *store.Event) bool { return wanted[ev.Key] })
-	trail := map[string][]store.Event{}
-	for _, ev := range res.Events {
-		trail[ev.Key] = append(trail[ev.Key], ev)
-	}
+	trail, readErr := trails(events, details)
 	for _, d := range details {
 		title := "Open"
 		if d.State == string(breaker.HalfOpen) {
@@ -272,3 +264,29 @@ func mdText(s string) string { return mdEscaper.Replace(Printable(s)) }
 
 // mdCell escapes s for a table cell.
 func mdCell(s string) string { return mdText(s) }
+
+// trails reads the last TrailLength events of each key of details: a query
+// a key where the log answers queries itself (a database, on an index), else
+// one read of the log for them all.
+func trails(events store.Events, details []HookDetail) (map[string][]store.Event, error) {
+	trail := map[string][]store.Event{}
+	var keys []string
+	for _, d := range details {
+		keys = append(keys, d.Command)
+	}
+	if _, ok := events.(store.Querier); !ok {
+		res, err := store.Select(events, store.Query{Keys: keys})
+		for _, ev := range res.Events {
+			trail[ev.Key] = append(trail[ev.Key], ev)
+		}
+		return trail, err
+	}
+	for _, k := range keys {
+		res, err := store.Select(events, store.Query{Keys: []string{k}, Limit: TrailLength})
+		if err != nil {
+			return trail, err
+		}
+		trail[k] = res.Events
+	}
+	return trail, nil
+}

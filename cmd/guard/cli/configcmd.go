@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -101,7 +102,9 @@ func (e *env) describe(cfg *config.Config, where string) string {
 	case store.Kind(where) == store.KindPostgres && !store.HasBackend(store.KindPostgres):
 		return fmt.Sprintf("PostgreSQL at %s: this guard has no PostgreSQL driver; guard-pg, installed beside it, runs such states", config.Redact(where))
 	case store.Kind(where) == store.KindPostgres:
-		if err := store.Ping(cfg, where); err != nil {
+		if err := store.Ping(cfg, where); errors.Is(err, store.ErrDenied) {
+			return fmt.Sprintf("PostgreSQL at %s: reachable, but %s", config.Redact(where), view.ErrorLine(err))
+		} else if err != nil {
 			return fmt.Sprintf("PostgreSQL at %s: not reachable: %s", config.Redact(where), view.ErrorLine(err))
 		}
 		return fmt.Sprintf("PostgreSQL at %s: reachable", config.Redact(where))

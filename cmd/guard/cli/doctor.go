@@ -140,6 +140,15 @@ func (e *env) doctorGuard(c *cli.Context, check func(doctor.Checked, []doctor.Fi
 		check(state, probs)
 	}
 
+	if advice := store.Advice(where); len(advice) > 0 {
+		var probs []doctor.Finding
+		for _, a := range advice {
+			probs = append(probs, doctor.Finding{Where: config.Redact(where), Problem: a,
+				Fix: "for a database on another host use sslmode=verify-full and sslrootcert=FILE, the CA of the server's certificate (docs/postgres.md, TLS)"})
+		}
+		check(doctor.Checked{What: "connection", Detail: "not verified"}, probs)
+	}
+
 	budgets := doctor.Checked{What: "budgets"}
 	cool, err := e.cooldownReport(cfg, e.now())
 	var probs []doctor.Finding

@@ -50,13 +50,13 @@ func (e *env) log(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("log takes no arguments; use --key to pick a key")
 	}
-	keep, err := view.EventFilter(c.String("key"), c.String("event"), c.String("since"), c.String("until"), e.now())
-	if err != nil {
-		return &usageError{err: err}
-	}
 	limit, offset := c.Int("limit"), c.Int("offset")
 	if limit < 0 || offset < 0 {
 		return usagef("--limit and --offset must not be negative")
+	}
+	q, err := view.EventQuery(c.String("key"), c.String("event"), c.String("since"), c.String("until"), limit, offset, e.now())
+	if err != nil {
+		return &usageError{err: err}
 	}
 	cfg, err := e.loadConfig(c)
 	if err != nil {
@@ -67,7 +67,7 @@ func (e *env) log(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := events.Read(keep)
+	res, err := store.Select(events, q)
 	if err != nil {
 		return err
 	}
@@ -75,10 +75,6 @@ func (e *env) log(c *cli.Context) error {
 		e.warnf("skipped %d malformed lines in the event log", res.Malformed)
 	}
 	evs := res.Events
-	evs = evs[:max(len(evs)-offset, 0)]
-	if limit > 0 && len(evs) > limit {
-		evs = evs[len(evs)-limit:]
-	}
 	if c.Bool("json") {
 		for _, ev := range evs {
 			fmt.Fprintf(e.stdout, "%s\n", view.JSONSafe(string(ev.Raw)))

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+
 	"github.com/urfave/cli/v2"
 
 	"guard/config"
@@ -20,8 +21,27 @@ func (e *env) stateCommand() *cli.Command {
 		Usage: "export and import checkpoints of the state",
 		Description: `Examples:
    guard state export checkpoint.json
-   guard state import checkpoint.json`,
+   guard state import checkpoint.json
+   guard state init --grant guard_hooks`,
 		Subcommands: []*cli.Command{
+			{
+				Name:  "init",
+				Usage: "create the state's tables in PostgreSQL, as an administrator, for hooks that run without CREATE",
+				Description: `For a state in PostgreSQL (a postgres:// state_file or cooldown state):
+creates guard's tables, or brings them to this guard's version, which a
+hook's first call does too when its role may create tables. Run it once as
+a role that may (the database's owner, say); with --grant ROLE it also
+grants ROLE what hooks need on the tables, and nothing more (no CREATE), so
+that hooks can run as ROLE. It is idempotent: run it again after an upgrade.
+A state in a file needs nothing: it is created on first use.
+
+Examples:
+   GUARD_STATE=postgres://admin@db.internal/guard?sslmode=verify-full guard state init --grant guard_hooks`,
+				Flags: append([]cli.Flag{
+					&cli.StringFlag{Name: "grant", Usage: "grant `ROLE` the rights hooks need on guard's tables"},
+				}, stateFlags()...),
+				Action: e.stateInit,
+			},
 			{
 				Name:      "export",
 				Usage:     "write a consistent snapshot of the state, taken under the lock",
@@ -81,6 +101,36 @@ func (e *env) checkpointTarget(c *cli.Context, cooldown bool) (*checkpointTarget
 		return nil, err
 	}
 	return &checkpointTarget{hooks.Checkpoint, hooks.Where}, nil
+}
+
+func (e *env) stateInit(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("init takes no arguments")
+	}
+	cfg, err := e.loadConfig(c)
+	if err != nil {
+		return err
+	}
+	done := map[string]bool{}
+	for _, where := range []string{cfg.StateFile, cfg.Cooldown.StateFile} {
+		if where == "" || done[where] {
+			continue
+		}
+		done[where] = true
+		made, err := store.Init(cfg, where, c.String("grant"))
+		if err = e.handoff(err); err != nil {
+			return err
+		}
+		switch {
+		case !made:
+			fmt.Fprintf(e.stdout, "%s: a file, created on first use\n", where)
+		case c.String("grant") != "":
+			fmt.Fprintf(e.stdout, "%s: guard's tables are ready, and %s may use them\n", config.Redact(where), c.String("grant"))
+		default:
+			fmt.Fprintf(e.stdout, "%s: guard's tables are ready\n", config.Redact(where))
+		}
+	}
+	return nil
 }
 
 func (e *env) stateExport(c *cli.Context) error { return e.export(c, c.Bool("cooldown")) }

@@ -548,6 +548,36 @@ func (h *Hook) Circuit() breaker.Circuit {
 	return c
 }
 
+// SetCircuit stores c in h, keeping the members of h that guard does not
+// know: a backend that keeps each key's entry apart (store/postgres) writes
+// it so.
+func (h *Hook) SetCircuit(c breaker.Circuit) { h.setCircuit(c) }
+
+// PruneAfter returns when h, the entry of key, may be pruned as idle under
+// retention (see Retention): a session's key with no probe running,
+// retention.Session after anything last happened to it, whatever its state;
+// any other key once closed with no failures and no probe lease,
+// retention.Idle after that. Zero if it may not be (a retention of 0 keeps
+// every key).
+func (h *Hook) PruneAfter(key string, retention Retention) time.Time {
+	idle := h.lastActivity()
+	if idle.IsZero() || len(h.ProbeLeases) != 0 {
+		return time.Time{}
+	}
+	if retention.Session > 0 && store.KeySession(key) != "" {
+		return idle.Add(retention.Session)
+	}
+	switch breaker.State(h.State) {
+	case breaker.Closed, "":
+	default:
+		return time.Time{}
+	}
+	if retention.Idle <= 0 || h.FailureCount != 0 {
+		return time.Time{}
+	}
+	return idle.Add(retention.Idle)
+}
+
 // setCircuit stores c in h, keeping the members of h that guard does not
 // know, including those of leases that are still held.
 func (h *Hook) setCircuit(c breaker.Circuit) {

@@ -30,8 +30,9 @@ func (d *Document) Rename(from, to string) (bool, error) {
 // Put stores c as key's circuit (store.CircuitTx).
 func (d *Document) Put(key string, c breaker.Circuit) { d.put(key, c) }
 
-// Count adds to the totals of global_stats (store.CircuitTx).
-func (d *Document) Count(executions, failures int) {
+// Count adds to the totals of global_stats (store.CircuitTx): the file
+// keeps them there, whatever the key.
+func (d *Document) Count(_ string, executions, failures int) {
 	d.GlobalStats.TotalExecutions += int64(executions)
 	d.GlobalStats.TotalFailures += int64(failures)
 }
@@ -91,21 +92,12 @@ func (d *Document) Tidy(now time.Time, retention Retention) (swept bool) {
 				continue // not guard's to judge; a write that touches it will
 			}
 		}
-		idle := h.lastActivity()
-		if retention.Session > 0 && store.KeySession(e.key) != "" {
-			if len(h.ProbeLeases) == 0 && !idle.IsZero() && now.Sub(idle) > retention.Session {
-				d.remove(e.key)
-				continue
-			}
+		if t := h.PruneAfter(e.key, retention); !t.IsZero() && now.After(t) {
+			d.remove(e.key)
+			continue
 		}
-		switch breaker.State(h.State) {
-		case breaker.Open:
+		if breaker.State(h.State) == breaker.Open {
 			open++
-		case breaker.Closed, "":
-			if retention.Idle > 0 && h.FailureCount == 0 && len(h.ProbeLeases) == 0 &&
-				!idle.IsZero() && now.Sub(idle) > retention.Idle {
-				d.remove(e.key)
-			}
 		}
 	}
 	d.GlobalStats.HooksDisabled = open

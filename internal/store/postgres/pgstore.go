@@ -2,9 +2,18 @@ package postgres
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/url"
+	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -12,81 +21,161 @@ import (
 
 	"guard/config"
 	"guard/internal/store"
+	"guard/internal/store/hookstate"
 )
 
-// schemaVersion is the version of the schema this guard writes.
-const schemaVersion = 1
-
-// migrations bring the schema from version i to i+1.
-var migrations = []string{
-	`CREATE TABLE IF NOT EXISTS guard_state (
-		name    text PRIMARY KEY,
-		doc     text NOT NULL,
-		updated timestamptz NOT NULL DEFAULT now()
-	);
-	CREATE TABLE IF NOT EXISTS guard_events (
-		id   bigserial PRIMARY KEY,
-		ts   timestamptz NOT NULL,
-		line text NOT NULL
-	);
-	CREATE TABLE IF NOT EXISTS guard_quarantine (
-		ts    timestamptz NOT NULL,
-		state text NOT NULL,
-		key   text NOT NULL,
-		error text NOT NULL,
-		entry text NOT NULL
-	);
-	CREATE TABLE IF NOT EXISTS guard_slots (
-		key      text NOT NULL,
-		slot     int NOT NULL,
-		host     text NOT NULL,
-		pid      int NOT NULL,
-		start    bigint NOT NULL,
-		child    int NOT NULL DEFAULT 0,
-		started  timestamptz NOT NULL,
-		deadline timestamptz,
-		PRIMARY KEY (key, slot)
-	);`,
+// Settings are what a DB takes from guard's configuration.
+type Settings struct {
+	// ConnectTimeout bounds connecting (a URL's own connect_timeout wins).
+	ConnectTimeout time.Duration
+	// LockTimeout bounds a wait for a row another call has locked, and,
+	// with a second more, each statement (statement_timeout) and a
+	// transaction left idle by a frozen client
+	// (idle_in_transaction_session_timeout). 0: 2s.
+	LockTimeout time.Duration
+	// Retention says how long idle keys are kept (see hookstate.Retention),
+	// as circuit_breaker.retention and session_retention say.
+	Retention hookstate.Retention
+	// EventRetention is how long events are kept (0: for ever): the longer
+	// of the two states' retentions, so that no state's write prunes the
+	// other's events early.
+	EventRetention time.Duration
+	// Lease is how long a run's row lasts without its holder extending it
+	// (the URL's guard_lease, else DefaultLease).
+	Lease time.Duration
 }
 
-// A DB is a connection to guard's database. It is not safe for concurrent
-// use: guard holds one per process.
+// DefaultLease is how long a run's row lasts unless its holder extends it,
+// which it does every third of that while the run goes on: a holder that
+// is gone (killed, its host down or cut off) frees its slot, and is seen
+// dead by the other hosts, this long after it last extended it.
+const DefaultLease = 15 * time.Second
+
+// A DB is a connection to guard's database. It is safe for concurrent use
+// by a run's heartbeat and the call it belongs to: one statement round at
+// a time.
 type DB struct {
+	mu      sync.Mutex
 	conn    *pgx.Conn
+	cfg     *pgx.ConnConfig // to connect again after the connection broke
 	where   string          // the URL, password hidden
-	timeout time.Duration   // for each statement round
-	held    map[string]bool // slots this connection holds (advisory locks are re-entrant)
-	checked bool            // the schema is known to be the one this guard writes
-	pending []statement     // slot releases to run before anything else
-	relax   bool            // set by update's fn: this commit need not wait for the disk
+	set     Settings
+	checked bool        // the schema is known to be the one this guard writes
+	pending []statement // slot listings and releases to run before anything else
+	closed  bool        // by Close: no round is sent again
+
+	skew     time.Duration // the database's clock minus this host's, from the first round
+	haveSkew bool
 
 	// LocalClock makes decisions on the time the caller gives instead of
 	// the database's: for tests that play time forward.
 	LocalClock bool
 }
 
-// Open connects to the database at url within connectTimeout (if the URL
-// does not set connect_timeout itself). The password may come from the
-// URL, PGPASSWORD or ~/.pgpass, as libpq takes it. The schema is checked,
-// and created or migrated if need be, on the first statement: the check
-// rides in that statement's round trip.
-func Open(ctx context.Context, rawURL string, connectTimeout time.Duration) (*DB, error) {
-	cfg, err := pgx.ParseConfig(rawURL)
+// Open connects to the database at url. The password may come from the
+// URL, PGPASSWORD or ~/.pgpass, as libpq takes it. The URL may carry
+// guard's own option guard_lease (a duration: see Settings.Lease), which is
+// taken out before the rest goes to the driver. The schema is checked, and
+// created or migrated if need be, on the first round of statements: the
+// check rides in that round trip.
+func Open(ctx context.Context, rawURL string, set Settings) (*DB, error) {
+	cfg, lease, err := parseURL(rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("%s is not a PostgreSQL URL guard can use: %v", config.Redact(rawURL), err)
+		return nil, err
 	}
-	if !strings.Contains(rawURL, "connect_timeout") && connectTimeout > 0 {
-		cfg.ConnectTimeout = connectTimeout
+	if set.Lease == 0 {
+		set.Lease = lease
 	}
-	// Every statement in one round trip (an unnamed statement, parsed and
-	// run together), not two (prepare, then run): a guard's connection
-	// lives for one call, so a cache of prepared statements never pays.
-	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
-	db := &DB{where: config.Redact(rawURL), timeout: max(cfg.ConnectTimeout, time.Second) * 5, held: map[string]bool{}}
+	if set.Lease <= 0 {
+		set.Lease = DefaultLease
+	}
+	if set.LockTimeout <= 0 {
+		set.LockTimeout = 2 * time.Second
+	}
+	if !strings.Contains(rawURL, "connect_timeout") && set.ConnectTimeout > 0 {
+		cfg.ConnectTimeout = set.ConnectTimeout
+	}
+	if cfg.ConnectTimeout <= 0 {
+		cfg.ConnectTimeout = 5 * time.Second
+	}
+	db := &DB{cfg: cfg, where: config.Redact(rawURL), set: set}
 	if db.conn, err = pgx.ConnectConfig(ctx, cfg); err != nil {
 		return nil, fmt.Errorf("cannot reach the database at %s: %w", db.where, unwrapConnect(err))
 	}
 	return db, nil
+}
+
+// parseURL reads a state's URL for the driver: every statement in one
+// round trip (an unnamed statement, parsed and run together, which a
+// transaction-mode pooler passes through), and sslmode prefer in one
+// connection (see preferDialer). It returns the guard_lease option apart.
+func parseURL(rawURL string) (*pgx.ConnConfig, time.Duration, error) {
+	bad := func(err error) error {
+		return fmt.Errorf("%s is not a PostgreSQL URL guard can use: %v", config.Redact(rawURL), err)
+	}
+	var lease time.Duration
+	if u, err := url.Parse(rawURL); err == nil && u.Query().Has("guard_lease") {
+		q := u.Query()
+		if lease, err = config.ParseDuration(q.Get("guard_lease")); err != nil || lease <= 0 {
+			return nil, 0, bad(fmt.Errorf("guard_lease=%s: want a duration such as 15s", q.Get("guard_lease")))
+		}
+		q.Del("guard_lease")
+		u.RawQuery = q.Encode()
+		rawURL = u.String()
+	}
+	cfg, err := pgx.ParseConfig(rawURL)
+	if err != nil {
+		return nil, 0, bad(err)
+	}
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
+	preferInOneConnection(cfg)
+	return cfg, lease, nil
+}
+
+// preferInOneConnection makes sslmode prefer (the default when neither the
+// URL nor PGSSLMODE says otherwise) ask for TLS on the connection it opens
+// and go on in the clear on that same connection if the server has none,
+// as libpq does. pgx instead opens a second connection for the clear one:
+// a round trip and a server process more on every call.
+func preferInOneConnection(cfg *pgx.ConnConfig) {
+	if cfg.TLSConfig == nil || len(cfg.Fallbacks) != 1 {
+		return
+	}
+	fb := cfg.Fallbacks[0]
+	if fb.TLSConfig != nil || fb.Host != cfg.Host || fb.Port != cfg.Port || cfg.SSLNegotiation == "direct" {
+		return
+	}
+	tlsConfig, dial := cfg.TLSConfig, cfg.DialFunc
+	cfg.TLSConfig, cfg.Fallbacks = nil, nil
+	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := dial(ctx, network, addr)
+		if err != nil || network == "unix" {
+			return conn, err
+		}
+		if d, ok := ctx.Deadline(); ok {
+			conn.SetDeadline(d)
+			defer conn.SetDeadline(time.Time{})
+		}
+		// SSLRequest: the server answers S (go on in TLS) or N (in the clear).
+		if err := binary.Write(conn, binary.BigEndian, []int32{8, 80877103}); err != nil {
+			conn.Close()
+			return nil, err
+		}
+		answer := make([]byte, 1)
+		if _, err := io.ReadFull(conn, answer); err != nil {
+			conn.Close()
+			return nil, err
+		}
+		if answer[0] != 'S' {
+			return conn, nil
+		}
+		tc := tls.Client(conn, tlsConfig)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			conn.Close()
+			return nil, err
+		}
+		return tc, nil
+	}
 }
 
 // unwrapConnect shortens pgx's connection errors to their cause.
@@ -101,10 +190,19 @@ func unwrapConnect(err error) error {
 // Where says where the state is, for people.
 func (db *DB) Where() string { return db.where }
 
-// Close closes the connection, releasing any slot it holds: the server
-// drops a connection's session locks when it ends, and the rows of
-// released slots that were not yet deleted list nothing without them.
-func (db *DB) Close() { db.conn.Close(context.Background()) }
+// Close sends what is still pending (the release of a run's row that no
+// later round carried) and closes the connection.
+func (db *DB) Close() {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if len(db.pending) > 0 && !db.conn.IsClosed() {
+		ctx, cancel := db.context()
+		_ = db.roundLocked(ctx, nil, nil)
+		cancel()
+	}
+	db.closed = true
+	db.conn.Close(context.Background())
+}
 
 // A statement waits in DB.pending for the next round trip.
 type statement struct {
@@ -112,251 +210,258 @@ type statement struct {
 	args []any
 }
 
+// queue adds a statement to go with the next round trip.
+func (db *DB) queue(sql string, args ...any) {
+	db.mu.Lock()
+	db.pending = append(db.pending, statement{sql, args})
+	db.mu.Unlock()
+}
+
+// context bounds one round trip: the statement timeout, and the connect
+// timeout again for the network.
+func (db *DB) context() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), db.statementTimeout()+db.cfg.ConnectTimeout)
+}
+
+func (db *DB) statementTimeout() time.Duration { return db.set.LockTimeout + time.Second }
+
 // schemaCheck fails, so that nothing after it in its round trip runs, when
 // the schema is not the one this guard writes: with undefined_table when
 // there is none, with invalid_text_representation naming the version when
 // it is another.
 var schemaCheck = fmt.Sprintf(`SELECT CASE WHEN version = %d THEN 0 ELSE ('guard schema version ' || version)::int END FROM guard_schema`, schemaVersion)
 
-// send sends batch in one round trip, after what must come first on this
-// connection: the schema check, once (on failure it migrates the schema
-// and sends batch again), and the pending slot releases. The results it
-// returns start at batch's first statement.
-func (db *DB) send(ctx context.Context, batch *pgx.Batch) (pgx.BatchResults, error) {
-	if db.checked && len(db.pending) == 0 {
-		return db.conn.SendBatch(ctx, batch), nil
+// timeouts is the first statement of every round: the round's transaction
+// waits for a lock at most lock_timeout, runs no statement longer than
+// statement_timeout and, should it ever wait for its client, is ended
+// after idle_in_transaction_session_timeout. SET LOCAL's way: nothing
+// outlives the transaction, which a transaction-mode pooler needs.
+const timeouts = `SELECT set_config('lock_timeout', $1, true), set_config('statement_timeout', $2, true),
+	set_config('idle_in_transaction_session_timeout', $2, true), set_config('synchronous_commit', $3, true)`
+
+func ms(d time.Duration) string { return fmt.Sprintf("%dms", max(d.Milliseconds(), 1)) }
+
+// round sends one round of statements as one transaction (the round's
+// statements are pipelined with one Sync: the server runs them in one
+// implicit transaction, rolled back whole if any fails, and never waits on
+// the client in between). Before the statements of add come the timeouts,
+// the schema check (once per connection; on failure the schema is migrated
+// and the round sent again) and the pending statements. read reads
+// the results of add's statements. relaxed lets the commit go without
+// waiting for the disk (README: "Durability").
+func (db *DB) round(add func(b *pgx.Batch), read func(br pgx.BatchResults) error, relaxed bool) error {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.closed {
+		return errClosed
 	}
-	var all pgx.Batch
+	ctx, cancel := db.context()
+	defer cancel()
+	err := db.roundLocked(ctx, add, read, relaxed)
+	if err != nil && db.conn.IsClosed() && ctx.Err() == nil {
+		// The connection broke (a server restart, a pooler or firewall
+		// that dropped it): once more on a new one. A write that reached
+		// the disk before the break is not applied twice: its events have
+		// the same ids, and the second insert fails (see Circuits.Update).
+		if cerr := db.reconnect(ctx); cerr == nil {
+			err = db.roundLocked(ctx, add, read, relaxed)
+		}
+	}
+	return db.explain(ctx, err)
+}
+
+var errClosed = errors.New("the connection to the database is closed")
+
+// reconnect opens a new connection in place of a broken one.
+func (db *DB) reconnect(ctx context.Context) error {
+	conn, err := pgx.ConnectConfig(ctx, db.cfg)
+	if err != nil {
+		return err
+	}
+	db.conn, db.checked = conn, false
+	return nil
+}
+
+func (db *DB) roundLocked(ctx context.Context, add func(b *pgx.Batch), read func(br pgx.BatchResults) error, relaxed ...bool) error {
+	var b pgx.Batch
+	commit := "on"
+	if len(relaxed) > 0 && relaxed[0] {
+		commit = "off"
+	}
+	b.Queue(timeouts, ms(db.set.LockTimeout), ms(db.statementTimeout()), commit)
 	if !db.checked {
-		all.Queue(schemaCheck)
+		b.Queue(schemaCheck)
 	}
-	for _, st := range db.pending {
-		all.Queue(st.sql, st.args...)
+	pending := db.pending
+	for _, st := range pending {
+		b.Queue(st.sql, st.args...)
 	}
-	all.QueuedQueries = append(all.QueuedQueries, batch.QueuedQueries...)
-	br := db.conn.SendBatch(ctx, &all)
+	if add != nil {
+		add(&b)
+	}
+	br := db.conn.SendBatch(ctx, &b)
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		return err
+	}
 	if !db.checked {
 		if _, err := br.Exec(); err != nil {
 			br.Close()
 			if !schemaOutdated(err) {
-				return nil, err
+				return err
 			}
 			if err := db.migrate(ctx); err != nil {
-				return nil, err
+				return err
 			}
 			db.checked = true
-			return db.send(ctx, batch)
+			return db.roundLocked(ctx, add, read, relaxed...)
 		}
 		db.checked = true
 	}
-	for range db.pending {
-		if _, err := br.Exec(); err != nil {
-			br.Close()
-			return nil, err
-		}
-	}
-	db.pending = nil
-	return br, nil
-}
-
-// exec runs one statement, after what send puts first.
-func (db *DB) exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
-	var batch pgx.Batch
-	batch.Queue(sql, args...)
-	br, err := db.send(ctx, &batch)
-	if err != nil {
-		return pgconn.CommandTag{}, err
-	}
-	tag, err := br.Exec()
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
-	return tag, err
-}
-
-// ready runs what send puts first, if anything, before a query that does
-// not go through send.
-func (db *DB) ready(ctx context.Context) error {
-	if db.checked && len(db.pending) == 0 {
-		return nil
-	}
-	br, err := db.send(ctx, &pgx.Batch{})
-	if err != nil {
-		return err
-	}
-	return br.Close()
-}
-
-// Ping makes sure the schema is the one this guard writes, creating or
-// migrating it if need be.
-func (db *DB) Ping() error {
-	ctx, cancel := context.WithTimeout(context.Background(), db.timeout)
-	defer cancel()
-	return db.ready(ctx)
-}
-
-// schemaOutdated says whether err is schemaCheck's failure.
-func schemaOutdated(err error) bool {
-	var pe *pgconn.PgError
-	if !errors.As(err, &pe) {
-		return false
-	}
-	return pe.Code == "42P01" || pe.Code == "22P02" && strings.Contains(pe.Message, "guard schema version")
-}
-
-// migrate creates or upgrades the schema, under an advisory lock so that
-// guards starting at once do it once.
-func (db *DB) migrate(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, db.timeout)
-	defer cancel()
-	return pgx.BeginFunc(ctx, db.conn, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('guard:schema'));
-			CREATE TABLE IF NOT EXISTS guard_schema (version int NOT NULL)`); err != nil {
-			return fmt.Errorf("cannot set up guard's tables: %w", err)
-		}
-		var version int
-		err := tx.QueryRow(ctx, `SELECT version FROM guard_schema`).Scan(&version)
-		if errors.Is(err, pgx.ErrNoRows) {
-			if _, err := tx.Exec(ctx, `INSERT INTO guard_schema VALUES (0)`); err != nil {
+	err := func() error {
+		for range pending {
+			if _, err := br.Exec(); err != nil {
 				return err
 			}
-		} else if err != nil {
-			return err
 		}
-		if version > schemaVersion {
-			return fmt.Errorf("the database's guard schema is version %d, newer than this guard knows (%d): upgrade guard", version, schemaVersion)
+		if read != nil {
+			return read(br)
 		}
-		for v := version; v < schemaVersion; v++ {
-			if _, err := tx.Exec(ctx, migrations[v]); err != nil {
-				return fmt.Errorf("cannot migrate guard's tables to version %d: %w", v+1, err)
-			}
-		}
-		_, err = tx.Exec(ctx, `UPDATE guard_schema SET version = $1`, schemaVersion)
-		return err
-	})
-}
-
-// update runs fn on the document name in one transaction: it takes the
-// document's advisory lock, reads the document and the database's clock,
-// and, if fn returns a new document, writes it; the events fn returns are
-// appended in the same transaction. Two round trips: BEGIN, the lock and
-// the read in the first; the writes and COMMIT in the second.
-func (db *DB) update(name string, local time.Time, fn func(doc []byte, now time.Time) (out []byte, events []store.Event, aside []store.Aside, err error)) error {
-	ctx, cancel := context.WithTimeout(context.Background(), db.timeout)
-	defer cancel()
-	// The lock and the read must be two statements: a statement reads from
-	// the snapshot taken when it starts, and the read must start after the
-	// lock is had, or it would miss the update before it.
-	var batch pgx.Batch
-	batch.Queue(`BEGIN`)
-	batch.Queue(`SELECT pg_advisory_xact_lock(hashtext('guard:' || $1::text))`, name)
-	batch.Queue(`SELECT (SELECT doc FROM guard_state WHERE name = $1), now()`, name)
-	br, err := db.send(ctx, &batch)
-	if err != nil {
-		return busy(err)
-	}
-	var doc []byte
-	var now time.Time
-	_, err = br.Exec()
-	if err == nil {
-		_, err = br.Exec()
-	}
-	if err == nil {
-		err = br.QueryRow().Scan(&doc, &now)
-	}
+		return nil
+	}()
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		db.rollback()
-		return busy(err)
+	if err == nil {
+		db.pending = db.pending[len(pending):]
 	}
-	if db.LocalClock {
-		now = local
+	return err
+}
+
+// A DeniedError is a statement the role may not run: it says what an
+// administrator must grant.
+type DeniedError struct {
+	Role   string
+	Schema string // guard's schema, as far as the URL says
+	Cause  string // the server's message
+}
+
+// Is makes a DeniedError store.ErrDenied.
+func (e *DeniedError) Is(target error) bool { return target == store.ErrDenied }
+
+func (e *DeniedError) Error() string {
+	return fmt.Sprintf("permission denied (%s): an administrator must run 'guard state init --grant %s' (or: %s)", e.Cause, e.Role, strings.Join(Grants(e.Role, e.Schema), " "))
+}
+
+// explain words the errors of a round: a lock or statement timeout is
+// store.ErrBusy; a round the database did not answer in time says so,
+// apart from a lock; a missing right names the grants it needs.
+func (db *DB) explain(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
 	}
-	db.relax = false
-	out, events, aside, err := fn(doc, now)
-	if err != nil {
-		db.rollback()
-		return err
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "55P03", "57014": // lock_not_available, query_canceled (statement_timeout)
+			return fmt.Errorf("%s: %w", pe.Message, store.ErrBusy)
+		case "42501": // insufficient_privilege
+			return &DeniedError{Role: db.cfg.User, Schema: db.schema(), Cause: pe.Message}
+		}
 	}
-	batch = pgx.Batch{}
-	if db.relax {
-		// Only the counters of a closed, healthy circuit moved: the commit
-		// need not wait for the WAL to reach the disk (README:
-		// "Durability"). It is still atomic.
-		batch.Queue(`SET LOCAL synchronous_commit = off`)
-		db.relax = false
+	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("the database at %s did not answer within %s: %v", db.where, db.statementTimeout()+db.cfg.ConnectTimeout, err)
 	}
-	for _, a := range aside {
-		batch.Queue(`INSERT INTO guard_quarantine VALUES ($1, $2, $3, $4, $5)`, now, name, a.Key, a.Err.Error(), string(a.Raw))
+	return err
+}
+
+// schema is the schema guard's tables are in, as the URL's search_path
+// says: its first, or public.
+func (db *DB) schema() string {
+	if sp := db.cfg.RuntimeParams["search_path"]; sp != "" {
+		return strings.Trim(strings.TrimSpace(strings.Split(sp, ",")[0]), `"`)
 	}
-	if out != nil {
-		batch.Queue(`INSERT INTO guard_state (name, doc, updated) VALUES ($1, $2, $3)
-			ON CONFLICT (name) DO UPDATE SET doc = EXCLUDED.doc, updated = EXCLUDED.updated`, name, string(out), now)
+	return "public"
+}
+
+// now returns the database's time for a decision taken at local: local
+// moved by the skew measured on the first round, so that hosts whose
+// clocks disagree decide on one clock.
+func (db *DB) now(local time.Time) time.Time {
+	if db.LocalClock || !db.haveSkew {
+		return local
 	}
-	for _, e := range events {
-		line, err := e.MarshalJSON()
-		if err != nil {
-			db.rollback()
+	return time.Now().Add(db.skew)
+}
+
+// syncClock measures the skew of the database's clock if no round has yet
+// (guard run's peek does; a command that starts with an update, such as
+// guard trip, pays one round for it), so that every decision is taken on
+// the database's clock.
+func (db *DB) syncClock() error {
+	if db.haveSkew || db.LocalClock {
+		return nil
+	}
+	sent := time.Now()
+	return db.round(func(b *pgx.Batch) { b.Queue(`SELECT now()`) }, func(br pgx.BatchResults) error {
+		var now time.Time
+		if err := br.QueryRow().Scan(&now); err != nil {
 			return err
 		}
-		batch.Queue(`INSERT INTO guard_events (ts, line) VALUES ($1, $2)`, e.Time, string(line))
-	}
-	batch.Queue(`COMMIT`)
-	if err := db.conn.SendBatch(ctx, &batch).Close(); err != nil {
-		db.rollback()
-		return err
-	}
-	return nil
+		db.noteClock(now, sent, time.Now())
+		return nil
+	}, false)
 }
 
-// rollback ends a transaction that failed, if the connection is still
-// there to end it on.
-func (db *DB) rollback() {
-	if db.conn.IsClosed() || db.conn.PgConn().TxStatus() == 'I' {
+// noteClock takes the skew of the database's clock from a round that read
+// now() between sent and received.
+func (db *DB) noteClock(dbNow, sent, received time.Time) {
+	if db.haveSkew {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), db.timeout)
-	defer cancel()
-	_, _ = db.conn.Exec(ctx, `ROLLBACK`)
+	mid := sent.Add(received.Sub(sent) / 2)
+	db.skew, db.haveSkew = dbNow.Sub(mid), true
 }
 
-// read returns the document name, without a transaction.
-func (db *DB) read(name string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), db.timeout)
-	defer cancel()
-	var batch pgx.Batch
-	batch.Queue(`SELECT doc FROM guard_state WHERE name = $1`, name)
-	br, err := db.send(ctx, &batch)
-	if err != nil {
-		return nil, err
-	}
-	var doc []byte
-	err = br.QueryRow().Scan(&doc)
-	cerr := br.Close()
-	if errors.Is(err, pgx.ErrNoRows) {
-		doc, err = nil, nil // no document yet
-	}
-	if err == nil {
-		err = cerr
-	}
-	return doc, err
+// hash is the key of a key's row: keys may be of any length, and a btree
+// holds only so much; a hash of 32 bytes it always holds.
+func hash(key string) []byte {
+	h := sha256.Sum256([]byte(key))
+	return h[:]
 }
 
-// busy marks a lock that was not had in time as store.ErrBusy.
-func busy(err error) error {
-	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("%v: %w", err, store.ErrBusy)
-	}
-	return err
+// newID returns an event's id: random, so that no sequence is written by
+// every call.
+func newID() int64 { return rand.Int64() }
+
+// conflict is the error a compare-and-set raises when the row it expected
+// changed: the round's statements are rolled back whole, and the update
+// reads the row again.
+const conflictMark = "guard-conflict"
+
+// casCheck wraps a statement returning one row per row it changed, so that
+// the round fails when it changed none.
+func casCheck(cte string) string {
+	return `WITH u AS (` + cte + `) SELECT CASE WHEN count(*) = 1 THEN 0 ELSE ('` + conflictMark + ` ' || count(*))::int END FROM u`
 }
 
-// put writes the document name, outside update's lock (a backup).
-func (db *DB) put(name string, doc []byte, now time.Time) error {
-	ctx, cancel := context.WithTimeout(context.Background(), db.timeout)
-	defer cancel()
-	_, err := db.exec(ctx, `INSERT INTO guard_state (name, doc, updated) VALUES ($1, $2, $3)
-		ON CONFLICT (name) DO UPDATE SET doc = EXCLUDED.doc, updated = EXCLUDED.updated`, name, string(doc), now)
-	return err
+// isConflict reports whether err is a compare-and-set that found its row
+// changed, or an insert that found it already there.
+func isConflict(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "22P02" && strings.Contains(pe.Message, conflictMark)
+}
+
+// isDuplicateEvent reports whether err is the insert of an event that is
+// already there: a round that was sent again after its connection broke,
+// and had been committed the first time.
+func isDuplicateEvent(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505" && pe.TableName == "guard_events"
+}
+
+// hostname is this host, for the rows of runs.
+func hostname() string {
+	h, _ := os.Hostname()
+	return h
 }

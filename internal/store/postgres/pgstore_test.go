@@ -2,20 +2,25 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
+	"guard/breaker"
 	"guard/internal/store"
 	"guard/internal/store/postgres/pgtest"
 )
 
 func open(t *testing.T, url string) *DB {
 	t.Helper()
-	db, err := Open(context.Background(), url, time.Second)
+	return openWith(t, url, Settings{ConnectTimeout: time.Second})
+}
+
+func openWith(t *testing.T, url string, set Settings) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), url, set)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,22 +28,29 @@ func open(t *testing.T, url string) *DB {
 	return db
 }
 
+// exec runs sql on its own connection, as an administrator would.
+func exec(t *testing.T, url, sql string, args ...any) {
+	t.Helper()
+	db := open(t, url)
+	if _, err := db.conn.Exec(context.Background(), sql, args...); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
 // The schema is made by the first statement, and a schema newer than
 // this guard's is refused with a message that says so.
 func TestSchemaIsCheckedOnTheFirstStatement(t *testing.T) {
 	url := pgtest.Shared(t).NewDB(t)
 	db := open(t, url)
-	if c, err := db.Circuits(time.Hour).Peek("k"); err != nil || c.State != "" {
+	if c, err := db.Circuits().Peek("k"); err != nil || c.State != "" {
 		t.Fatalf("Peek on a new database: %+v, %v", c, err)
 	}
 	var version int
 	if err := db.conn.QueryRow(context.Background(), `SELECT version FROM guard_schema`).Scan(&version); err != nil || version != schemaVersion {
 		t.Fatalf("schema version %d, %v; want %d", version, err, schemaVersion)
 	}
-	if _, err := db.conn.Exec(context.Background(), `UPDATE guard_schema SET version = $1`, schemaVersion+1); err != nil {
-		t.Fatal(err)
-	}
-	_, err := open(t, url).Circuits(time.Hour).Peek("k")
+	exec(t, url, `UPDATE guard_schema SET version = $1`, schemaVersion+1)
+	_, err := open(t, url).Circuits().Peek("k")
 	if err == nil || !strings.Contains(err.Error(), "newer than this guard knows") {
 		t.Errorf("a newer schema: %v; want it refused", err)
 	}
@@ -47,9 +59,8 @@ func TestSchemaIsCheckedOnTheFirstStatement(t *testing.T) {
 	}
 }
 
-// A released max_concurrent slot is free at once; the slot that lists a
-// run of an unlimited key is freed on the connection's next round trip,
-// or when it closes.
+// A released max_concurrent slot is free at once, and so is the row that
+// lists a run of an unlimited key, released with the next round.
 func TestReleasedSlots(t *testing.T) {
 	url := pgtest.Shared(t).NewDB(t)
 	a, b := open(t, url), open(t, url)
@@ -77,38 +88,56 @@ func TestReleasedSlots(t *testing.T) {
 		return len(runs)
 	}
 	slot, err = a.Runs().Acquire(run, 0, 0, nil)
-	if err != nil || listed() != 1 {
-		t.Fatalf("an unlimited run: %v; want it listed", err)
-	}
-	slot.Release()
-	if _, err := a.read("hooks"); err != nil { // a's next round trip
+	if err != nil {
 		t.Fatal(err)
 	}
 	if n := listed(); n != 0 {
-		t.Errorf("after a's next round trip, %d runs listed; want none", n)
+		t.Fatalf("an unlimited run is listed before a's next round: %d", n)
+	}
+	if _, err := a.Circuits().Peek("k"); err != nil { // a's next round
+		t.Fatal(err)
+	}
+	if n := listed(); n != 1 {
+		t.Fatalf("after a's next round, %d runs listed; want 1", n)
+	}
+	slot.(store.Queued).ReleaseLater()
+	if n := listed(); n != 1 {
+		t.Fatalf("released later, %d runs listed before a's next round; want 1", n)
+	}
+	slot.Release() // sends what no round carried
+	if n := listed(); n != 0 {
+		t.Errorf("after Release, %d runs listed; want none", n)
 	}
 }
 
-// update is one transaction: a failing fn leaves nothing behind and the
+// An update is one transaction: a failing fn leaves nothing behind and the
 // connection usable.
 func TestFailedUpdateRollsBack(t *testing.T) {
 	db := open(t, pgtest.Shared(t).NewDB(t))
-	boom := pgx.ErrTxClosed
-	err := db.update("doc", time.Now(), func(doc []byte, now time.Time) ([]byte, []store.Event, []store.Aside, error) {
-		return nil, nil, nil, boom
+	c := db.Circuits()
+	boom := errors.New("boom")
+	err := c.Update(time.Now(), func(tx store.CircuitTx) (bool, error) {
+		tx.Put("k", breaker.Circuit{State: breaker.Open})
+		return true, boom
 	})
 	if err != boom {
-		t.Fatalf("update: %v; want fn's error", err)
+		t.Fatalf("Update: %v; want fn's error", err)
 	}
-	if err := db.update("doc", time.Now(), func(doc []byte, now time.Time) ([]byte, []store.Event, []store.Aside, error) {
-		return []byte("v1"), nil, nil, nil
+	if got, err := c.Peek("k"); err != nil || got.State != "" {
+		t.Fatalf("after a failed update: %+v, %v; want no state", got, err)
+	}
+	if err := c.Update(time.Now(), func(tx store.CircuitTx) (bool, error) {
+		tx.Put("k", breaker.Circuit{State: breaker.Open})
+		return true, nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if doc, err := db.read("doc"); err != nil || string(doc) != "v1" {
-		t.Errorf("read %q, %v; want v1", doc, err)
+	if got, err := open(t, pgtest.Shared(t).URL(strings.TrimPrefix(dbName(db), "/"))).Circuits().Peek("k"); err != nil || got.State != breaker.Open {
+		t.Errorf("Peek = %+v, %v; want open", got, err)
 	}
 }
+
+func dbName(db *DB) string { return db.cfg.Database }
 
 func TestMain(m *testing.M) {
 	code := m.Run()

@@ -2,50 +2,82 @@ package postgres
 
 import (
 	"context"
+	"time"
 
 	"guard/config"
 	"guard/internal/store"
-	"guard/internal/store/cooldownstate"
 	"guard/internal/store/hookstate"
+	"guard/internal/supervise"
 )
+
+// settings are a DB's settings from guard's configuration.
+func settings(cfg *config.Config) Settings {
+	return Settings{
+		ConnectTimeout: cfg.ConnectTimeout,
+		LockTimeout:    cfg.LockTimeout,
+		Retention:      hookstate.Retention{Idle: cfg.CircuitBreaker.Retention, Session: cfg.CircuitBreaker.SessionRetention},
+		EventRetention: eventRetention(cfg),
+	}
+}
+
+// eventRetention is how long events are kept: as long as the longer of the
+// two states' retentions, 0 (for ever) if either keeps everything.
+func eventRetention(cfg *config.Config) time.Duration {
+	a, b := cfg.CircuitBreaker.Retention, cfg.Cooldown.Retention
+	if a <= 0 || b <= 0 {
+		return 0
+	}
+	return max(a, b)
+}
 
 // Linking this package in registers it as the backend of postgres:// URLs
 // (see store.Backend): cmd/guard-pg does.
 func init() {
 	store.Register(store.KindPostgres, &store.Backend{
 		OpenHooks: func(cfg *config.Config, url string, o store.Options) (*store.Hooks, error) {
-			db, err := Open(context.Background(), url, cfg.ConnectTimeout)
+			db, err := Open(context.Background(), url, settings(cfg))
 			if err != nil {
 				return nil, err
 			}
-			c := db.Circuits(cfg.CircuitBreaker.Retention)
+			c := db.Circuits()
 			c.OnSetAside = o.SetAside
+			runs := db.Runs()
+			runs.Live = supervise.Alive
 			return &store.Hooks{
-				Circuits: c, Runs: db.Runs(), Events: db.Events(),
-				Checkpoint: db.Checkpoint(false, hookstate.Validate, &hookstate.Document{Version: hookstate.Version}),
+				Circuits: c, Runs: runs, Events: db.Events(),
+				Checkpoint: db.HookCheckpoint(),
 				Where:      db.Where(),
 			}, nil
 		},
 		OpenCooldown: func(cfg *config.Config, url string, actions []store.Action, o store.Options) (*store.Cooldown, error) {
-			db, err := Open(context.Background(), url, cfg.ConnectTimeout)
+			db, err := Open(context.Background(), url, settings(cfg))
 			if err != nil {
 				return nil, err
 			}
 			return &store.Cooldown{
 				Budgets: db.Budgets(cfg.Cooldown.Retention, actions), Actions: actions, Events: db.Events(),
-				Checkpoint: db.Checkpoint(true, func(b []byte) error { return cooldownstate.Validate(b, actions) }, &cooldownstate.Document{}),
+				Checkpoint: db.CooldownCheckpoint(actions),
 				Where:      db.Where(),
 			}, nil
 		},
 		Events: func(cfg *config.Config, url string) (store.Events, error) {
-			db, err := Open(context.Background(), url, cfg.ConnectTimeout)
+			db, err := Open(context.Background(), url, settings(cfg))
 			if err != nil {
 				return nil, err
 			}
 			return db.Events(), nil
 		},
+		Init: func(cfg *config.Config, url, role string) error {
+			db, err := Open(context.Background(), url, settings(cfg))
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			return db.Init(role)
+		},
+		Advice: Advice,
 		Ping: func(cfg *config.Config, url string) error {
-			db, err := Open(context.Background(), url, cfg.ConnectTimeout)
+			db, err := Open(context.Background(), url, settings(cfg))
 			if err != nil {
 				return err
 			}

@@ -1,57 +1,137 @@
 package postgres
 
 import (
-	"context"
-	"fmt"
 	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"guard/internal/store"
 )
 
-// Runs are max_concurrent slots in the database, as a store.Runs. A slot
-// is a session-level advisory lock on (the key, the slot's number), held on
-// this guard's connection while its run goes on, and a row of guard_slots
-// that describes the run. The lock goes when the connection does, however
-// guard ends (SIGKILL, a host gone); a row whose lock nobody holds lists
-// nothing.
-type Runs struct{ db *DB }
+// Runs are the runs in flight, a row each of guard_runs, as a store.Runs.
+//
+// A row names its holder (host, pid, process start) and expires on the
+// database's clock a lease after it was written; its holder extends it
+// every third of a lease while the run goes on. So a holder that is gone
+// (killed, its host down or cut off) is seen gone a lease later from every
+// host, its slot freed, and its probe lease reaped; and nothing lives in a
+// database session, so guard works through a transaction-mode pooler, and
+// a slot outlives a restart of the server. A max_concurrent key's slots are
+// its rows numbered 0 to N-1; a run of an unlimited key has a row of its
+// own, only to list it.
+type Runs struct {
+	db *DB
+	// Live checks a holder on this host, whose row a dead holder left: its
+	// slot is taken over at once instead of a lease later.
+	Live func(pid int, start uint64) bool
+}
 
-// Runs returns the slots.
-func (db *DB) Runs() Runs { return Runs{db} }
+// Runs returns the runs.
+func (db *DB) Runs() Runs { return Runs{db: db} }
 
-// unlimitedBase numbers the slots of unlimited keys, apart from the
-// limited ones; maxUnlimited bounds how many a key lists.
-const (
-	unlimitedBase = 1 << 20
-	maxUnlimited  = 1024
-)
+// ListsAhead marks Runs as a store.Lister: the row of an unlimited key's
+// run is written with the next round, the circuit's peek.
+func (Runs) ListsAhead() {}
 
-// Acquire takes a slot; see store.Runs.
+var _ store.Lister = Runs{}
+
+// insertRun writes a run's row, as a slot of an unlimited key (its own
+// number) or over an expired row.
+const insertRun = `INSERT INTO guard_runs (key_hash, slot, key, host, pid, start, child, started, deadline, expires)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now() + make_interval(secs => $10))
+	ON CONFLICT (key_hash, slot) DO UPDATE SET key = EXCLUDED.key, host = EXCLUDED.host, pid = EXCLUDED.pid,
+		start = EXCLUDED.start, child = EXCLUDED.child, started = EXCLUDED.started, deadline = EXCLUDED.deadline,
+		expires = EXCLUDED.expires
+	WHERE guard_runs.expires <= now() OR (guard_runs.host, guard_runs.pid, guard_runs.start) = (EXCLUDED.host, EXCLUDED.pid, EXCLUDED.start)`
+
+// takeSlot takes the first free slot of a limited key, counting from a
+// random one so that callers spread over them: a slot with no row, or
+// whose row expired.
+const takeSlot = `INSERT INTO guard_runs (key_hash, slot, key, host, pid, start, child, started, deadline, expires)
+	SELECT $1, s, $2, $3, $4, $5, 0, $6, $7, now() + make_interval(secs => $8)
+	FROM generate_series(0, $9::bigint - 1) s
+	WHERE NOT EXISTS (SELECT 1 FROM guard_runs r WHERE r.key_hash = $1 AND r.slot = s AND r.expires > now())
+	ORDER BY (s + $9::bigint - $10::bigint) % $9::bigint LIMIT 1
+	ON CONFLICT (key_hash, slot) DO UPDATE SET key = EXCLUDED.key, host = EXCLUDED.host, pid = EXCLUDED.pid,
+		start = EXCLUDED.start, child = 0, started = EXCLUDED.started, deadline = EXCLUDED.deadline,
+		expires = EXCLUDED.expires
+	WHERE guard_runs.expires <= now()
+	RETURNING slot`
+
+// Acquire takes a slot; see store.Runs. With limit 0 it writes nothing
+// yet: the run's row goes with the next round (store.Lister).
 func (r Runs) Acquire(run store.Run, limit int, wait time.Duration, stop func() bool) (store.Slot, error) {
-	n, base, first := limit, 0, 0
-	if limit <= 0 {
-		n, base = maxUnlimited, unlimitedBase
-	} else {
-		first = rand.N(limit) // spread callers over the slots
+	secs := r.db.set.Lease.Seconds()
+	var deadline *time.Time
+	if !run.Deadline.IsZero() {
+		deadline = &run.Deadline
 	}
-	deadline := time.Now().Add(wait)
+	h := hash(run.Key)
+	if limit <= 0 {
+		s := r.newSlot(run, h, -1-rand.Int64N(1<<62), false)
+		r.db.queue(insertRun, h, s.num, run.Key, run.Holder.Host, run.Holder.PID, int64(run.Holder.Start), run.ChildPID, run.Started, deadline, secs)
+		go s.keepAlive()
+		return s, nil
+	}
+	first := rand.N(limit)
+	until := time.Now().Add(wait)
 	nap := time.Millisecond
 	for {
-		for i := range n {
-			slot := base + (first+i)%n
-			s, ok, err := r.try(run, slot)
-			if err != nil || ok {
-				return s, err
+		var num *int64
+		var holders []store.Holder
+		var nums []int64
+		err := r.db.round(func(b *pgx.Batch) {
+			b.Queue(takeSlot, h, run.Key, run.Holder.Host, run.Holder.PID, int64(run.Holder.Start), run.Started, deadline, secs, limit, first)
+			b.Queue(`SELECT slot, host, pid, start FROM guard_runs WHERE key_hash = $1 AND slot >= 0 AND slot < $2 AND expires > now()`, h, limit)
+		}, func(br pgx.BatchResults) error {
+			rows, err := br.Query()
+			if err != nil {
+				return err
 			}
+			for rows.Next() {
+				var n int64
+				if err := rows.Scan(&n); err != nil {
+					return err
+				}
+				num = &n
+			}
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			rows, err = br.Query()
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var o store.Holder
+				var n, start int64
+				if err := rows.Scan(&n, &o.Host, &o.PID, &start); err != nil {
+					return err
+				}
+				o.Start = uint64(start)
+				holders, nums = append(holders, o), append(nums, n)
+			}
+			return rows.Err()
+		}, false)
+		if err != nil {
+			return nil, err
 		}
-		if limit <= 0 {
-			return nil, store.ErrFull
+		if num != nil {
+			s := r.newSlot(run, h, *num, true)
+			go s.keepAlive()
+			return s, nil
+		}
+		if r.freeDead(h, run.Holder.Host, holders, nums) {
+			continue
 		}
 		if stop != nil && stop() {
 			return nil, store.ErrStopped
 		}
-		left := time.Until(deadline)
+		left := time.Until(until)
 		if left <= 0 {
 			return nil, store.ErrFull
 		}
@@ -63,92 +143,190 @@ func (r Runs) Acquire(run store.Run, limit int, wait time.Duration, stop func() 
 	}
 }
 
-// try takes slot for run if it is free.
-func (r Runs) try(run store.Run, slot int) (store.Slot, bool, error) {
-	id := fmt.Sprintf("%s\x00%d", run.Key, slot)
-	if r.db.held[id] {
-		return nil, false, nil // held by this very connection
+// freeDead deletes the rows of holders on this host that are dead (a
+// guard killed with SIGKILL leaves its row until it expires), and reports
+// whether it freed any.
+func (r Runs) freeDead(h []byte, host string, holders []store.Holder, nums []int64) bool {
+	if r.Live == nil {
+		return false
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), r.db.timeout)
-	defer cancel()
-	var deadline *time.Time
-	if !run.Deadline.IsZero() {
-		deadline = &run.Deadline
+	freed := false
+	for i, o := range holders {
+		if o.Host != host || r.Live(o.PID, o.Start) {
+			continue
+		}
+		err := r.db.round(func(b *pgx.Batch) {
+			b.Queue(`DELETE FROM guard_runs WHERE key_hash = $1 AND slot = $2 AND host = $3 AND pid = $4 AND start = $5`,
+				h, nums[i], o.Host, o.PID, int64(o.Start))
+		}, nil, false)
+		freed = freed || err == nil
 	}
-	// One round trip: the row is written only if the lock was had.
-	tag, err := r.db.exec(ctx, `INSERT INTO guard_slots (key, slot, host, pid, start, child, started, deadline)
-		SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE pg_try_advisory_lock(hashtext('guard-slot:' || $1::text), $2)
-		ON CONFLICT (key, slot) DO UPDATE SET host = $3, pid = $4, start = $5, child = $6, started = $7, deadline = $8`,
-		run.Key, slot, run.Holder.Host, run.Holder.PID, int64(run.Holder.Start), run.ChildPID, run.Started, deadline)
-	if err != nil || tag.RowsAffected() == 0 {
-		return nil, false, err
-	}
-	r.db.held[id] = true
-	return &slotLock{db: r.db, key: run.Key, slot: slot, id: id}, true, nil
+	return freed
 }
 
-// List returns the runs whose slot's lock is held; see store.Runs. Their
-// holders are alive as far as the database knows: their connections are.
+// List returns the runs in flight: those whose rows have not expired, and
+// whose holder alive (if not nil) says is alive; see store.Runs.
 func (r Runs) List(alive func(store.Holder) bool) ([]store.Run, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), r.db.timeout)
-	defer cancel()
-	if err := r.db.ready(ctx); err != nil {
-		return nil, err
-	}
-	rows, err := r.db.conn.Query(ctx, `SELECT s.key, s.host, s.pid, s.start, s.child, s.started, s.deadline
-		FROM guard_slots s JOIN pg_locks l ON l.locktype = 'advisory' AND l.granted
-			AND l.classid = hashtext('guard-slot:' || s.key)::oid AND l.objid = s.slot::oid AND l.objsubid = 2
-		ORDER BY s.started`)
-	if err != nil {
-		return nil, err
-	}
 	var out []store.Run
-	for rows.Next() {
-		var run store.Run
-		var start int64
-		var deadline *time.Time
-		if err := rows.Scan(&run.Key, &run.Holder.Host, &run.Holder.PID, &start, &run.ChildPID, &run.Started, &deadline); err != nil {
-			return nil, err
+	err := r.db.round(func(b *pgx.Batch) {
+		b.Queue(`SELECT key, host, pid, start, child, started, deadline FROM guard_runs WHERE expires > now() ORDER BY started, key`)
+	}, func(br pgx.BatchResults) error {
+		rows, err := br.Query()
+		if err != nil {
+			return err
 		}
-		run.Holder.Start = uint64(start)
-		if deadline != nil {
-			run.Deadline = *deadline
+		for rows.Next() {
+			var run store.Run
+			var start int64
+			var deadline *time.Time
+			if err := rows.Scan(&run.Key, &run.Holder.Host, &run.Holder.PID, &start, &run.ChildPID, &run.Started, &deadline); err != nil {
+				return err
+			}
+			run.Holder.Start = uint64(start)
+			if deadline != nil {
+				run.Deadline = *deadline
+			}
+			if alive == nil || alive(run.Holder) {
+				out = append(out, run)
+			}
 		}
-		out = append(out, run)
+		return rows.Err()
+	}, false)
+	return out, err
+}
+
+// slot is a run's row, held by this process.
+type slot struct {
+	db      *DB
+	keyHash []byte
+	num     int64
+	holder  store.Holder
+	limited bool // a max_concurrent slot: another run may take it once it expires
+
+	child atomic.Int64 // the command's pid, once started
+	once  sync.Once
+	done  chan struct{}
+	gone  bool // released (under db.mu)
+}
+
+func (r Runs) newSlot(run store.Run, h []byte, num int64, limited bool) *slot {
+	return &slot{db: r.db, keyHash: h, num: num, holder: run.Holder, limited: limited, done: make(chan struct{})}
+}
+
+// Started records the command's pid; it reaches the row with the next
+// extension of its lease (so that it costs the call no round trip).
+func (s *slot) Started(childPID int) { s.child.Store(int64(childPID)) }
+
+// deleteStmt is the release of the row, if it is still this holder's.
+func (s *slot) deleteStmt() statement {
+	return statement{`DELETE FROM guard_runs WHERE key_hash = $1 AND slot = $2 AND host = $3 AND pid = $4 AND start = $5`,
+		[]any{s.keyHash, s.num, s.holder.Host, s.holder.PID, int64(s.holder.Start)}}
+}
+
+// ReleaseLater releases the slot with the next round (store.Queued).
+func (s *slot) ReleaseLater() {
+	s.stop()
+	s.db.mu.Lock()
+	defer s.db.mu.Unlock()
+	if !s.gone {
+		s.gone = true
+		s.db.pending = append(s.db.pending, s.deleteStmt())
 	}
-	return out, rows.Err()
 }
 
-// slotLock is a slot held on this connection.
-type slotLock struct {
-	db   *DB
-	key  string
-	slot int
-	id   string
+// Release frees the slot now, or sends the release ReleaseLater queued if
+// no round has carried it.
+func (s *slot) Release() {
+	s.ReleaseLater()
+	s.db.flush()
 }
 
-func (s *slotLock) Started(childPID int) {
-	ctx, cancel := context.WithTimeout(context.Background(), s.db.timeout)
-	defer cancel()
-	_, _ = s.db.exec(ctx, `UPDATE guard_slots SET child = $3 WHERE key = $1 AND slot = $2`, s.key, s.slot, childPID)
-}
+func (s *slot) stop() { s.once.Do(func() { close(s.done) }) }
 
-// Release frees the slot. A slot of an unlimited key (which only lists
-// the run) is freed on the connection's next round trip, or when it
-// closes, whichever comes first: a guard's last round trip need not wait
-// for it. A max_concurrent slot is freed at once: the server ends a closed
-// connection's session a moment later, and a call that came just after
-// must not find the slot still taken.
-func (s *slotLock) Release() {
-	release := []statement{
-		{`DELETE FROM guard_slots WHERE key = $1 AND slot = $2`, []any{s.key, s.slot}},
-		{`SELECT pg_advisory_unlock(hashtext('guard-slot:' || $1::text), $2)`, []any{s.key, s.slot}},
+// flush sends the pending statements, if there are any, in a round of
+// their own.
+func (db *DB) flush() {
+	db.mu.Lock()
+	n := len(db.pending)
+	db.mu.Unlock()
+	if n > 0 {
+		_ = db.round(nil, nil, false)
 	}
-	delete(s.db.held, s.id)
-	s.db.pending = append(s.db.pending, release...)
-	if s.slot < unlimitedBase {
-		ctx, cancel := context.WithTimeout(context.Background(), s.db.timeout)
-		defer cancel()
-		_ = s.db.ready(ctx)
+}
+
+// keepAlive extends the slot's row every third of a lease while the run
+// goes on. If it cannot for most of a lease (the database down or cut
+// off), or the row is gone, the run has lost its slot: another run may
+// take it once the row has expired. For a max_concurrent slot the command
+// is then stopped (SIGTERM, SIGKILL a tenth of a lease later) before the
+// row expires, so that two runs never hold one slot; a run of an unlimited
+// key goes on, only unlisted.
+func (s *slot) keepAlive() {
+	lease := s.db.set.Lease
+	period := lease / 3
+	lastOK := time.Now() // not later than the row's write: its expiry is at least this plus a lease
+	timer := time.NewTimer(period)
+	defer timer.Stop()
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-timer.C:
+		}
+		sent := time.Now()
+		var extended bool
+		err := s.db.round(func(b *pgx.Batch) {
+			b.Queue(`UPDATE guard_runs SET expires = now() + make_interval(secs => $6), child = $7
+				WHERE key_hash = $1 AND slot = $2 AND host = $3 AND pid = $4 AND start = $5 AND expires > now()
+				RETURNING 1`, s.keyHash, s.num, s.holder.Host, s.holder.PID, int64(s.holder.Start), lease.Seconds(), s.child.Load())
+		}, func(br pgx.BatchResults) error {
+			rows, err := br.Query()
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				extended = true
+			}
+			return rows.Err()
+		}, false)
+		select {
+		case <-s.done:
+			return // released meanwhile
+		default:
+		}
+		switch {
+		case err == nil && extended:
+			lastOK = sent
+			timer.Reset(period)
+		case err == nil:
+			s.lost(lastOK.Add(lease)) // the row is gone, or no longer this run's
+			return
+		case time.Since(lastOK) >= lease*4/5:
+			s.lost(lastOK.Add(lease))
+			return
+		default:
+			timer.Reset(min(time.Second, period))
+		}
+	}
+}
+
+// lost stops the command of a max_concurrent slot whose row may be taken
+// over from expires on.
+func (s *slot) lost(expires time.Time) {
+	pid := int(s.child.Load())
+	if !s.limited || pid <= 0 {
+		return
+	}
+	signal := func(sig syscall.Signal) {
+		_ = syscall.Kill(-pid, sig) // its process group, if it leads one
+		_ = syscall.Kill(pid, sig)
+	}
+	signal(syscall.SIGTERM)
+	kill := time.Until(expires) - s.db.set.Lease/10
+	select {
+	case <-s.done:
+		return
+	case <-time.After(max(kill, 0)):
+		signal(syscall.SIGKILL)
 	}
 }

@@ -106,7 +106,7 @@ func (t *tx) Circuit(key string) (breaker.Circuit, error) {
 func (t *tx) Stats() store.Stats     { return t.stats }
 func (t *tx) Aside() []store.Aside   { return nil }
 func (t *tx) Log(evs ...store.Event) { t.events = append(t.events, evs...) }
-func (t *tx) Count(executions, failures int) {
+func (t *tx) Count(_ string, executions, failures int) {
 	t.stats.TotalExecutions += int64(executions)
 	t.stats.TotalFailures += int64(failures)
 }

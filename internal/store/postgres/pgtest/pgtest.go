@@ -217,3 +217,6 @@ func (s *Server) Log() string {
 	b, _ := os.ReadFile(filepath.Join(s.dir, "log"))
 	return strings.TrimSpace(string(b))
 }
+
+// Addr is the server's host:port.
+func (s *Server) Addr() string { return fmt.Sprintf("127.0.0.1:%d", s.Port) }
