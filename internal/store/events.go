@@ -32,3 +32,20 @@ type Checkpoint interface {
 type Follower interface {
 	Follow(keep func(*Event) bool) Events
 }
+
+// A Tailer is an Events whose new events can be read as they come: the
+// dashboard of 'guard serve' redraws as they are appended, at a cost that
+// does not grow with the log's age.
+type Tailer interface {
+	// Tail returns a Tail of the events keep accepts (nil: all).
+	Tail(keep func(*Event) bool) Tail
+}
+
+// A Tail reads a log as it grows. It keeps no event it has returned. It
+// is not safe for concurrent use.
+type Tail interface {
+	// Next returns the events appended since the last Next, in time
+	// order; the first Next returns every event the log holds. It reads
+	// only what is new.
+	Next() ([]Event, error)
+}

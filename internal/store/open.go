@@ -20,6 +20,9 @@ type Options struct {
 	SetAside func(a Aside, keptIn string)
 	// LogFailed hears of an event log that could not be written.
 	LogFailed func(error)
+	// Host is this host's name, which the backend writes into each event
+	// it logs that does not name one (Event.Host); "": none.
+	Host string
 }
 
 // Hooks is the state of the hooks' circuits, as a backend keeps it.
@@ -188,6 +191,36 @@ func (m multiEvents) Read(keep func(*Event) bool) (ReadResult, error) {
 	}
 	sort.SliceStable(res.Events, func(i, j int) bool { return res.Events[i].Time.Before(res.Events[j].Time) })
 	return res, nil
+}
+
+// Tail tails every log when each can be tailed (see Tailer); nil if one
+// cannot.
+func (m multiEvents) Tail(keep func(*Event) bool) Tail {
+	var t multiTail
+	for _, e := range m {
+		tl, ok := e.(Tailer)
+		if !ok {
+			return nil
+		}
+		t = append(t, tl.Tail(keep))
+	}
+	return t
+}
+
+// multiTail tails several logs as one.
+type multiTail []Tail
+
+func (m multiTail) Next() ([]Event, error) {
+	var out []Event
+	for _, t := range m {
+		evs, err := t.Next()
+		if err != nil {
+			return out, err
+		}
+		out = append(out, evs...)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
+	return out, nil
 }
 
 // A Joiner is an Events that can take in another backend's Events when

@@ -56,6 +56,7 @@ func (e *env) backendOptions() store.Options {
 			e.warnf("the state of %q was malformed (%s); kept it in %s and started it afresh", view.Printable(a.Key), view.ErrorLine(a.Err), view.Printable(keptIn))
 		},
 		LogFailed: e.logFailed,
+		Host:      host(e.getenv),
 	}
 }
 

@@ -72,27 +72,9 @@ func newEventCache(logs EventLogs, keep func(*store.Event) bool) *eventCache {
 // what was appended to the logs since the last Read. The events may be
 // shared with the eventCache and later Reads: the caller must not change them.
 func (c *eventCache) Read(keep func(*store.Event) bool) (store.ReadResult, error) {
-	var files []*cachedFile
-	seen := map[string]bool{}
-	for _, l := range c.logs {
-		for _, path := range l.Files() {
-			if seen[path] {
-				continue
-			}
-			seen[path] = true
-			f, err := c.update(path)
-			if err != nil {
-				return store.ReadResult{}, err
-			}
-			if f != nil {
-				files = append(files, f)
-			}
-		}
+	if err := c.refresh(); err != nil {
+		return store.ReadResult{}, err
 	}
-	if !slices.Equal(files, c.files) {
-		c.changed = true
-	}
-	c.files = files
 	if c.changed {
 		c.merge()
 	}
@@ -115,6 +97,60 @@ func (c *eventCache) Read(keep func(*store.Event) bool) (store.ReadResult, error
 		}
 	}
 	return res, nil
+}
+
+// refresh reads what was appended to the logs' files since the last
+// refresh, and forgets the files that are gone.
+func (c *eventCache) refresh() error {
+	var files []*cachedFile
+	seen := map[string]bool{}
+	for _, l := range c.logs {
+		for _, path := range l.Files() {
+			if seen[path] {
+				continue
+			}
+			seen[path] = true
+			f, err := c.update(path)
+			if err != nil {
+				return err
+			}
+			if f != nil {
+				files = append(files, f)
+			}
+		}
+	}
+	if !slices.Equal(files, c.files) {
+		c.changed = true
+	}
+	c.files = files
+	return nil
+}
+
+// Tail returns the logs as a store.Tail: each Next reads only what was
+// appended since the last, following rotation as Follow does, and keeps
+// nothing of what it returned.
+func (ls EventLogs) Tail(keep func(*store.Event) bool) store.Tail {
+	return &eventTail{newEventCache(ls, keep)}
+}
+
+// An eventTail is an eventCache that hands its events out instead of
+// keeping them.
+type eventTail struct{ c *eventCache }
+
+func (t *eventTail) Next() ([]store.Event, error) {
+	if err := t.c.refresh(); err != nil {
+		return nil, err
+	}
+	var out []store.Event
+	for _, f := range t.c.files {
+		out = append(out, f.events...)
+		f.events = nil
+	}
+	before := func(i, j int) bool { return out[i].Time.Before(out[j].Time) }
+	if !sort.SliceIsSorted(out, before) {
+		sort.SliceStable(out, before)
+	}
+	return out, nil
 }
 
 // merge puts the events of every file in time order, as Read does: files

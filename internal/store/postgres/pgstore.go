@@ -58,6 +58,7 @@ type DB struct {
 	held    map[string]bool // slots this connection holds (advisory locks are re-entrant)
 	checked bool            // the schema is known to be the one this guard writes
 	pending []statement     // slot releases to run before anything else
+	host    string          // written into each event that names no host (store.Options.Host)
 	relax   bool            // set by update's fn: this commit need not wait for the disk
 
 	// LocalClock makes decisions on the time the caller gives instead of
@@ -296,6 +297,9 @@ func (db *DB) update(name string, local time.Time, fn func(doc []byte, now time.
 			ON CONFLICT (name) DO UPDATE SET doc = EXCLUDED.doc, updated = EXCLUDED.updated`, name, string(out), now)
 	}
 	for _, e := range events {
+		if e.Host == "" {
+			e.Host = db.host
+		}
 		line, err := e.MarshalJSON()
 		if err != nil {
 			db.rollback()

@@ -18,6 +18,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
+			db.host = o.Host
 			c := db.Circuits(cfg.CircuitBreaker.Retention)
 			c.OnSetAside = o.SetAside
 			return &store.Hooks{
@@ -31,6 +32,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
+			db.host = o.Host
 			return &store.Cooldown{
 				Budgets: db.Budgets(cfg.Cooldown.Retention, actions), Actions: actions, Events: db.Events(),
 				Checkpoint: db.Checkpoint(true, func(b []byte) error { return cooldownstate.Validate(b, actions) }, &cooldownstate.Document{}),
