@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -62,10 +63,18 @@ func (Dashboard) Serve(ctx context.Context, src *dashboard.Source, o dashboard.S
 	for {
 		select {
 		case <-ctx.Done():
+			// The pages waiting for a change are answered at once; then
+			// connections that carry no request are closed (a browser's
+			// spare ones would otherwise hold Shutdown for 5s).
 			close(s.stopping)
-			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			sctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			defer cancel()
-			return srv.Shutdown(sctx)
+			if err := srv.Shutdown(sctx); errors.Is(err, context.DeadlineExceeded) {
+				return srv.Close()
+			} else if err != nil {
+				return err
+			}
+			return nil
 		case err := <-served:
 			return err
 		case <-tick.C:
