@@ -124,7 +124,9 @@ func (b *browser) read(r io.Reader) {
 		case "Runtime.exceptionThrown":
 			b.problems = append(b.problems, "exception: "+string(m.Params))
 		case "Log.entryAdded":
-			var p struct{ Entry struct{ Level, Source, Text, URL string } }
+			var p struct {
+				Entry struct{ Level, Source, Text, URL string }
+			}
 			json.Unmarshal(m.Params, &p)
 			if p.Entry.Level == "error" || p.Entry.Level == "warning" {
 				b.problems = append(b.problems, fmt.Sprintf("log %s (%s): %s %s", p.Entry.Level, p.Entry.Source, p.Entry.Text, p.Entry.URL))
