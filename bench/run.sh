@@ -20,7 +20,7 @@ trap 'rm -rf "$bin"' EXIT
 # The build make install makes (see Makefile): static, without urfave/cli's
 # man-page generator.
 make --no-print-directory build >/dev/null
-mv guard guard-pg "$bin/"
+mv guard guard-pg guard-web "$bin/"
 go build -o "$bin/floor" ./bench/floor
 CGO_ENABLED=0 go build -o "$bin/goflock" ./bench/goflock
 go build -o "$bin/rss" ./bench/rss
