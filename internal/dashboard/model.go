@@ -103,7 +103,7 @@ func (m *Model) Refresh(now time.Time) (bool, error) {
 	var err error
 	if m.tail != nil {
 		evs, err = m.tail.Next()
-	} else if first || m.src.Events != nil {
+	} else if m.src.Events != nil {
 		evs, err = m.readAll()
 	}
 	if err != nil {
