@@ -99,29 +99,20 @@ func (m *Model) Refresh(now time.Time) (bool, error) {
 	}
 
 	// What the log says happened.
-	var evs []store.Event
-	var err error
-	if m.tail != nil {
-		evs, err = m.tail.Next()
-	} else if m.src.Events != nil {
-		evs, err = m.readAll()
-	}
-	if err != nil {
-		return false, fmt.Errorf("cannot read the event log: %w", err)
-	}
 	dirty := map[string]bool{}
 	budgets, resync := first, first
-	for i := range evs {
-		ev := &evs[i]
+	events := 0
+	handle := func(ev *store.Event) {
+		events++
 		switch ev.Event {
 		case store.EventCooldown, store.EventCooldownRecord, store.EventCooldownHealth, store.EventMark:
 			budgets = true
-			continue
+			return
 		case store.EventImport, store.EventQuarantine:
 			resync, budgets = true, true
 		}
 		if ev.Key == "" {
-			continue
+			return
 		}
 		k := m.key(ev.Key)
 		k.agg.add(ev)
@@ -130,13 +121,22 @@ func (m *Model) Refresh(now time.Time) (bool, error) {
 			m.hostsAt, changed = next, true
 		}
 	}
+	var err error
+	if m.tail != nil {
+		err = m.tail.Next(handle)
+	} else if m.src.Events != nil {
+		err = m.readAll(handle)
+	}
+	if err != nil {
+		return false, fmt.Errorf("cannot read the event log: %w", err)
+	}
 
 	// The circuits: those of the keys the log named, or every one if the
 	// state changed in a way the log does not explain.
 	if m.src.Fingerprint != nil {
 		if f := m.src.Fingerprint(); f != m.fprint {
 			m.fprint = f
-			if len(evs) == 0 {
+			if events == 0 {
 				resync, budgets = true, true
 			}
 		}
@@ -225,15 +225,18 @@ func (m *Model) key(key string) *keyModel {
 
 // readAll reads the window's events whole, for an Events that cannot be
 // tailed, and starts every key's aggregate afresh.
-func (m *Model) readAll() ([]store.Event, error) {
+func (m *Model) readAll(fn func(*store.Event)) error {
 	res, err := m.src.Events.Read(m.inWindow)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, k := range m.keys {
 		k.agg = keyAgg{}
 	}
-	return res.Events, nil
+	for i := range res.Events {
+		fn(&res.Events[i])
+	}
+	return nil
 }
 
 // readCircuits reads every circuit, and touches the keys whose circuit

@@ -195,8 +195,7 @@ func readFile(r io.Reader, keep func(*Event) bool, out *[]Event) (int, error) {
 		if len(line) > 0 {
 			trimmed := bytes.TrimSpace(line)
 			if len(trimmed) > 0 {
-				var e Event
-				if json.Unmarshal(trimmed, &e) != nil {
+				if e, err := ParseEvent(trimmed); err != nil {
 					malformed++
 				} else {
 					e.Raw = append(json.RawMessage(nil), trimmed...)

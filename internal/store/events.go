@@ -41,11 +41,13 @@ type Tailer interface {
 	Tail(keep func(*Event) bool) Tail
 }
 
-// A Tail reads a log as it grows. It keeps no event it has returned. It
+// A Tail reads a log as it grows, handing each event over as it reads it:
+// it keeps none, so that reading 100,000 events costs no slice of them. It
 // is not safe for concurrent use.
 type Tail interface {
-	// Next returns the events appended since the last Next, in time
-	// order; the first Next returns every event the log holds. It reads
-	// only what is new.
-	Next() ([]Event, error)
+	// Next calls fn with each event appended since the last Next (the
+	// first: every event the log holds), in the order read, which is time
+	// order only within one log file. It reads only what is new. fn must
+	// not keep ev.
+	Next(fn func(ev *Event)) error
 }

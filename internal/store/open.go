@@ -210,17 +210,13 @@ func (m multiEvents) Tail(keep func(*Event) bool) Tail {
 // multiTail tails several logs as one.
 type multiTail []Tail
 
-func (m multiTail) Next() ([]Event, error) {
-	var out []Event
+func (m multiTail) Next(fn func(*Event)) error {
 	for _, t := range m {
-		evs, err := t.Next()
-		if err != nil {
-			return out, err
+		if err := t.Next(fn); err != nil {
+			return err
 		}
-		out = append(out, evs...)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
-	return out, nil
+	return nil
 }
 
 // A Joiner is an Events that can take in another backend's Events when

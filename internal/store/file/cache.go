@@ -38,6 +38,9 @@ type eventCache struct {
 	merged    []store.Event // the events of files, in time order
 	malformed int
 	changed   bool // merged is not up to date
+	noRaw     bool // leave Event.Raw empty: no reader wants the lines
+	// each, if set, hears of each event read, which is then not kept.
+	each func(*store.Event)
 }
 
 // A cachedFile is a file of a log, read up to off.
@@ -128,29 +131,21 @@ func (c *eventCache) refresh() error {
 
 // Tail returns the logs as a store.Tail: each Next reads only what was
 // appended since the last, following rotation as Follow does, and keeps
-// nothing of what it returned.
+// nothing of what it returned. Its events carry no Raw line.
 func (ls EventLogs) Tail(keep func(*store.Event) bool) store.Tail {
-	return &eventTail{newEventCache(ls, keep)}
+	c := newEventCache(ls, keep)
+	c.noRaw = true
+	return &eventTail{c}
 }
 
-// An eventTail is an eventCache that hands its events out instead of
-// keeping them.
+// An eventTail is an eventCache that hands its events over as it reads
+// them instead of keeping them.
 type eventTail struct{ c *eventCache }
 
-func (t *eventTail) Next() ([]store.Event, error) {
-	if err := t.c.refresh(); err != nil {
-		return nil, err
-	}
-	var out []store.Event
-	for _, f := range t.c.files {
-		out = append(out, f.events...)
-		f.events = nil
-	}
-	before := func(i, j int) bool { return out[i].Time.Before(out[j].Time) }
-	if !sort.SliceIsSorted(out, before) {
-		sort.SliceStable(out, before)
-	}
-	return out, nil
+func (t *eventTail) Next(fn func(*store.Event)) error {
+	t.c.each = fn
+	defer func() { t.c.each = nil }()
+	return t.c.refresh()
 }
 
 // merge puts the events of every file in time order, as Read does: files
@@ -212,7 +207,7 @@ func (c *eventCache) update(path string) (*cachedFile, error) {
 	if _, err := fh.Seek(f.off, io.SeekStart); err != nil {
 		return nil, err
 	}
-	n, err := f.readLines(fh, c.keep)
+	n, err := f.readLines(fh, c.keep, !c.noRaw, c.each)
 	f.off += n
 	c.changed = c.changed || n > 0
 	if err != nil {
@@ -240,11 +235,22 @@ func (f *cachedFile) sameHead(fh *os.File) bool {
 // readLines reads the whole lines of r into f, as readFile does, and
 // returns how many bytes they took; a last line without its newline is
 // left for the next time.
-func (f *cachedFile) readLines(r io.Reader, keep func(*store.Event) bool) (int64, error) {
+func (f *cachedFile) readLines(r io.Reader, keep func(*store.Event) bool, raw bool, each func(*store.Event)) (int64, error) {
 	var n int64
 	br := bufio.NewReaderSize(r, 64<<10)
+	var long []byte
 	for {
-		line, err := br.ReadBytes('\n')
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A line longer than the buffer: gathered (the others are
+			// read in place, without a copy).
+			long = append(long[:0], line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = br.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
 		if errors.Is(err, io.EOF) {
 			return n, nil
 		}
@@ -256,13 +262,19 @@ func (f *cachedFile) readLines(r io.Reader, keep func(*store.Event) bool) (int64
 		if len(trimmed) == 0 {
 			continue
 		}
-		var e store.Event
-		if json.Unmarshal(trimmed, &e) != nil {
+		e, err := store.ParseEvent(trimmed)
+		if err != nil {
 			f.malformed++
 			continue
 		}
-		e.Raw = append(json.RawMessage(nil), trimmed...)
-		if keep == nil || keep(&e) {
+		if raw {
+			e.Raw = append(json.RawMessage(nil), trimmed...)
+		}
+		switch {
+		case keep != nil && !keep(&e):
+		case each != nil:
+			each(&e)
+		default:
 			f.events = append(f.events, e)
 		}
 	}

@@ -134,8 +134,8 @@ func TestTailReturnsEachEventOnce(t *testing.T) {
 			}
 			n++
 		}
-		evs, err := tail.Next()
-		if err != nil {
+		var evs []store.Event
+		if err := tail.Next(func(e *store.Event) { evs = append(evs, *e) }); err != nil {
 			t.Fatal(err)
 		}
 		if len(evs) != batch {

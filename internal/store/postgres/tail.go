@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"context"
-	"sort"
-	"strings"
 
 	"guard/internal/store"
 )
@@ -28,52 +26,43 @@ type tail struct {
 
 const tailOverlap = 64
 
-func (t *tail) Next() ([]store.Event, error) {
+func (t *tail) Next(fn func(*store.Event)) error {
 	ctx, cancel := context.WithTimeout(context.Background(), t.db.timeout)
 	defer cancel()
 	if err := t.db.ready(ctx); err != nil {
-		return nil, err
+		return err
 	}
 	from := max(t.last-tailOverlap, 0)
 	rows, err := t.db.conn.Query(ctx, `SELECT id, line FROM guard_events WHERE id > $1 ORDER BY id`, from)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	var b strings.Builder
-	var ids []int64
 	last := t.last
 	for rows.Next() {
 		var id int64
-		var line string
+		var line []byte
 		if err := rows.Scan(&id, &line); err != nil {
-			return nil, err
+			return err
 		}
 		if t.seen[id] {
 			continue
 		}
-		ids = append(ids, id)
+		t.seen[id] = true
 		last = max(last, id)
-		b.WriteString(line)
-		b.WriteByte('\n')
+		// A row that is not an event is skipped, as Read skips it.
+		if e, err := store.ParseEvent(line); err == nil && (t.keep == nil || t.keep(&e)) {
+			fn(&e)
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	res, err := store.ReadEvents(strings.NewReader(b.String()), t.keep)
-	if err != nil {
-		return nil, err
+		return err
 	}
 	t.last = last
-	for _, id := range ids {
-		t.seen[id] = true
-	}
 	for id := range t.seen {
 		if id <= t.last-tailOverlap {
 			delete(t.seen, id)
 		}
 	}
-	evs := res.Events
-	sort.SliceStable(evs, func(i, j int) bool { return evs[i].Time.Before(evs[j].Time) })
-	return evs, nil
+	return nil
 }
