@@ -47,7 +47,6 @@ type Tile struct {
 	Session  string
 	State    string // closed, open, half_open
 	Word     string // the state in words: "half-open (forced)"
-	Severity int    // 2 open, 1 half-open, 0 closed
 	Failures int
 	Rule     string // the failures against the rule that trips it
 	Next     string // when it is tried again
@@ -177,7 +176,6 @@ func (m *Model) tile(k *keyModel) Tile {
 		Project:  text(circuit.KeyProject(k.key)),
 		Session:  text(circuit.KeySession(k.key)),
 		State:    string(state),
-		Severity: view.Severity(state),
 		Failures: c.FailureCount,
 		Reset:    "guard reset " + view.Printable(circuit.KeyArg(k.key)),
 		Timeline: k.agg.timeline(m.end, m.now, state),

@@ -15,9 +15,14 @@
   function num(el, name) {
     return Number(el.getAttribute(name)) || 0;
   }
+  // A tile's state is its class: s-open, s-half_open or s-closed.
+  function stateOf(el) {
+    return el.classList.contains("s-open") ? "open" : el.classList.contains("s-half_open") ? "half_open" : "closed";
+  }
+  var severity = { open: 2, half_open: 1, closed: 0 };
   var compare = {
     urgent: function (a, b) {
-      return num(b, "data-sev") - num(a, "data-sev") || keyOf(a).localeCompare(keyOf(b));
+      return severity[stateOf(b)] - severity[stateOf(a)] || keyOf(a).localeCompare(keyOf(b));
     },
     key: function (a, b) {
       return keyOf(a).localeCompare(keyOf(b));
@@ -48,8 +53,7 @@
     sortChildren(document.getElementById("tiles"), compare[order.value] || compare.urgent);
     sortChildren(document.getElementById("rt"), compare.slowest);
     document.querySelectorAll("#tiles > .tile").forEach(function (t) {
-      var state = t.getAttribute("data-state");
-      t.hidden = !show[state] || t.textContent.toLowerCase().indexOf(text) < 0;
+      t.hidden = !show[stateOf(t)] || t.textContent.toLowerCase().indexOf(text) < 0;
     });
     document.querySelectorAll("#rt > tr").forEach(function (r) {
       r.hidden = keyOf(r).toLowerCase().indexOf(text) < 0;
