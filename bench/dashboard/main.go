@@ -32,7 +32,12 @@ func main() {
 	events := flag.Int("events", 100000, "events in the log, over the last 7 days")
 	runs := flag.Int("runs", 5, "runs of guard report --format html")
 	only := flag.String("state", "", "only write the big state into `DIR`, and stop")
+	example := flag.String("example", "", "only write the state of docs/dashboard.png into `DIR`, print its environment, and stop")
 	flag.Parse()
+	if *example != "" {
+		fmt.Println(strings.Join(makeExample(*example, time.Now()), " "))
+		return
+	}
 	if *only != "" {
 		s := makeState(*only, *keys, *events, 7*24*time.Hour, time.Now())
 		fmt.Println(strings.Join(s.env(), " "))
@@ -233,6 +238,8 @@ func browserOpen(dir, page string) (time.Duration, time.Duration) {
 	}
 	return open(page), open(blank)
 }
+
+func sortSlice[T any](s []T, less func(i, j int) bool) { sort.Slice(s, less) }
 
 func median(ts []time.Duration) time.Duration {
 	slices.Sort(ts)
