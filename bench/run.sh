@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Measures guard against the figures in DESIGN.md section 8 and writes
 # BENCHMARKS.md: whole-process costs against a floor program (bench/driver),
-# and the Go benchmarks of the hot paths.
+# the Go benchmarks of the hot paths, PostgreSQL against the file
+# (bench/pgcost) and the dashboard (bench/dashboard).
 #
 #   bench/run.sh                  # 200 runs of each scenario, 16 x 200 in parallel
 #   bench/run.sh -runs 50 -out '' # quicker, print only
@@ -41,6 +42,12 @@ if [ -f BENCHMARKS.md ] && [[ " ${args[*]-} " != *" -out "* ]]; then
 		echo
 		cat bench/pgcost/ROUNDTRIPS.md
 	} >>BENCHMARKS.md
+fi
+# The dashboard: the page of 1,000 keys and 100,000 events, and the serve
+# loop against the log's age (bench/dashboard).
+if [ -f BENCHMARKS.md ] && [[ " ${args[*]-} " != *" -out "* ]]; then
+	echo "dashboard..." >&2
+	go run ./bench/dashboard -guard "$bin/guard" >>BENCHMARKS.md
 fi
 if $stress; then
 	echo "== long fault injection: SIGKILL loop (100 rounds), failpoints, fuzzing (1m each)" >&2

@@ -56,14 +56,18 @@ func csp(live bool) string {
 type pageData struct {
 	dashboard.Page
 	Live    bool
+	Epoch   string // the server's run, on the live page
 	CSP     string
 	CSS     template.CSS
 	TableJS template.JS
 	LiveJS  template.JS
 }
 
-func render(w io.Writer, p dashboard.Page, live bool) error {
-	return tmpl.ExecuteTemplate(w, "page", pageData{Page: p, Live: live, CSP: csp(live), CSS: template.CSS(style), TableJS: template.JS(tableJS), LiveJS: template.JS(liveJS)})
+// render writes page p: the live page of the server run epoch, or, with
+// no epoch, the page of a file.
+func render(w io.Writer, p dashboard.Page, epoch string) error {
+	live := epoch != ""
+	return tmpl.ExecuteTemplate(w, "page", pageData{Page: p, Live: live, Epoch: epoch, CSP: csp(live), CSS: template.CSS(style), TableJS: template.JS(tableJS), LiveJS: template.JS(liveJS)})
 }
 
 // Dashboard is the dashboard as guard-web links it in (see cli.SetWeb).
@@ -75,5 +79,5 @@ func (Dashboard) WritePage(w io.Writer, src *dashboard.Source, now time.Time) er
 	if err != nil {
 		return err
 	}
-	return render(w, m.Page(), false)
+	return render(w, m.Page(), "")
 }

@@ -35,6 +35,10 @@ type server struct {
 	stopping chan struct{} // closed when the server stops
 	failing  string        // the last refresh's error, shown until one works
 	loopback bool          // bound to loopback: answer only to local host names
+	// epoch names this server's run: versions and tile ids are its own,
+	// so a page from an earlier run (the server restarted under it) is
+	// sent whole.
+	epoch string
 }
 
 // Serve serves the dashboard of src at o.Listen until ctx is done, then
@@ -49,7 +53,8 @@ func (Dashboard) Serve(ctx context.Context, src *dashboard.Source, o dashboard.S
 		return fmt.Errorf("cannot listen: %w", err)
 	}
 	addr := ln.Addr().(*net.TCPAddr)
-	s := &server{src: src, o: o, model: m, changed: make(chan struct{}), stopping: make(chan struct{}), loopback: addr.IP.IsLoopback()}
+	s := &server{src: src, o: o, model: m, changed: make(chan struct{}), stopping: make(chan struct{}), loopback: addr.IP.IsLoopback(),
+		epoch: strconv.FormatInt(time.Now().UnixNano(), 36)}
 	if !s.loopback {
 		o.Warn("serving on %s, which other machines may reach: anyone who can reach it sees every command line guard runs and its errors (guard serve has no authentication; the default, 127.0.0.1, does not have this problem)", addr)
 	}
@@ -154,7 +159,7 @@ func (s *server) page(w http.ResponseWriter) {
 	s.mu.Unlock()
 	s.warnOnPage(&p.Warnings)
 	var b bytes.Buffer
-	if err := render(&b, p, true); err != nil {
+	if err := render(&b, p, s.epoch); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
@@ -180,6 +185,7 @@ type fragment struct {
 }
 
 type changes struct {
+	Epoch     string     `json:"epoch"`
 	Version   int64      `json:"version"`
 	Fragments []fragment `json:"fragments"`
 	Removed   []string   `json:"removed"`
@@ -192,6 +198,9 @@ func (s *server) changes(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		http.Error(w, "since must be a version number", http.StatusBadRequest)
 		return
+	}
+	if r.URL.Query().Get("epoch") != s.epoch {
+		since = -1 // a page of another run of the server: sent whole
 	}
 	s.mu.Lock()
 	wait := s.changed
@@ -224,7 +233,7 @@ func (s *server) changes(w http.ResponseWriter, r *http.Request) {
 
 // fragments renders a Delta (or, when it is Full, the page p's main part).
 func (s *server) fragments(d dashboard.Delta, p dashboard.Page) (changes, error) {
-	out := changes{Version: d.Version, Removed: d.Removed}
+	out := changes{Epoch: s.epoch, Version: d.Version, Removed: d.Removed}
 	if out.Removed == nil {
 		out.Removed = []string{}
 	}

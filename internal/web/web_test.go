@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -58,7 +59,11 @@ func TestPageAllowsOnlyItsOwnScriptAndStyle(t *testing.T) {
 			t.Fatal(err)
 		}
 		var b strings.Builder
-		if err := render(&b, m.Page(), live); err != nil {
+		epoch := ""
+		if live {
+			epoch = "e1"
+		}
+		if err := render(&b, m.Page(), epoch); err != nil {
 			t.Fatal(err)
 		}
 		page := b.String()
@@ -87,7 +92,7 @@ func TestServerIsReadOnlyAndLocal(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := &server{src: source(t), o: dashboard.ServeOptions{Now: func() time.Time { return now }}, model: m,
-		changed: make(chan struct{}), stopping: make(chan struct{}), loopback: true}
+		changed: make(chan struct{}), stopping: make(chan struct{}), loopback: true, epoch: "e1"}
 	for _, tc := range []struct {
 		method, host, path string
 		want               int
@@ -96,7 +101,8 @@ func TestServerIsReadOnlyAndLocal(t *testing.T) {
 		{"GET", "127.0.0.1:8642", "/", 200, "guard dashboard"},
 		{"GET", "localhost:8642", "/metrics", 200, "guard_circuit_state 0"},
 		{"GET", "[::1]:8642", "/api/status", 200, "[]"},
-		{"GET", "127.0.0.1:8642", "/api/changes?since=0", 200, `"version":1`},
+		{"GET", "127.0.0.1:8642", "/api/changes?since=0&epoch=e1", 200, `"version":1`},
+		{"GET", "127.0.0.1:8642", "/api/changes?since=1&epoch=old", 200, `{"id":"main"`},
 		{"GET", "127.0.0.1:8642", "/api/changes?since=x", 400, "since"},
 		{"POST", "127.0.0.1:8642", "/", 405, "read-only"},
 		{"DELETE", "127.0.0.1:8642", "/api/status", 405, "read-only"},
@@ -124,10 +130,10 @@ func TestWaitingPagesEndWhenTheServerStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := &server{src: source(t), o: dashboard.ServeOptions{Now: func() time.Time { return now }}, model: m,
-		changed: make(chan struct{}), stopping: make(chan struct{}), loopback: true}
+		changed: make(chan struct{}), stopping: make(chan struct{}), loopback: true, epoch: "e1"}
 	done := make(chan int)
 	go func() {
-		r := httptest.NewRequest("GET", "/api/changes?since=1", nil).WithContext(context.Background())
+		r := httptest.NewRequest("GET", "/api/changes?since=1&epoch=e1", nil).WithContext(context.Background())
 		r.Host = "127.0.0.1"
 		w := httptest.NewRecorder()
 		s.ServeHTTP(w, r)
@@ -141,5 +147,29 @@ func TestWaitingPagesEndWhenTheServerStops(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the waiting page was not answered when the server stopped")
+	}
+}
+
+// TestServeWarnsOffLoopback: an address other than loopback is served
+// with a warning that anyone who can reach it sees every command line;
+// the server stops when its context ends.
+func TestServeWarnsOffLoopback(t *testing.T) {
+	for _, tc := range []struct {
+		listen string
+		warn   bool
+	}{{"127.0.0.1:0", false}, {"0.0.0.0:0", true}} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var warned []string
+		err := Dashboard{}.Serve(ctx, source(t), dashboard.ServeOptions{
+			Listen: tc.listen, Interval: time.Hour, Now: func() time.Time { return now },
+			Ready: func(string) { cancel() },
+			Warn:  func(format string, args ...any) { warned = append(warned, fmt.Sprintf(format, args...)) },
+		})
+		if err != nil {
+			t.Errorf("%s: Serve = %v", tc.listen, err)
+		}
+		if got := len(warned) == 1 && strings.Contains(warned[0], "anyone who can reach it sees every command line"); got != tc.warn {
+			t.Errorf("%s: warnings %q; want a warning: %v", tc.listen, warned, tc.warn)
+		}
 	}
 }
