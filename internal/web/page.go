@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"guard/internal/dashboard"
@@ -19,7 +20,11 @@ var (
 	style   = mustRead("assets/style.css")
 	tableJS = mustRead("assets/table.js")
 	liveJS  = mustRead("assets/live.js")
-	tmpl    = template.Must(template.New("").Funcs(template.FuncMap{"stamp": stamp}).ParseFS(assets, "assets/page.html"))
+	// tmpl is parsed when first used: guard-web runs every guard command,
+	// and only two of them draw a page.
+	tmpl = sync.OnceValue(func() *template.Template {
+		return template.Must(template.New("").Funcs(template.FuncMap{"stamp": stamp}).ParseFS(assets, "assets/page.html"))
+	})
 )
 
 func mustRead(name string) string {
@@ -67,7 +72,7 @@ type pageData struct {
 // no epoch, the page of a file.
 func render(w io.Writer, p dashboard.Page, epoch string) error {
 	live := epoch != ""
-	return tmpl.ExecuteTemplate(w, "page", pageData{Page: p, Live: live, Epoch: epoch, CSP: csp(live), CSS: template.CSS(style), TableJS: template.JS(tableJS), LiveJS: template.JS(liveJS)})
+	return tmpl().ExecuteTemplate(w, "page", pageData{Page: p, Live: live, Epoch: epoch, CSP: csp(live), CSS: template.CSS(style), TableJS: template.JS(tableJS), LiveJS: template.JS(liveJS)})
 }
 
 // Dashboard is the dashboard as guard-web links it in (see cli.SetWeb).

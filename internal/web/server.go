@@ -239,7 +239,7 @@ func (s *server) fragments(d dashboard.Delta, p dashboard.Page) (changes, error)
 	}
 	add := func(id, into, name string, data any) error {
 		var b strings.Builder
-		if err := tmpl.ExecuteTemplate(&b, name, data); err != nil {
+		if err := tmpl().ExecuteTemplate(&b, name, data); err != nil {
 			return err
 		}
 		out.Fragments = append(out.Fragments, fragment{ID: id, Into: into, HTML: b.String()})
