@@ -9,9 +9,12 @@ export CGO_ENABLED = 0
 
 .PHONY: install install-pg build test bench
 
+# guard-web is the dashboard (guard report --format html, guard serve),
+# which guard and guard-pg hand over to: kept apart so that no other call
+# pays for a web server's packages.
 install:
-	GOBIN=$(GOBIN) go install $(GOFLAGS_GUARD) ./cmd/guard ./cmd/guard-pg
-	@echo "installed guard and guard-pg in $(GOBIN)"
+	GOBIN=$(GOBIN) go install $(GOFLAGS_GUARD) ./cmd/guard ./cmd/guard-pg ./cmd/guard-web
+	@echo "installed guard, guard-pg and guard-web in $(GOBIN)"
 
 # For hosts whose state is in PostgreSQL: guard-pg installed as guard, one
 # binary with the driver, so that no call is handed over (about 3 ms less a
@@ -19,11 +22,13 @@ install:
 install-pg:
 	mkdir -p $(GOBIN)
 	go build $(GOFLAGS_GUARD) -o $(GOBIN)/guard ./cmd/guard-pg
-	@echo "installed guard, with the PostgreSQL driver, in $(GOBIN)"
+	go build $(GOFLAGS_GUARD) -o $(GOBIN)/guard-web ./cmd/guard-web
+	@echo "installed guard, with the PostgreSQL driver, and guard-web in $(GOBIN)"
 
 build:
 	go build $(GOFLAGS_GUARD) -o guard ./cmd/guard
 	go build $(GOFLAGS_GUARD) -o guard-pg ./cmd/guard-pg
+	go build $(GOFLAGS_GUARD) -o guard-web ./cmd/guard-web
 
 test:
 	go test ./...

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Measures guard against the figures in DESIGN.md section 8 and writes
 # BENCHMARKS.md: whole-process costs against a floor program (bench/driver),
-# and the Go benchmarks of the hot paths.
+# the Go benchmarks of the hot paths, PostgreSQL against the file
+# (bench/pgcost) and the dashboard (bench/dashboard).
 #
 #   bench/run.sh                  # 200 runs of each scenario, 16 x 200 in parallel
 #   bench/run.sh -runs 50 -out '' # quicker, print only
@@ -20,7 +21,7 @@ trap 'rm -rf "$bin"' EXIT
 # The build make install makes (see Makefile): static, without urfave/cli's
 # man-page generator.
 make --no-print-directory build >/dev/null
-mv guard guard-pg "$bin/"
+mv guard guard-pg guard-web "$bin/"
 go build -o "$bin/floor" ./bench/floor
 CGO_ENABLED=0 go build -o "$bin/goflock" ./bench/goflock
 go build -o "$bin/rss" ./bench/rss
@@ -48,6 +49,12 @@ if [ -f BENCHMARKS.md ] && [[ " ${args[*]-} " != *" -out "* ]]; then
 		go run ./bench/fleet -guard "$bin/guard" -dur 3s || echo "(not measured: no PostgreSQL server programs here)"
 		cat bench/fleet/NOTES.md
 	} >>BENCHMARKS.md
+fi
+# The dashboard: the page of 1,000 keys and 100,000 events, and the serve
+# loop against the log's age (bench/dashboard).
+if [ -f BENCHMARKS.md ] && [[ " ${args[*]-} " != *" -out "* ]]; then
+	echo "dashboard..." >&2
+	go run ./bench/dashboard -guard "$bin/guard" >>BENCHMARKS.md
 fi
 # The hand-written parts, apart from the generated tables: the shortcuts
 # and the tests that fence them, and the causes (dated: they were measured

@@ -22,6 +22,7 @@ import (
 	"guard/cmd/guard/cli"
 	_ "guard/internal/store/postgres" // the guard these tests run has the PostgreSQL driver, as guard-pg does
 	"guard/internal/store/postgres/pgtest"
+	"guard/internal/web"
 )
 
 // guardBin is the guard these tests run: this test binary, which
@@ -31,6 +32,12 @@ var guardBin string
 func TestMain(m *testing.M) {
 	testscript.Main(findGuard{m}, map[string]func(){
 		"guard": func() { os.Exit(cli.Main()) },
+		// The dashboard, which guard hands report --format html and serve
+		// over to (found beside guard, on PATH).
+		"guard-web": func() {
+			cli.SetWeb(web.Dashboard{})
+			os.Exit(cli.Main())
+		},
 	})
 }
 
@@ -56,6 +63,7 @@ func TestScripts(t *testing.T) {
 			home := filepath.Join(env.WorkDir, "home")
 			env.Setenv("HOME", home)
 			env.Setenv("GUARD_STATE", filepath.Join(env.WorkDir, "state.json"))
+			env.Setenv("GUARD_BIN", guardBin)
 			return os.MkdirAll(home, 0o755)
 		},
 		Condition: func(cond string) (bool, error) {

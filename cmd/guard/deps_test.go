@@ -35,6 +35,7 @@ var badStd = []string{
 	"crypto/x509",
 	"database/sql",
 	"encoding/xml",
+	"html/template",
 	"net/http",
 }
 
@@ -59,6 +60,25 @@ func TestGuardLinksNoDriverAndNoNewDependency(t *testing.T) {
 			t.Errorf("guard links %s, which costs every guard call its start-up", path)
 		case external && path != "guard" && !strings.HasPrefix(path, "guard/") && !slices.Contains(allowedModules, path):
 			t.Errorf("guard links a new package %s: measure its start-up cost (bench/run.sh) and add it to allowedModules with the reason", path)
+		}
+	}
+}
+
+// The dashboard (guard/internal/web: net/http, html/template) is in
+// guard-web only, which guard and guard-pg hand report --format html and
+// serve over to: guard-pg is what PostgreSQL hosts install as guard.
+func TestOnlyGuardWebLinksTheDashboard(t *testing.T) {
+	for _, pkg := range []string{"guard/cmd/guard", "guard/cmd/guard-pg"} {
+		for _, line := range deps(t, pkg) {
+			if path := strings.TrimPrefix(line, "ext "); path == "guard/internal/web" || path == "net/http" || path == "html/template" {
+				t.Errorf("%s links %s: the dashboard belongs in guard-web", pkg, path)
+			}
+		}
+	}
+	web := deps(t, "guard/cmd/guard-web")
+	for _, want := range []string{"ext guard/internal/web", "ext github.com/jackc/pgx/v5"} {
+		if !slices.Contains(web, want) {
+			t.Errorf("guard-web does not link %s: it would not draw the dashboard of every state", strings.TrimPrefix(want, "ext "))
 		}
 	}
 }

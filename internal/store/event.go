@@ -39,6 +39,10 @@ type Event struct {
 
 	PID  int    `json:"pid,omitempty"`
 	File string `json:"file,omitempty"`
+	// Host is the host of the guard that logged the event (GUARD_HOST, or
+	// the host name): in a state shared by hosts, who tripped what. ""
+	// in events logged before hosts were recorded.
+	Host string `json:"host,omitempty"`
 
 	// Raw is the line as read, for 'guard log --json'; empty on write.
 	Raw json.RawMessage `json:"-"`
@@ -92,6 +96,9 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	}
 	if e.File != "" {
 		w.String("file", e.File)
+	}
+	if e.Host != "" {
+		w.String("host", e.Host)
 	}
 	w.Close()
 	return b.Bytes(), nil
@@ -188,8 +195,7 @@ func readFile(r io.Reader, keep func(*Event) bool, out *[]Event) (int, error) {
 		if len(line) > 0 {
 			trimmed := bytes.TrimSpace(line)
 			if len(trimmed) > 0 {
-				var e Event
-				if json.Unmarshal(trimmed, &e) != nil {
+				if e, err := ParseEvent(trimmed); err != nil {
 					malformed++
 				} else {
 					e.Raw = append(json.RawMessage(nil), trimmed...)

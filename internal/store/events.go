@@ -32,3 +32,22 @@ type Checkpoint interface {
 type Follower interface {
 	Follow(keep func(*Event) bool) Events
 }
+
+// A Tailer is an Events whose new events can be read as they come: the
+// dashboard of 'guard serve' redraws as they are appended, at a cost that
+// does not grow with the log's age.
+type Tailer interface {
+	// Tail returns a Tail of the events keep accepts (nil: all).
+	Tail(keep func(*Event) bool) Tail
+}
+
+// A Tail reads a log as it grows, handing each event over as it reads it:
+// it keeps none, so that reading 100,000 events costs no slice of them. It
+// is not safe for concurrent use.
+type Tail interface {
+	// Next calls fn with each event appended since the last Next (the
+	// first: every event the log holds), in the order read, which is time
+	// order only within one log file. It reads only what is new. fn must
+	// not keep ev.
+	Next(fn func(ev *Event)) error
+}

@@ -23,6 +23,9 @@ type Options struct {
 	// Stop, if set, is asked while an update waits for the state's lock;
 	// once it reports true the update gives up (see statefile.Options).
 	Stop func() bool
+	// Host is this host's name, which the backend writes into each event
+	// it logs that does not name one (Event.Host); "": none.
+	Host string
 }
 
 // Hooks is the state of the hooks' circuits, as a backend keeps it.
@@ -210,6 +213,32 @@ func (m multiEvents) Query(q Query) (ReadResult, error) {
 	sort.SliceStable(res.Events, func(i, j int) bool { return res.Events[i].Time.Before(res.Events[j].Time) })
 	res.Events = q.Cut(res.Events)
 	return res, nil
+}
+
+// Tail tails every log when each can be tailed (see Tailer); nil if one
+// cannot.
+func (m multiEvents) Tail(keep func(*Event) bool) Tail {
+	var t multiTail
+	for _, e := range m {
+		tl, ok := e.(Tailer)
+		if !ok {
+			return nil
+		}
+		t = append(t, tl.Tail(keep))
+	}
+	return t
+}
+
+// multiTail tails several logs as one.
+type multiTail []Tail
+
+func (m multiTail) Next(fn func(*Event)) error {
+	for _, t := range m {
+		if err := t.Next(fn); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // A Joiner is an Events that can take in another backend's Events when

@@ -74,7 +74,7 @@ func TestExitStatusesOfGuardItself(t *testing.T) {
 		{[]string{"guard", "cooldown", "-h"}, 0, ""},
 		{[]string{"guard", "report", "lint"}, exitUsage, "report takes no arguments"},
 		{[]string{"guard", "status", "--nope"}, exitUsage, "flag provided but not defined: -nope"},
-		{[]string{"guard", "report", "--format", "xml"}, exitUsage, "--format must be text, json, markdown or prometheus"},
+		{[]string{"guard", "report", "--format", "xml"}, exitUsage, "--format must be text, json, markdown, prometheus or html"},
 		{[]string{"guard", "cooldown", "hook", "--recrod"}, 0, "cooldown hook: flag provided but not defined: -recrod; allowing"},
 		{[]string{"guard", "run"}, exitUsage, "nothing to run"},
 		{[]string{"guard", "run", "--nope"}, exitUsage, "flag provided but not defined"},

@@ -60,6 +60,7 @@ func (e *env) backendOptions() store.Options {
 		LogFailed: e.logFailed,
 		// A signal guard run passes on ends a wait for the state lock.
 		Stop: e.signalled,
+		Host: host(e.getenv),
 	}
 }
 

@@ -46,14 +46,26 @@ guard_cooldown_used{service,action} and more, with HELP and TYPE lines.
 place), as the textfile collector needs; --output - is stdout, and a
 directory is refused.
 
+--format html writes the dashboard: one self-contained page (no external
+script, style, font or image; it opens from disk with the network off)
+with a tile per circuit (its state in words and colour, its project or
+session, its failures against its rule, the next probe, the last error,
+the guard reset command), each key's last 24 hours and 7 days from the
+event log, run times (p50, p95, slowest first), budgets, and which host
+opened what and holds each lease and slot. It reads the same without
+JavaScript; its script only sorts and filters. 'guard serve' shows the
+same page live. The page is drawn by guard-web, which guard hands the
+command over to (see docs/dashboard.md).
+
 Examples:
    guard report
    guard report --format json | jq .disabled_hook_details
    guard report --slowest 5
    guard report --format markdown > guard-report.md
-   guard report --format prometheus --output /var/lib/node_exporter/textfile_collector/guard.prom`,
+   guard report --format prometheus --output /var/lib/node_exporter/textfile_collector/guard.prom
+   guard report --format html --output guard.html && xdg-open guard.html`,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, json, markdown or prometheus"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, json, markdown, prometheus or html"},
 			&cli.StringFlag{Name: "output", Usage: "write to `FILE` atomically instead of stdout (- is stdout)"},
 			&cli.IntFlag{Name: "slowest", Usage: "list only the `N` slowest hooks (by p95 run time), as text or json"},
 		}, stateFlags()...),
@@ -68,8 +80,13 @@ func (e *env) report(c *cli.Context) error {
 	format := c.String("format")
 	switch format {
 	case "text", "json", "markdown", "prometheus":
+	case "html":
+		if c.IsSet("slowest") {
+			return usagef("--slowest prints text or json, not html (the page lists every key's run times, slowest first)")
+		}
+		return e.htmlReport(c)
 	default:
-		return usagef("--format must be text, json, markdown or prometheus, got %q", format)
+		return usagef("--format must be text, json, markdown, prometheus or html, got %q", format)
 	}
 	cfg, hooks, v, err := e.snapshot(c)
 	if err != nil {
@@ -101,11 +118,7 @@ func (e *env) report(c *cli.Context) error {
 		}
 		return usagef("--slowest prints text or json, not %s", format)
 	}
-	r := view.BuildReport(sts, v.Stats(), hooks.Where, now)
-	if r.Cooldown, err = e.cooldownReport(cfg, now); err != nil {
-		e.warnf("cooldown budgets left out of the report: %v", view.ErrorLine(err))
-		r.Cooldown = map[string]view.ServiceStatus{}
-	}
+	r := e.buildReport(cfg, hooks, v, sts, now)
 
 	var buf bytes.Buffer
 	switch format {
@@ -139,6 +152,18 @@ func (e *env) report(c *cli.Context) error {
 		return fmt.Errorf("cannot write report: %w", err)
 	}
 	return nil
+}
+
+// buildReport is the health report of the keys' statuses sts, with the
+// budgets of the cooldown state.
+func (e *env) buildReport(cfg *config.Config, hooks *store.Hooks, v store.CircuitView, sts []view.KeyStatus, now time.Time) view.Report {
+	r := view.BuildReport(sts, v.Stats(), hooks.Where, now)
+	var err error
+	if r.Cooldown, err = e.cooldownReport(cfg, now); err != nil {
+		e.warnf("cooldown budgets left out of the report: %v", view.ErrorLine(err))
+		r.Cooldown = map[string]view.ServiceStatus{}
+	}
+	return r
 }
 
 // cooldownReport returns the budgets of every service in the cooldown

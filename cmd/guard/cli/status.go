@@ -293,16 +293,9 @@ func (e *env) statusOnce(c *cli.Context, w io.Writer) error {
 	}
 	e.warnAside(v)
 	e.addTimings(cfg, sts)
-	// A key guard knows: it has an entry, or a run in flight (its first).
-	known := func(k string) bool {
-		return v.Has(k) || slices.ContainsFunc(runs, func(r store.Run) bool { return r.Key == k })
-	}
+	known := func(k string) bool { return knows(v, runs, k) }
 	if c.Bool("json") {
-		out := make([]keyStatus, len(sts))
-		for i, st := range sts {
-			out[i] = keyStatus{st, known(st.Key)}
-		}
-		err = view.WriteJSON(w, out)
+		err = view.WriteJSON(w, statusDocument(v, runs, sts))
 	} else if len(sts) == 0 && len(keys) == 0 {
 		fmt.Fprintf(w, "no keys yet in %s\n", hooks.Where)
 	} else {
@@ -330,6 +323,21 @@ func (e *env) statusOnce(c *cli.Context, w io.Writer) error {
 		return exit(1)
 	}
 	return nil
+}
+
+// knows reports whether guard knows key: it has an entry, or a run in
+// flight (its first).
+func knows(v store.CircuitView, runs []store.Run, key string) bool {
+	return v.Has(key) || slices.ContainsFunc(runs, func(r store.Run) bool { return r.Key == key })
+}
+
+// statusDocument is 'guard status --json' of sts.
+func statusDocument(v store.CircuitView, runs []store.Run, sts []view.KeyStatus) []keyStatus {
+	out := make([]keyStatus, len(sts))
+	for i, st := range sts {
+		out[i] = keyStatus{st, knows(v, runs, st.Key)}
+	}
+	return out
 }
 
 // timings reads the run times of every key from the event log; nil, with a

@@ -38,6 +38,9 @@ type eventCache struct {
 	merged    []store.Event // the events of files, in time order
 	malformed int
 	changed   bool // merged is not up to date
+	noRaw     bool // leave Event.Raw empty: no reader wants the lines
+	// each, if set, hears of each event read, which is then not kept.
+	each func(*store.Event)
 }
 
 // A cachedFile is a file of a log, read up to off.
@@ -72,27 +75,9 @@ func newEventCache(logs EventLogs, keep func(*store.Event) bool) *eventCache {
 // what was appended to the logs since the last Read. The events may be
 // shared with the eventCache and later Reads: the caller must not change them.
 func (c *eventCache) Read(keep func(*store.Event) bool) (store.ReadResult, error) {
-	var files []*cachedFile
-	seen := map[string]bool{}
-	for _, l := range c.logs {
-		for _, path := range l.Files() {
-			if seen[path] {
-				continue
-			}
-			seen[path] = true
-			f, err := c.update(path)
-			if err != nil {
-				return store.ReadResult{}, err
-			}
-			if f != nil {
-				files = append(files, f)
-			}
-		}
+	if err := c.refresh(); err != nil {
+		return store.ReadResult{}, err
 	}
-	if !slices.Equal(files, c.files) {
-		c.changed = true
-	}
-	c.files = files
 	if c.changed {
 		c.merge()
 	}
@@ -115,6 +100,52 @@ func (c *eventCache) Read(keep func(*store.Event) bool) (store.ReadResult, error
 		}
 	}
 	return res, nil
+}
+
+// refresh reads what was appended to the logs' files since the last
+// refresh, and forgets the files that are gone.
+func (c *eventCache) refresh() error {
+	var files []*cachedFile
+	seen := map[string]bool{}
+	for _, l := range c.logs {
+		for _, path := range l.Files() {
+			if seen[path] {
+				continue
+			}
+			seen[path] = true
+			f, err := c.update(path)
+			if err != nil {
+				return err
+			}
+			if f != nil {
+				files = append(files, f)
+			}
+		}
+	}
+	if !slices.Equal(files, c.files) {
+		c.changed = true
+	}
+	c.files = files
+	return nil
+}
+
+// Tail returns the logs as a store.Tail: each Next reads only what was
+// appended since the last, following rotation as Follow does, and keeps
+// nothing of what it returned. Its events carry no Raw line.
+func (ls EventLogs) Tail(keep func(*store.Event) bool) store.Tail {
+	c := newEventCache(ls, keep)
+	c.noRaw = true
+	return &eventTail{c}
+}
+
+// An eventTail is an eventCache that hands its events over as it reads
+// them instead of keeping them.
+type eventTail struct{ c *eventCache }
+
+func (t *eventTail) Next(fn func(*store.Event)) error {
+	t.c.each = fn
+	defer func() { t.c.each = nil }()
+	return t.c.refresh()
 }
 
 // merge puts the events of every file in time order, as Read does: files
@@ -176,7 +207,7 @@ func (c *eventCache) update(path string) (*cachedFile, error) {
 	if _, err := fh.Seek(f.off, io.SeekStart); err != nil {
 		return nil, err
 	}
-	n, err := f.readLines(fh, c.keep)
+	n, err := f.readLines(fh, c.keep, !c.noRaw, c.each)
 	f.off += n
 	c.changed = c.changed || n > 0
 	if err != nil {
@@ -204,11 +235,22 @@ func (f *cachedFile) sameHead(fh *os.File) bool {
 // readLines reads the whole lines of r into f, as readFile does, and
 // returns how many bytes they took; a last line without its newline is
 // left for the next time.
-func (f *cachedFile) readLines(r io.Reader, keep func(*store.Event) bool) (int64, error) {
+func (f *cachedFile) readLines(r io.Reader, keep func(*store.Event) bool, raw bool, each func(*store.Event)) (int64, error) {
 	var n int64
 	br := bufio.NewReaderSize(r, 64<<10)
+	var long []byte
 	for {
-		line, err := br.ReadBytes('\n')
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A line longer than the buffer: gathered (the others are
+			// read in place, without a copy).
+			long = append(long[:0], line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = br.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
 		if errors.Is(err, io.EOF) {
 			return n, nil
 		}
@@ -220,13 +262,19 @@ func (f *cachedFile) readLines(r io.Reader, keep func(*store.Event) bool) (int64
 		if len(trimmed) == 0 {
 			continue
 		}
-		var e store.Event
-		if json.Unmarshal(trimmed, &e) != nil {
+		e, err := store.ParseEvent(trimmed)
+		if err != nil {
 			f.malformed++
 			continue
 		}
-		e.Raw = append(json.RawMessage(nil), trimmed...)
-		if keep == nil || keep(&e) {
+		if raw {
+			e.Raw = append(json.RawMessage(nil), trimmed...)
+		}
+		switch {
+		case keep != nil && !keep(&e):
+		case each != nil:
+			each(&e)
+		default:
 			f.events = append(f.events, e)
 		}
 	}

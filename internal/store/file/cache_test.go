@@ -118,3 +118,42 @@ func TestCacheReadsOnlyWhatIsNew(t *testing.T) {
 		t.Errorf("Read found no malformed line: the test changed nothing")
 	}
 }
+
+// TestTailReturnsEachEventOnce appends, rotates and appends again: every
+// event comes out of the Tail exactly once, in time order, and the host
+// the log was given is written into each.
+func TestTailReturnsEachEventOnce(t *testing.T) {
+	l := &EventLog{Path: filepath.Join(t.TempDir(), "events.jsonl"), MaxSize: 600, MaxFiles: 5, Host: "h1"}
+	tail := EventLogs{l}.Tail(nil)
+	n := 0
+	var got []string
+	for _, batch := range []int{0, 3, 1, 10, 0, 7} {
+		for range batch {
+			if err := l.Append(store.Event{Time: logT0.Add(time.Duration(n) * time.Second), Event: "run", Key: fmt.Sprint(n)}); err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+		var evs []store.Event
+		if err := tail.Next(func(e *store.Event) { evs = append(evs, *e) }); err != nil {
+			t.Fatal(err)
+		}
+		if len(evs) != batch {
+			t.Fatalf("after appending %d: Next = %d events", batch, len(evs))
+		}
+		for _, e := range evs {
+			if e.Host != "h1" {
+				t.Fatalf("event %s: host %q; want h1", e.Key, e.Host)
+			}
+			got = append(got, e.Key)
+		}
+	}
+	if len(l.Files()) < 2 {
+		t.Fatalf("the log never rotated: %v", l.Files())
+	}
+	for i, k := range got {
+		if k != fmt.Sprint(i) {
+			t.Fatalf("events out of order or repeated: %v", got)
+		}
+	}
+}

@@ -41,6 +41,9 @@ type EventLog struct {
 	// user's state is given the state's owner, so that the user's own guard
 	// can still write it. "": no owner to follow.
 	Owner string
+	// Host is written into each appended event that names no host of its
+	// own (store.Event.Host); "": none.
+	Host string
 }
 
 // Append writes events to the log, one line each, in a single write.
@@ -50,6 +53,9 @@ func (l *EventLog) Append(events ...store.Event) error {
 	}
 	var buf bytes.Buffer
 	for _, e := range events {
+		if e.Host == "" {
+			e.Host = l.Host
+		}
 		line, err := e.MarshalJSON()
 		if err != nil {
 			return err

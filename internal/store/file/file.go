@@ -36,7 +36,7 @@ func OpenHooks(cfg *config.Config, path string, o store.Options) (*store.Hooks, 
 		LockTimeout:  cfg.LockTimeout,
 		Stop:         o.Stop,
 		OnQuarantine: quarantined(o, "state file"),
-	}, hookstate.Retention{Idle: cfg.CircuitBreaker.Retention, Session: cfg.CircuitBreaker.SessionRetention}, func(real string) *EventLog { return eventLog(cfg, real) }, o.LogFailed)
+	}, hookstate.Retention{Idle: cfg.CircuitBreaker.Retention, Session: cfg.CircuitBreaker.SessionRetention}, func(real string) *EventLog { return hostLog(eventLog(cfg, real), o.Host) }, o.LogFailed)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func OpenCooldown(cfg *config.Config, path string, actions []store.Action, o sto
 	s, err := openBudgets(path, statefile.Options{
 		LockTimeout:  cfg.LockTimeout,
 		OnQuarantine: quarantined(o, "cooldown state"),
-	}, cfg.Cooldown.Retention, actions, func(real string) *EventLog { return eventLog(cfg, real) }, o.LogFailed)
+	}, cfg.Cooldown.Retention, actions, func(real string) *EventLog { return hostLog(eventLog(cfg, real), o.Host) }, o.LogFailed)
 	if err != nil {
 		return nil, err
 	}
@@ -84,6 +84,12 @@ func quarantined(o store.Options, what string) func(to string, cause error) {
 // resolved path.
 func eventLog(cfg *config.Config, statePath string) *EventLog {
 	return &EventLog{Path: cfg.EventLog(statePath), MaxSize: cfg.Logging.MaxSize, MaxFiles: cfg.Logging.MaxFiles, Owner: statePath}
+}
+
+// hostLog makes l write host into the events it appends.
+func hostLog(l *EventLog, host string) *EventLog {
+	l.Host = host
+	return l
 }
 
 // storeError makes statefile's errors match store's sentinels, keeping

@@ -291,6 +291,7 @@ func (b *Budgets) write(tx *budgetTx, changed bool) error {
 	events := tx.d.Pending()
 	var batch pgx.Batch
 	for i, e := range events {
+		e = b.db.withHost(e)
 		line, err := e.MarshalJSON()
 		if err != nil {
 			return err

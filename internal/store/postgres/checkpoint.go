@@ -249,7 +249,7 @@ func (c Checkpoint) Import(data []byte, now time.Time, from string) (string, err
 	if err != nil {
 		return "", err
 	}
-	e := store.Event{Time: now, Event: store.EventImport, File: from, Reason: "earlier state backed up to " + kept}
+	e := c.db.withHost(store.Event{Time: now, Event: store.EventImport, File: from, Reason: "earlier state backed up to " + kept})
 	line, err := e.MarshalJSON()
 	if err != nil {
 		return "", err

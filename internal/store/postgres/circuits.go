@@ -198,7 +198,9 @@ func (c *Circuits) write(tx *circuitTx, changed bool) error {
 		}
 	}
 	var lines [][]byte
-	for _, e := range events {
+	for i, e := range events {
+		e = c.db.withHost(e)
+		events[i] = e
 		line, err := e.MarshalJSON()
 		if err != nil {
 			return err

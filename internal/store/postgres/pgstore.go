@@ -66,6 +66,7 @@ type DB struct {
 
 	skew     time.Duration // the database's clock minus this host's, from the first round
 	haveSkew bool
+	host     string // written into each event that names no host (store.Options.Host)
 
 	// LocalClock makes decisions on the time the caller gives instead of
 	// the database's: for tests that play time forward.
@@ -464,4 +465,12 @@ func isDuplicateEvent(err error) bool {
 func hostname() string {
 	h, _ := os.Hostname()
 	return h
+}
+
+// withHost gives e this host's name if it names none (store.Options.Host).
+func (db *DB) withHost(e store.Event) store.Event {
+	if e.Host == "" {
+		e.Host = db.host
+	}
+	return e
 }

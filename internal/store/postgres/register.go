@@ -39,6 +39,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
+			db.host = o.Host
 			c := db.Circuits()
 			c.OnSetAside = o.SetAside
 			runs := db.Runs()
@@ -54,6 +55,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
+			db.host = o.Host
 			return &store.Cooldown{
 				Budgets: db.Budgets(cfg.Cooldown.Retention, actions), Actions: actions, Events: db.Events(),
 				Checkpoint: db.CooldownCheckpoint(actions),
