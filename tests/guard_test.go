@@ -22,7 +22,7 @@ import (
 	"guard/cmd/guard/cli"
 	_ "guard/internal/store/postgres" // the guard these tests run has the PostgreSQL driver, as guard-pg does
 	"guard/internal/store/postgres/pgtest"
-	"guard/internal/web"
+	"guard/internal/view/web"
 )
 
 // guardBin is the guard these tests run: this test binary, which

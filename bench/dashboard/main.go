@@ -23,9 +23,9 @@ import (
 	"guard/config"
 	"guard/internal/chromium"
 	"guard/internal/circuit"
-	"guard/internal/dashboard"
 	"guard/internal/store"
 	"guard/internal/store/file"
+	"guard/internal/view/dashboard"
 )
 
 func main() {

@@ -10,7 +10,7 @@ import (
 
 	"guard/cmd/guard/cli"
 	_ "guard/internal/store/postgres" // registers the PostgreSQL driver
-	"guard/internal/web"
+	"guard/internal/view/web"
 )
 
 func main() {

@@ -64,19 +64,19 @@ func TestGuardLinksNoDriverAndNoNewDependency(t *testing.T) {
 	}
 }
 
-// The dashboard (guard/internal/web: net/http, html/template) is in
+// The dashboard (guard/internal/view/web: net/http, html/template) is in
 // guard-web only, which guard and guard-pg hand report --format html and
 // serve over to: guard-pg is what PostgreSQL hosts install as guard.
 func TestOnlyGuardWebLinksTheDashboard(t *testing.T) {
 	for _, pkg := range []string{"guard/cmd/guard", "guard/cmd/guard-pg"} {
 		for _, line := range deps(t, pkg) {
-			if path := strings.TrimPrefix(line, "ext "); path == "guard/internal/web" || path == "net/http" || path == "html/template" {
+			if path := strings.TrimPrefix(line, "ext "); path == "guard/internal/view/web" || path == "net/http" || path == "html/template" {
 				t.Errorf("%s links %s: the dashboard belongs in guard-web", pkg, path)
 			}
 		}
 	}
 	web := deps(t, "guard/cmd/guard-web")
-	for _, want := range []string{"ext guard/internal/web", "ext github.com/jackc/pgx/v5"} {
+	for _, want := range []string{"ext guard/internal/view/web", "ext github.com/jackc/pgx/v5"} {
 		if !slices.Contains(web, want) {
 			t.Errorf("guard-web does not link %s: it would not draw the dashboard of every state", strings.TrimPrefix(want, "ext "))
 		}

@@ -16,7 +16,6 @@ import (
 	"guard/breaker"
 	"guard/config"
 	"guard/internal/store"
-	"guard/internal/view"
 )
 
 // Rules are the configured budgets on a store.
@@ -85,12 +84,12 @@ func (r *Rules) DecideN(service string, a store.Action, n int, now time.Time) (b
 		return false, err
 	})
 	if errors.Is(err, store.ErrBusy) {
-		r.warn("%v; deciding without logging the decision", view.ErrorLine(err))
-		view, err := r.Snapshot()
+		r.warn("%v; deciding without logging the decision", err)
+		snap, err := r.Snapshot()
 		if err != nil {
 			return v, err
 		}
-		v, err := view.Check(service, a, now)
+		v, err := snap.Check(service, a, now)
 		if n > 1 && v.Used+n > v.Limit {
 			v.Allowed, v.NextAllowed = false, time.Time{}
 		}
@@ -104,7 +103,7 @@ func (r *Rules) DecideN(service string, a store.Action, n int, now time.Time) (b
 func (r *Rules) Snapshot() (store.BudgetView, error) {
 	v, err := r.Budgets.Snapshot()
 	if errors.Is(err, store.ErrCorrupt) {
-		r.warn("%v; reading it as empty (the next write moves it aside)", view.ErrorLine(err))
+		r.warn("%v; reading it as empty (the next write moves it aside)", err)
 		return empty{}, nil
 	}
 	if err != nil {

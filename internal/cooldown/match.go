@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"guard/internal/store"
-	"guard/internal/view"
+	"guard/internal/supervise"
 )
 
 // A Match is one action a command takes on a service.
@@ -86,7 +87,7 @@ func errorText(v any, fallback string) string {
 	switch x := v.(type) {
 	case string:
 		if s := strings.TrimSpace(x); s != "" {
-			return view.LastError(s, 500)
+			return truncate(supervise.Telling(s), 500)
 		}
 	case nil:
 	default:
@@ -95,4 +96,15 @@ func errorText(v any, fallback string) string {
 		}
 	}
 	return fallback
+}
+
+// truncate shortens s to at most max bytes, without splitting a character.
+func truncate(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	for max > 0 && !utf8.RuneStart(s[max]) {
+		max--
+	}
+	return s[:max]
 }

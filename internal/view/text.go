@@ -20,6 +20,7 @@ import (
 
 	"guard/config"
 	"guard/internal/jsonx"
+	"guard/internal/supervise"
 )
 
 // Printable escapes what a terminal would act on or show as something it
@@ -83,7 +84,7 @@ func LastError(msg string, max int) string {
 	if h, rest, found := strings.Cut(msg, ": "); found && statusRE().MatchString(h) {
 		head, body = h+": ", rest
 	}
-	return Truncate(head+telling(body), max)
+	return Truncate(head+supervise.Telling(body), max)
 }
 
 // statusRE matches the status guard writes before a run's stderr in
@@ -91,37 +92,6 @@ func LastError(msg string, max int) string {
 var statusRE = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^(exit -?[0-9]+|killed by [A-Za-z0-9 ]+)$`)
 })
-
-// telling returns the line of a message that says most about what failed
-// (see LastError).
-func telling(msg string) string {
-	var lines []string
-	for _, l := range strings.Split(msg, "\n") {
-		if l = strings.TrimRight(l, " \t\r"); strings.TrimSpace(l) != "" {
-			lines = append(lines, l)
-		}
-	}
-	if len(lines) == 0 {
-		return strings.TrimSpace(msg)
-	}
-	last := lines[len(lines)-1]
-	if !indented(last) {
-		return strings.TrimSpace(last)
-	}
-	for i := len(lines) - 2; i >= 0; i-- {
-		if indented(lines[i]) {
-			continue
-		}
-		line := strings.TrimSpace(lines[i])
-		if cause, ok := strings.CutPrefix(strings.TrimSpace(last), "Caused by:"); ok {
-			line += "; caused by:" + cause
-		}
-		return line
-	}
-	return strings.TrimSpace(last)
-}
-
-func indented(line string) bool { return line[0] == ' ' || line[0] == '\t' }
 
 // Truncate shortens s to at most max bytes, ending in "..." if it was cut,
 // without splitting a character.

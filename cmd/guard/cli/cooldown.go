@@ -209,7 +209,7 @@ func (e *env) openCooldownAt(cfg *config.Config, path string) (*budgets, error) 
 	st.Where = view.Printable(config.Redact(st.Where)) // for people: secrets hidden, escaped
 	return &budgets{cfg: cfg, state: st, Rules: &cooldown.Rules{
 		Budgets: st.Budgets, Actions: st.Actions, ResetAfterHealthy: cfg.Cooldown.ResetAfterHealthy,
-		Patterns: cfg.Cooldown.Patterns, Warn: e.warnf,
+		Patterns: cfg.Cooldown.Patterns, Warn: e.warnErrors,
 	}}, nil
 }
 
@@ -519,4 +519,16 @@ func (e *env) cooldownDue(c *cli.Context) error {
 		return exit(1)
 	}
 	return nil
+}
+
+// warnErrors is warnf for a lower package's warnings: errors among args
+// are shortened to their telling line (view.ErrorLine), as guard words
+// every error for people.
+func (e *env) warnErrors(format string, args ...any) {
+	for i, a := range args {
+		if err, ok := a.(error); ok {
+			args[i] = view.ErrorLine(err)
+		}
+	}
+	e.warnf(format, args...)
 }

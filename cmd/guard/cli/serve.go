@@ -10,7 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"guard/internal/dashboard"
+	"guard/internal/view/dashboard"
 )
 
 // defaultListen is where guard serve listens unless --listen says: the

@@ -13,9 +13,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"guard/internal/dashboard"
 	"guard/internal/store"
 	"guard/internal/view"
+	"guard/internal/view/dashboard"
 )
 
 // A Web is the dashboard: the page of 'guard report --format html' and

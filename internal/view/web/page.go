@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"guard/internal/dashboard"
+	"guard/internal/view/dashboard"
 )
 
 //go:embed assets

@@ -11,9 +11,9 @@ import (
 	"guard/breaker"
 	"guard/config"
 	"guard/internal/circuit"
-	"guard/internal/dashboard"
 	"guard/internal/store"
 	"guard/internal/store/file"
+	"guard/internal/view/dashboard"
 )
 
 // counted counts the reads of a store.Circuits.

@@ -13,9 +13,9 @@ import (
 
 	"guard/breaker"
 	"guard/config"
-	"guard/internal/dashboard"
 	"guard/internal/store"
 	"guard/internal/store/storetest"
+	"guard/internal/view/dashboard"
 )
 
 type noRuns struct{}

@@ -14,8 +14,8 @@ import (
 	"sync"
 	"time"
 
-	"guard/internal/dashboard"
 	"guard/internal/view"
+	"guard/internal/view/dashboard"
 )
 
 // pollWait is how long /api/changes waits for a change before it answers
