@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"guard/internal/view"
+)
+
+// cooldownStatusCommand is guard cooldown status.
+func (e *env) cooldownStatusCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "status",
+		Usage:     "budgets used, in_cooldown and next allowed time, per service",
+		ArgsUsage: "[SERVICE]",
+		Description: `--json prints {"services": {NAME: {"in_cooldown", "consecutive_healthy",
+"actions": {ACTION: {"field", "used", "limit", "window", "window_ms",
+"in_cooldown", "next_allowed"}}}}, "last": {NAME: time}}, where next_allowed
+is when the next action is allowed (now if it is) and last holds the
+last_NAME stamps.
+
+Examples:
+   guard cooldown status
+   guard cooldown status nginx --json | jq .services.nginx.in_cooldown`,
+		Flags:        append([]cli.Flag{jsonFlag()}, cooldownFlags()...),
+		Action:       e.cooldownStatus,
+		BashComplete: e.completeServices,
+	}
+}
+
+func (e *env) cooldownStatus(c *cli.Context) error {
+	if c.NArg() > 1 {
+		return usagef("want at most one SERVICE")
+	}
+	cd, err := e.openCooldown(c)
+	if err != nil {
+		return err
+	}
+	doc, err := cd.Snapshot()
+	if err != nil {
+		return err
+	}
+	now := e.now()
+	names := doc.ServiceNames()
+	if c.NArg() == 1 {
+		names = []string{c.Args().First()}
+	}
+	st, err := view.BudgetStatusOf(doc, cd.Actions, names, now)
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		return view.WriteJSON(e.stdout, st)
+	}
+	if len(names) == 0 {
+		fmt.Fprintf(e.stdout, "no services yet in %s\n", cd.state.Where)
+		return nil
+	}
+	view.WriteBudgetTable(e.stdout, st, names, cd.Actions, now)
+	return nil
+}
