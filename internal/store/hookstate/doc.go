@@ -1,5 +1,7 @@
-// Package hookstate is guard's hook state file, hook_state.json: its schema,
-// and the breaker operations applied to one key inside a locked update.
+// Package hookstate is guard's hook state document, hook_state.json: its
+// schema, its hand-written codec, the search for one key in a sealed file,
+// and the Document every backend that keeps it uses as a store.CircuitTx
+// (package circuit's steps run on it).
 //
 // The format is a superset of the Python guardrails' file. Each key's entry
 // keeps their fields (state, failure_count, consecutive_failures,
