@@ -50,6 +50,12 @@ if [ -f BENCHMARKS.md ] && [[ " ${args[*]-} " != *" -out "* ]]; then
 		cat bench/fleet/NOTES.md
 	} >>BENCHMARKS.md
 fi
+# What scope: session leaves behind, for 10 and 2,000 sessions
+# (bench/sessions).
+if [ -f BENCHMARKS.md ] && [[ " ${args[*]-} " != *" -out "* ]]; then
+	echo "sessions..." >&2
+	{ echo; go run ./bench/sessions -guard "$bin/guard"; } >>BENCHMARKS.md
+fi
 # The dashboard: the page of 1,000 keys and 100,000 events, and the serve
 # loop against the log's age (bench/dashboard).
 if [ -f BENCHMARKS.md ] && [[ " ${args[*]-} " != *" -out "* ]]; then
