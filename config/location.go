@@ -14,6 +14,9 @@ import (
 // really named so can still be given as ./host=db. White space at either
 // end is refused too: " postgres://..." would be a file.
 func CheckStateLocation(where string) error {
+	if where == "-" {
+		return fmt.Errorf(`"-" is not a state location (a state is a file or a database, never standard input or output; a file really named so is ./-)`)
+	}
 	if t := strings.TrimSpace(where); t != where && !isConnString(t) {
 		return fmt.Errorf("white space around %q (a stray space in the setting?)", Redact(t))
 	}

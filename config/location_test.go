@@ -100,6 +100,9 @@ func TestExpandedRelativePathIsRelativeToTheFile(t *testing.T) {
 // refused, never made a file named " postgres:/x/y" in the working
 // directory.
 func TestLocationWithSpacesIsRefused(t *testing.T) {
+	if err := CheckStateLocation("-"); err == nil {
+		t.Error(`CheckStateLocation("-") = nil; want it refused`)
+	}
 	for _, where := range []string{" postgres://x/y", "postgres://x/y ", "\tpostgres://u:secret@x/y", " state.json", "state.json\n"} {
 		err := CheckStateLocation(where)
 		if err == nil || !strings.Contains(err.Error(), "white space") || strings.Contains(err.Error(), "secret") {
