@@ -189,7 +189,7 @@ func TestOnFailureBlock(t *testing.T) {
 		{"type":"command","command":"uv run --with pyyaml ~/.claude/hooks/circuit_breaker_wrapper.py -- python3 ~/.claude/hooks/a.py","onFailure":"block"},
 		{"type":"command","command":"./allow.sh","onFailure":"allow"}]}]}}`
 	out := roundTrip(t, doc, Options{Binary: bin})
-	if got := hookOf(t, out, "PreToolUse", 0)["command"]; got != bin+` run --on-skip block -c './deny.sh '\''x'\'''` {
+	if got := hookOf(t, out, "PreToolUse", 0)["command"]; got != bin+` run --on-skip block --shell bash -c './deny.sh '\''x'\'''` {
 		t.Errorf("shell form = %s", got)
 	}
 	if got := argvOf(hookOf(t, out, "PreToolUse", 1)); !slices.Equal(got, []string{bin, "run", "--on-skip", "block", "--", "node", "policy.js"}) {
@@ -198,7 +198,7 @@ func TestOnFailureBlock(t *testing.T) {
 	if got := hookOf(t, out, "PreToolUse", 2)["command"]; got != bin+` run --on-skip block --from-python 'uv run --with pyyaml ~/.claude/hooks/circuit_breaker_wrapper.py -- ' -c 'python3 ~/.claude/hooks/a.py'` {
 		t.Errorf("moved from the Python wrapper = %s", got)
 	}
-	if got := hookOf(t, out, "PreToolUse", 3)["command"]; got != bin+` run -c './allow.sh'` {
+	if got := hookOf(t, out, "PreToolUse", 3)["command"]; got != bin+` run --shell bash -c './allow.sh'` {
 		t.Errorf("onFailure allow = %s", got)
 	}
 	hs, _ := List(out)
@@ -212,7 +212,7 @@ func TestOnFailureBlock(t *testing.T) {
 	// both forms, and uninstall still gives back the original.
 	plain := strings.NewReplacer(`,"onFailure":"block"`, "", `"onFailure":"block",`, "").Replace(doc)
 	wrapped, _ := Install([]byte(plain), Options{Binary: bin})
-	marked := strings.Replace(string(wrapped.Doc), `"type":"command","command":"`+bin+` run -c './deny.sh`, `"type":"command","onFailure":"block","command":"`+bin+` run -c './deny.sh`, 1)
+	marked := strings.Replace(string(wrapped.Doc), `"type":"command","command":"`+bin+` run --shell bash -c './deny.sh`, `"type":"command","onFailure":"block","command":"`+bin+` run --shell bash -c './deny.sh`, 1)
 	marked = strings.Replace(marked, `{"type":"command","command":"`+bin+`","args":["run","--","node"`, `{"onFailure":"block","type":"command","command":"`+bin+`","args":["run","--","node"`, 1)
 	r, err := Install([]byte(marked), Options{Binary: bin})
 	if err != nil {
@@ -221,7 +221,7 @@ func TestOnFailureBlock(t *testing.T) {
 	if len(r.Changes) != 2 || !strings.Contains(r.Changes[0].Why, "--on-skip block added") {
 		t.Errorf("changes %+v; want --on-skip block added to two hooks", r.Changes)
 	}
-	if got := hookOf(t, r.Doc, "PreToolUse", 0)["command"]; got != bin+` run --on-skip block -c './deny.sh '\''x'\'''` {
+	if got := hookOf(t, r.Doc, "PreToolUse", 0)["command"]; got != bin+` run --on-skip block --shell bash -c './deny.sh '\''x'\'''` {
 		t.Errorf("shell form = %s", got)
 	}
 	if got := argvOf(hookOf(t, r.Doc, "PreToolUse", 1)); !slices.Equal(got, []string{bin, "run", "--on-skip", "block", "--", "node", "policy.js"}) {

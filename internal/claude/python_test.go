@@ -62,7 +62,7 @@ func TestPythonWrappedHooksMoveToGuardAndBack(t *testing.T) {
 	if !strings.Contains(string(r.Doc), `"command": "uv run x/circuit_breaker_wrapper.py -- a.sh && b.sh"`) {
 		t.Errorf("the && hook was wrapped:\n%s", r.Doc)
 	}
-	if !strings.Contains(string(r.Doc), `"/usr/local/bin/guard run -c 'echo circuit_breaker_wrapper.py -- x'"`) {
+	if !strings.Contains(string(r.Doc), `"/usr/local/bin/guard run --shell bash -c 'echo circuit_breaker_wrapper.py -- x'"`) {
 		t.Errorf("the echo was not wrapped:\n%s", r.Doc)
 	}
 	var why []string

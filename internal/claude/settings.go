@@ -218,10 +218,25 @@ func (r *Result) installShell(doc []byte, h hook, desc Hook, opts Options) error
 		if w.binary != opts.Binary {
 			whys = append(whys, "re-pointed from "+w.binary)
 		}
-		if block && !w.onSkip {
-			newRaw = append(newRaw, " run"+onSkipFlag...)
+		if block && !w.onSkip || w.python == nil && !w.bash {
+			// The flags guard run takes, in the order install writes them.
+			flags := " run"
 			rest = rest[len(" run"):]
-			whys = append(whys, `--on-skip block added: its "onFailure" is "block"`)
+			if w.onSkip || block {
+				flags += onSkipFlag
+				rest = bytes.TrimPrefix(rest, []byte(onSkipFlag))
+				if !w.onSkip {
+					whys = append(whys, `--on-skip block added: its "onFailure" is "block"`)
+				}
+			}
+			if w.python == nil {
+				flags += shellFlag
+				rest = bytes.TrimPrefix(rest, []byte(shellFlag))
+				if !w.bash {
+					whys = append(whys, "--shell bash added: Claude Code runs a hook's command with bash")
+				}
+			}
+			newRaw = append(newRaw, flags...)
 		}
 		if len(whys) == 0 {
 			r.leave(h, cmd, WhyWrapped)

@@ -109,7 +109,7 @@ func commands(t *testing.T, doc []byte) []string {
 // Install writes: runs of '...' with \' between them.
 func shellArg(t *testing.T, cmd string) string {
 	t.Helper()
-	prefix := bin + " run -c "
+	prefix := bin + " run --shell bash -c "
 	if !strings.HasPrefix(cmd, prefix) {
 		t.Fatalf("%q does not start with %q", cmd, prefix)
 	}
@@ -214,10 +214,10 @@ func TestSkipAndAlreadyWrapped(t *testing.T) {
 	}
 	out, changes := r.Doc, r.Changes
 	// The hook wrapped with another guard is re-pointed at this one.
-	if len(changes) != 2 || changes[0].Why != "re-pointed from /opt/tools/guard" || changes[1].Before != "z" || changes[1].Event != "Stop" {
+	if len(changes) != 2 || changes[0].Why != "re-pointed from /opt/tools/guard; --shell bash added: Claude Code runs a hook's command with bash" || changes[1].Before != "z" || changes[1].Event != "Stop" {
 		t.Errorf("changes = %+v; want x re-pointed and z wrapped", changes)
 	}
-	if !strings.Contains(string(out), `"command":"/usr/local/bin/guard run -c 'x'"`) {
+	if !strings.Contains(string(out), `"command":"/usr/local/bin/guard run --shell bash -c 'x'"`) {
 		t.Errorf("x not re-pointed:\n%s", out)
 	}
 	var why []string
@@ -229,12 +229,12 @@ func TestSkipAndAlreadyWrapped(t *testing.T) {
 	if !slices.Equal(why, want) {
 		t.Errorf("left alone:\n%q\nwant\n%q", why, want)
 	}
-	if !strings.Contains(string(out), `"command":"/usr/local/bin/guard run -c 'z'"`) {
+	if !strings.Contains(string(out), `"command":"/usr/local/bin/guard run --shell bash -c 'z'"`) {
 		t.Errorf("z not wrapped:\n%s", out)
 	}
 	// A binary path with spaces is quoted for the shell.
 	out, _, _ = install3([]byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"z"}]}]}}`), Options{Binary: "/my dir/guard"})
-	if !strings.Contains(string(out), `"command":"'/my dir/guard' run -c 'z'"`) {
+	if !strings.Contains(string(out), `"command":"'/my dir/guard' run --shell bash -c 'z'"`) {
 		t.Errorf("binary not quoted:\n%s", out)
 	}
 	if again, changes, _ := install3(out, Options{Binary: "/my dir/guard"}); len(changes) != 0 || string(again) != string(out) {
@@ -315,7 +315,7 @@ func TestBareBinary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"guard run -c 'x'"},{"type":"command","command":"guard run -c 'y'"}]}]}}`
+	want := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"guard run --shell bash -c 'x'"},{"type":"command","command":"guard run --shell bash -c 'y'"}]}]}}`
 	if string(r.Doc) != want {
 		t.Errorf("Install --binary guard:\n%s\nwant\n%s", r.Doc, want)
 	}

@@ -13,8 +13,12 @@ import (
 // The forms of a shell-form hook that Install writes, and Uninstall reads
 // back (BINARY is quoted for sh, COMMAND and PREFIX as quoteUnits does):
 //
-//	BINARY run [--on-skip block] -c 'COMMAND'
+//	BINARY run [--on-skip block] [--shell bash] -c 'COMMAND'
 //	BINARY run [--on-skip block] --from-python 'PREFIX' [--failure-threshold N] [--cooldown-seconds N] -c 'COMMAND'
+//
+// --shell bash runs COMMAND as Claude Code runs a hook's command, with
+// bash; a hook moved off the Python wrapper, which ran its command itself,
+// keeps sh.
 //
 // and of an exec-form hook, {"command": BINARY, "args": ARGS}:
 //
@@ -23,6 +27,7 @@ import (
 // where PROGRAM is the hook's "command" as it was written.
 const (
 	onSkipFlag  = " --on-skip block"
+	shellFlag   = " --shell bash"
 	fromPyHead  = " " + FromPythonFlag + " '"
 	commandHead = " -c '"
 )
@@ -32,6 +37,7 @@ type wrapping struct {
 	binary    string // the guard it calls
 	binaryLen int    // the length of the binary's word in the raw JSON string
 	onSkip    bool   // it has --on-skip block
+	bash      bool   // it has --shell bash
 	// python is the raw JSON text of the Python-wrapped hook's text up to
 	// the wrapped command, for a hook moved off the Python wrapper; nil
 	// for others.
@@ -65,6 +71,10 @@ func installed(raw []byte) (wrapping, bool) {
 	if strings.HasPrefix(s, onSkipFlag) {
 		w.onSkip = true
 		s = s[len(onSkipFlag):]
+	}
+	if strings.HasPrefix(s, shellFlag) {
+		w.bash = true
+		s = s[len(shellFlag):]
 	}
 	if strings.HasPrefix(s, fromPyHead) {
 		prefix, rest, ok := quotedUnits(s[len(fromPyHead):])
@@ -112,6 +122,9 @@ func shellWrapping(bin string, onSkip bool, python []byte, flags []string, inner
 	text = append(text, jsonInner(quoteBinary(bin)+" run")...)
 	if onSkip {
 		text = append(text, onSkipFlag...)
+	}
+	if python == nil {
+		text = append(text, shellFlag...)
 	}
 	if python != nil {
 		text = append(text, fromPyHead...)

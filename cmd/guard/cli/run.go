@@ -27,7 +27,8 @@ func (e *env) runCommand() *cli.Command {
 		Name:      "run",
 		Usage:     "run a command behind its circuit breaker",
 		ArgsUsage: "-- CMD [ARG...]  |  -c 'SHELL STRING'",
-		Description: `Runs CMD directly (or /bin/sh -c STRING with -c) and records the outcome in
+		Description: `Runs CMD directly (or /bin/sh -c STRING with -c; --shell bash -c STRING
+runs it with bash, as Claude Code runs hook commands) and records the outcome in
 the state file under the command's key. While the circuit is open the command
 is skipped: guard prints a one-line notice and exits with open_exit_code (0).
 Otherwise guard exits with the command's own status (128+n if signal n killed
@@ -54,11 +55,13 @@ $CLAUDE_PROJECT_DIR has one circuit per project: "COMMAND @ PROJECT".
 Examples:
    guard run -- python3 lint.py
    guard run -c 'npx prettier --check . && npx eslint .'
+   guard run --shell bash -c '[[ -f package.json ]] && npx eslint .'
    guard run --name lint --timeout 30s -- make lint
    guard run --failure-threshold 5 --cooldown 1m -- ./flaky-check.sh
    guard run --on-skip block -c "$CLAUDE_PROJECT_DIR/.claude/hooks/deny-rm.sh"`,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "command", Aliases: []string{"c"}, Usage: "run `STRING` with /bin/sh -c, as Claude Code runs hooks"},
+			&cli.StringFlag{Name: "command", Aliases: []string{"c"}, Usage: "run `STRING` with the shell (/bin/sh -c, or --shell's)"},
+			&cli.StringFlag{Name: "shell", Usage: "run -c's STRING with `SHELL` (a name looked up on PATH, or a path) instead of /bin/sh; guard install writes --shell bash, as Claude Code runs a hook's command with bash"},
 			&cli.StringFlag{Name: "name", Usage: "keep state under `KEY` instead of the command line"},
 			&cli.DurationFlag{Name: "timeout", Usage: "stop the command after `DURATION`: SIGTERM, then SIGKILL after kill_grace; exit 124", DefaultText: fromConfig},
 			&cli.IntFlag{Name: "failure-threshold", Usage: "open the circuit after `N` failures", DefaultText: fromConfig},

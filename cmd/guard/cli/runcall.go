@@ -3,6 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os/exec"
+	"strings"
 	"time"
 
 	"guard/config"
@@ -15,6 +17,7 @@ import (
 type Call struct {
 	Command    string // -c STRING
 	HasCommand bool
+	Shell      string   // --shell: the shell that runs Command; "" is /bin/sh
 	Args       []string // the command to run
 	Name       string
 
@@ -44,7 +47,7 @@ func (l *Call) commandLine() (argv []string, key string, err error) {
 	case l.HasCommand && len(l.Args) > 0:
 		return nil, "", errors.New("give -c 'STRING' or -- CMD, not both")
 	case l.HasCommand:
-		argv, key = []string{"/bin/sh", "-c", l.Command}, l.Command
+		argv, key = []string{ShellPath(l.Shell), "-c", l.Command}, l.Command
 	case len(l.Args) > 0:
 		argv = l.Args
 		key = circuit.CommandKey(argv)
@@ -100,16 +103,38 @@ func (l *Call) Settings(cfg *config.Config, key string) (config.Breaker, error) 
 	return b, nil
 }
 
+// ShellPath returns the program that runs a -c string for --shell name:
+// /bin/sh for "" or sh; else name, found on PATH if it has no slash, and
+// /bin/sh if it is not there (guard then runs the hook with sh rather than
+// not at all).
+func ShellPath(name string) string {
+	if name == "" || name == "sh" || name == "/bin/sh" {
+		return "/bin/sh"
+	}
+	if strings.ContainsRune(name, '/') {
+		return name
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	return "/bin/sh"
+}
+
 // Salvage finds the command in a guard run command line (args, from the
 // program name on) whose flags did not parse, so that guard can still run
 // it; nil if there is none.
 func Salvage(args []string) []string {
+	sh := ""
 	for i, a := range args {
 		switch {
 		case a == "--" && i+1 < len(args):
 			return args[i+1:]
+		case (a == "--shell" || a == "-shell") && i+1 < len(args):
+			sh = args[i+1]
+		case strings.HasPrefix(a, "--shell="):
+			sh = strings.TrimPrefix(a, "--shell=")
 		case (a == "-c" || a == "--command" || a == "-command") && i+1 < len(args):
-			return []string{"/bin/sh", "-c", args[i+1]}
+			return []string{ShellPath(sh), "-c", args[i+1]}
 		}
 	}
 	return nil

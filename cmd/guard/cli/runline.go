@@ -24,6 +24,7 @@ func lineFromContext(c *cli.Context) runLine {
 			HasCommand: c.IsSet("command"),
 			Args:       c.Args().Slice(),
 			Name:       c.String("name"),
+			Shell:      c.String("shell"),
 		},
 		config: c.String("config"),
 		state:  c.String("state"),
@@ -108,6 +109,8 @@ func parseRunLine(args []string) (runLine, bool) {
 			l.state = value
 		case "on-skip":
 			l.OnSkip = &value
+		case "shell":
+			l.Shell = value
 		case "from-python":
 			// what the hook was under the Python wrapper, for guard uninstall
 		case "timeout", "cooldown":

@@ -34,7 +34,7 @@ func urfaveRunLine(t *testing.T, args []string) (runLine, bool) {
 }
 
 func (l runLine) String() string {
-	s := fmt.Sprintf("command=%q/%v args=%q name=%q config=%q state=%q", l.Command, l.HasCommand, l.Args, l.Name, l.config, l.state)
+	s := fmt.Sprintf("command=%q/%v args=%q name=%q shell=%q config=%q state=%q", l.Command, l.HasCommand, l.Args, l.Name, l.Shell, l.config, l.state)
 	for name, p := range map[string]any{"timeout": l.Timeout, "cooldown": l.Cooldown, "failure": l.FailureThreshold, "success": l.SuccessThreshold, "seconds": l.CooldownSeconds, "on-skip": l.OnSkip} {
 		if v := reflect.ValueOf(p); !v.IsNil() {
 			s += fmt.Sprintf(" %s=%v", name, v.Elem())
@@ -76,6 +76,9 @@ func TestParseRunLineAgreesWithUrfave(t *testing.T) {
 		"--cooldown 1m --cooldown-seconds 30 -- x",
 		"--config /etc/g.yaml --state /tmp/s.json -- x",
 		"--on-skip block -- x",
+		"--shell bash -c x",
+		"--shell=/bin/zsh -c x",
+		"--shell bash --on-skip block -c x",
 		"--on-skip=allow -c x",
 		"--on-skip deny -- x",
 		"--on-skip -- x",
