@@ -23,6 +23,9 @@ func TestParallelRunsLoseNoUpdate(t *testing.T) {
 	if testing.Short() {
 		runs = 20
 	}
+	if raceEnabled && !stress {
+		runs = 12
+	}
 	state := filepath.Join(t.TempDir(), "state.json")
 	var wg sync.WaitGroup
 	errs := make(chan error, workers)

@@ -33,6 +33,9 @@ func TestParallelRecordsLoseNothing(t *testing.T) {
 	sb := newSandbox(t, "cooldown:\n  actions:\n    restart: {field: restarts, limit: 100000, window: 4h}\n")
 	sb.env = append(sb.env, "GUARD_COOLDOWN_STATE="+sb.path("cooldown.json"))
 	workers, each := 16, 20
+	if raceEnabled {
+		each = 8
+	}
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)

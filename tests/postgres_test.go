@@ -56,6 +56,9 @@ func exportedTotals(t *testing.T, url, key string) map[string]int {
 func TestHostsShareOneCircuit(t *testing.T) {
 	url := pgtest.Shared(t).NewDB(t)
 	hosts, runs := 8, 50
+	if raceEnabled {
+		runs = 15
+	}
 	var wg sync.WaitGroup
 	for h := range hosts {
 		wg.Add(1)
