@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures guard against the figures in DESIGN.md section 8 and writes
+# Measures guard against the figures it must reach (docs/guarantees.md) and writes
 # BENCHMARKS.md: whole-process costs against a floor program (bench/driver),
 # the Go benchmarks of the hot paths, PostgreSQL against the file
 # (bench/pgcost) and the dashboard (bench/dashboard).

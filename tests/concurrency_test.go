@@ -11,7 +11,7 @@ import (
 )
 
 // TestParallelRunsLoseNoUpdate runs 16 workers that each run guard 40
-// times on one state file (200 times, DESIGN.md's figure, with -tags
+// times on one state file (200 times, the design's figure, with -tags
 // stress; bench/run.sh measures it too); every run must be counted. The
 // guard it runs is this test binary, under -race in CI, which makes each
 // process start slow: hence fewer runs by default.

@@ -1,7 +1,7 @@
 //go:build linux
 
 // Command driver measures guard's whole-process costs against a floor
-// program, and checks them against the figures in DESIGN.md section 8. It
+// program, and checks them against the figures guard must reach. It
 // is run by bench/run.sh.
 //
 // Scenarios are interleaved, one run of each in turn, so that whatever
@@ -270,7 +270,7 @@ func writeReport(w io.Writer, ss []*scenario, thr throughputResult, dir string) 
 			peak = max(peak, s.rss)
 		}
 	}
-	fmt.Fprintf(w, "\n## Figures (DESIGN.md section 8)\n\n| figure | target | measured | |\n|---|---|---|---|\n")
+	fmt.Fprintf(w, "\n## Figures guard must reach\n\n| figure | target | measured | |\n|---|---|---|---|\n")
 	figure := func(name, target, measured string, ok bool) {
 		mark := "holds"
 		if !ok {

@@ -58,7 +58,7 @@ func Admit(tx store.CircuitTx, key string, s breaker.Settings, now time.Time, ho
 	}
 	if !dec.Run && !dec.Changed {
 		// Only the skip count moved: the store may write it more cheaply
-		// (README: "Durability").
+		// (docs/guarantees.md: "Durability").
 		tx.Relax()
 	}
 	return dec, c, nil
@@ -82,7 +82,7 @@ func Record(tx store.CircuitTx, key string, s breaker.Settings, now time.Time, r
 	tx.Put(key, c)
 	if healthy && len(events) == 0 && !r.Probe && r.Outcome != breaker.Failure && r.Outcome != breaker.Abandoned {
 		// Only counters and timestamps of a closed, healthy circuit moved:
-		// the store may write this one more cheaply (README: "Durability").
+		// the store may write this one more cheaply (docs/guarantees.md: "Durability").
 		tx.Relax()
 	}
 	failed := 0

@@ -27,7 +27,7 @@ type CircuitTx interface {
 	// Put stores c as key's circuit, adding the key if it is new.
 	Put(key string, c breaker.Circuit)
 	// Relax marks the transaction as one that only moved the counters of a
-	// closed, healthy circuit (README: "Durability"): the store may write it
+	// closed, healthy circuit (docs/guarantees.md: "Durability"): the store may write it
 	// more cheaply, so that a power loss can lose it, but never a torn or
 	// empty state. Nothing else may change in a relaxed transaction.
 	Relax()

@@ -8,7 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// version is stamped by a release build (-ldflags "-X guard/cli.version=v1.2.3").
+// version is stamped by a release build (-ldflags "-X guard/cmd/guard/cli.version=v1.2.3").
 // Unstamped, guard --version says what the build info knows.
 var version = ""
 

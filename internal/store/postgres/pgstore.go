@@ -249,7 +249,7 @@ func ms(d time.Duration) string { return fmt.Sprintf("%dms", max(d.Milliseconds(
 // the schema check (once per connection; on failure the schema is migrated
 // and the round sent again) and the pending statements. read reads
 // the results of add's statements. relaxed lets the commit go without
-// waiting for the disk (README: "Durability").
+// waiting for the disk (docs/guarantees.md: "Durability").
 func (db *DB) round(add func(b *pgx.Batch), read func(br pgx.BatchResults) error, relaxed bool) error {
 	db.mu.Lock()
 	defer db.mu.Unlock()
