@@ -582,7 +582,7 @@ func (r *reader) output(sc *scope, st *syntax.Stmt, stdin input) input {
 			return unknown
 		}
 		var ignore []*Node
-		r.steps -= len(x.Args) // expansion is work too
+		*r.steps -= len(x.Args) // expansion is work too
 		words, lit := r.fields(sc, x.Args, &ignore)
 		for _, ok := range lit {
 			if !ok {
