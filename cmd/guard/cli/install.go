@@ -44,11 +44,13 @@ blocks too. Other members ("timeout", "async", "if", "matcher", ...) are kept.
 
 Left alone, and listed with the reason, so a second install changes nothing:
 hooks that already call guard (guard-pg, a quoted "$HOME/.../guard", behind
-VAR=value or env too), hooks run by another shell ("shell": "powershell"),
-http, prompt, agent and mcp_tool hooks, hooks with two "command" members,
-hooks Claude Code does not run ("args" with no "command"), hooks behind the
-Python wrapper in a form install cannot move exactly (moved otherwise, with
-their state), and hooks that match --exclude (a substring, or a glob over the
+VAR=value or env, inside bash -c '...' too), hooks run by another shell
+("shell": "powershell"), http, prompt, agent and mcp_tool hooks, hooks with
+two "command" members, hooks Claude Code does not run ("args" with no
+"command"), hooks that name the Python wrapper's script in a form install
+cannot move exactly (poetry run python .../circuit_breaker_wrapper.py, uvx,
+a list of commands; moved otherwise, with their state), and hooks that match
+--exclude (a substring, or a glob over the
 whole command; for the exec form, the program and args joined as a shell
 would read them). Programs that only start with "guard" (guardctl,
 guard-secrets.sh) are wrapped like any.

@@ -112,3 +112,35 @@ func TestCheckUsesSettingsPath(t *testing.T) {
 		t.Errorf("Check = %+v; want sh not on the local settings' PATH", fs)
 	}
 }
+
+// TestOtherPythonLaunchers: a hook that starts the Python wrapper with a
+// launcher install does not take apart is reported as behind the wrapper,
+// not behind both (install leaves it alone), with its wrapper's script
+// checked; a hook that merely names the script is not checked for it.
+func TestOtherPythonLaunchers(t *testing.T) {
+	dir := t.TempDir()
+	env := testEnv(t, dir)
+	write(t, filepath.Join(dir, "bin/poetry"), "", 0o755)
+	write(t, filepath.Join(dir, "bin/echo"), "", 0o755)
+	doc := `{"hooks":{"Stop":[{"hooks":[
+		{"type":"command","command":"poetry run python ~/.claude/hooks/circuit_breaker_wrapper.py -- cmd"},
+		{"type":"command","command":"echo circuit_breaker_wrapper.py"}]}]}}`
+	hs, err := claude.List([]byte(doc))
+	if err != nil || len(hs) != 2 {
+		t.Fatalf("List = %+v, %v", hs, err)
+	}
+	var got []string
+	for _, f := range Hook(hs[0], env) {
+		got = append(got, f.Problem)
+	}
+	text := strings.Join(got, "\n")
+	if !strings.Contains(text, "runs behind the Python wrapper (circuit_breaker_wrapper.py), in a form guard install cannot move exactly: it starts with poetry") ||
+		!strings.Contains(text, "runs the Python wrapper ~/.claude/hooks/circuit_breaker_wrapper.py, which does not exist") || strings.Contains(text, "both") {
+		t.Errorf("poetry hook: %s", text)
+	}
+	for _, f := range Hook(hs[1], env) {
+		if strings.Contains(f.Problem, "does not exist") {
+			t.Errorf("echo hook: %s", f.Problem)
+		}
+	}
+}

@@ -27,6 +27,12 @@ var interpreters = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^(python[0-9.]*|pypy[0-9.]*|node|bun|deno|bash|sh|zsh|dash|ruby|perl|php|uv|tsx|ts-node)$`)
 })
 
+// pyLaunchers are the programs that start a Python script (the wrapper),
+// with or without run.
+var pyLaunchers = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(uv|uvx|pipx|poetry|pdm|hatch|rye|pixi|conda|mamba|micromamba|python[0-9.]*|pypy[0-9.]*)$`)
+})
+
 // exits2 are the interpreters that exit 2 for a script they cannot open.
 var exitsTwo = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(python[0-9.]*|pypy[0-9.]*|uv)$`) })
 
@@ -158,9 +164,12 @@ func (env Env) pythonWrapper(cmd string) []Finding {
 	}
 	for _, c := range cs {
 		words := c.Program()
-		for _, w := range words {
+		for i, w := range words {
 			if filepath.Base(strings.Trim(w, `"'`)) != claude.PythonWrapper {
 				continue
+			}
+			if i > 0 && !pyLaunchers().MatchString(filepath.Base(words[0])) {
+				return nil // an argument of another program: echo circuit_breaker_wrapper.py
 			}
 			path, ok := env.expand(w)
 			if !ok {
