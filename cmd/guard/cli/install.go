@@ -58,7 +58,8 @@ guard-secrets.sh) are wrapped like any.
 It warns about hooks it wraps that look like policies (on PreToolUse,
 PermissionRequest, UserPromptSubmit, Stop and other events where a block
 stops something, a command or script that exits 2 or answers
-"permissionDecision": "deny", "decision": "block" or "behavior": "deny"):
+"permissionDecision": "deny", "decision": "block" or "behavior": "deny",
+or a script that names permissionDecision and writes 'deny' anywhere):
 while guard skips one, Claude Code allows what it would have stopped. Keep
 one fail-closed with "onFailure": "block" (then install again), or on_skip:
 block in a hooks: rule of guardrails.yaml, or leave it out with --exclude.

@@ -20,11 +20,15 @@ import (
 	"guard/internal/claude"
 )
 
-// A Finding is one problem, where it is, and what to do about it.
+// A Finding is one problem, where it is, and what to do about it. A
+// warning is something to look at that may be meant so (a policy hook
+// that does not fail closed): guard doctor lists it apart, and does not
+// fail for it.
 type Finding struct {
 	Where   string `json:"where"`
 	Problem string `json:"problem"`
 	Fix     string `json:"fix"`
+	Warning bool   `json:"-"`
 }
 
 // A Checked is one thing that was checked, with what was found.
@@ -45,6 +49,9 @@ type Env struct {
 	PathFrom string // the settings file whose env.PATH Path is; "" for doctor's own
 	Stat     func(string) (fs.FileInfo, error)
 	ReadFile func(string) ([]byte, error)
+	// OnSkipBlock, if set, reports whether guard's config gives the
+	// command a wrapped hook runs on_skip: block (a hooks: rule).
+	OnSkipBlock func(h claude.Hook) bool
 }
 
 // SettingsFiles are the settings files Claude Code reads, user's first:
@@ -189,6 +196,10 @@ func settings(path string, doc []byte, env Env) (Checked, []Finding, []claude.Ho
 			f.Where = place
 			findings = append(findings, f)
 		}
+		if f, ok := env.openPolicy(h); ok {
+			f.Where = place
+			findings = append(findings, f)
+		}
 	}
 	c.Detail = fmt.Sprintf("%d command hooks, %d behind guard", len(hooks), guarded)
 	return c, findings, hooks
@@ -237,6 +248,29 @@ func Differing(g []claude.Copy, bin string) Finding {
 			own(h), len(files), how, len(files)),
 		Fix: "make the copies the same: " + strings.Join(fixes, "; ") + " (with the same --binary for each), or remove all but one",
 	}
+}
+
+// openPolicy warns about a hook behind guard that looks like a policy
+// (Policy) and does not fail closed: with neither --on-skip block (which
+// install writes for "onFailure": "block") nor on_skip: block in a
+// hooks: rule, guard skipping it (its circuit open) lets through what it
+// would have stopped.
+func (env Env) openPolicy(h claude.Hook) (Finding, bool) {
+	if h.Guard == "" || h.Broken || h.OnSkip || env.OnSkipBlock != nil && env.OnSkipBlock(h) {
+		return Finding{}, false
+	}
+	why := env.Policy(h)
+	if why == "" {
+		return Finding{}, false
+	}
+	f := Finding{Warning: true,
+		Problem: "looks like a policy (" + why + "), and is behind guard without on_skip: block: while guard skips it (its circuit open), Claude Code allows what it would have stopped",
+		Fix: `to keep it fail-closed, give it "onFailure": "block" and run guard install again, or on_skip: block in a hooks: rule of guardrails.yaml; ` +
+			"or leave it unguarded: guard uninstall, then guard install --exclude PATTERN (a part of its command)"}
+	if h.FailClosed {
+		f.Fix = `it is marked "onFailure": "block", but its guard run has no --on-skip block: run guard install again, which adds it`
+	}
+	return f, true
 }
 
 // own is a hook's own command, for a message.

@@ -35,6 +35,23 @@ func TestPolicy(t *testing.T) {
 	write(t, filepath.Join(dir, ".claude/hooks/guard.sh"), "#!/bin/sh\necho 'rm -rf blocked' >&2\nexit 2\n", 0o755)
 	write(t, filepath.Join(dir, ".claude/hooks/fmt.sh"), "#!/bin/sh\nprettier --write . || exit 1\nexit 0\n", 0o755)
 	write(t, filepath.Join(dir, ".claude/hooks/perm.sh"), "#!/bin/sh\necho '{\"behavior\": \"deny\"}'\n", 0o755)
+	// A deny hook that works its decision out first and writes it far from
+	// the word deny, as karanb192/claude-code-hooks'
+	// block-dangerous-commands.js does.
+	write(t, filepath.Join(dir, ".claude/hooks/dangerous.js"), "#!/usr/bin/env node\n"+
+		"const RULES = [/\\brm\\s+-rf\\s+\\//, /\\bmkfs\\b/];\n"+
+		"function check(cmd) { return RULES.some((r) => r.test(cmd)); }\n"+
+		"let input = '';\nprocess.stdin.on('data', (c) => { input += c; });\n"+
+		"process.stdin.on('end', () => {\n  const cmd = JSON.parse(input).tool_input.command;\n"+
+		"  if (!check(cmd)) { console.log('{}'); return; }\n"+
+		"  const ask = process.env.ASK === 'true';\n  const verdict = ask ? 'ask' : 'deny';\n"+
+		"  // logged, explained and then written out, well after the verdict above was made\n"+
+		"  const reason = 'a command that destroys data: ' + cmd + '; ask a human to run it if it is meant';\n"+
+		"  console.log(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: verdict, permissionDecisionReason: reason } }));\n"+
+		"});\n", 0o755)
+	write(t, filepath.Join(dir, ".claude/hooks/stopper.py"), "import json\nresult = 'block' if open('TODO').read() else None\n"+
+		"# a long way further down\n"+strings.Repeat("# ...\n", 50)+"print(json.dumps({'decision': result, 'reason': 'TODO is not empty'}))\n", 0o644)
+	write(t, filepath.Join(dir, ".claude/hooks/layout.js"), "// formats a block of text; the decision is the user's\nconsole.log('block quote')\n", 0o644)
 	for _, c := range []struct {
 		hook claude.Hook
 		want string
@@ -47,6 +64,9 @@ func TestPolicy(t *testing.T) {
 		{claude.Hook{Event: "PreToolUse", Command: ".claude/hooks/fmt.sh"}, ""},
 		{claude.Hook{Event: "PostToolUse", Command: ".claude/hooks/guard.sh"}, ""}, // a block after the fact stops nothing
 		{claude.Hook{Event: "PreToolUse", Command: "exit 20"}, ""},
+		{claude.Hook{Event: "PreToolUse", Command: "node .claude/hooks/dangerous.js"}, `dangerous.js answers "permissionDecision": "deny"`},
+		{claude.Hook{Event: "Stop", Command: "python3 .claude/hooks/stopper.py"}, `stopper.py answers "decision": "block"`},
+		{claude.Hook{Event: "Stop", Command: "node .claude/hooks/layout.js"}, ""},
 	} {
 		got := env.Policy(c.hook)
 		if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
