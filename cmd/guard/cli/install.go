@@ -180,7 +180,7 @@ func (e *env) install(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	e.warnPolicies(f.Changes)
+	e.warnPolicies(c, f.Changes)
 	e.warnDiffering(f, bin)
 	if bin == "guard" {
 		denv := e.doctorEnv()
@@ -330,13 +330,17 @@ func (e *env) doctorEnv() doctor.Env {
 // warnPolicies warns about the hooks install wrapped that look like
 // policies (doctor.Env.Policy) and do not block when they fail: when guard
 // skips one (its circuit open), Claude Code goes ahead with what the hook
-// would have stopped.
-func (e *env) warnPolicies(changes []claude.Change) {
+// would have stopped. A hook a hooks: rule gives on_skip: block blocks.
+func (e *env) warnPolicies(c *cli.Context, changes []claude.Change) {
 	denv := e.doctorEnv()
+	cfg, _ := e.loadConfig(c)
 	var lines []string
 	for _, ch := range changes {
 		if ch.Hook.Guard != "" && !ch.Hook.Broken || ch.Hook.FailClosed {
 			continue // wrapped before, or blocks when skipped
+		}
+		if cfg != nil && cfg.For(circuit.ValidKey(ch.Hook.Own())).OnSkip == "block" {
+			continue
 		}
 		if why := denv.Policy(ch.Hook); why != "" {
 			lines = append(lines, fmt.Sprintf("  %s: %s (%s)", hookPlace(ch), hookText(ch.Hook.Own()), why))
