@@ -31,7 +31,7 @@ the settings' env.PATH gives hooks, else doctor's own): that Claude Code
 accepts them (known events, a "command" string, a number "timeout", ...);
 the guard a wrapped hook calls exists and is executable; the program, script
 and #! interpreter the hook runs exist (the exec form's program and args
-too); no hook is wrapped twice, or still by the Python wrapper, whose script
+too; for "shell": "powershell", that pwsh is there); no hook is wrapped twice, or still by the Python wrapper, whose script
 must exist; no exec-form hook was broken by an older guard install; no hook
 is behind guard in one settings file and bare in another (Claude Code then
 runs it twice); no timeout looks like milliseconds (Claude Code reads

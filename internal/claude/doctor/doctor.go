@@ -211,7 +211,11 @@ func settings(path string, doc []byte, env Env) (Checked, []Finding, []claude.Ho
 func Differing(g []claude.Copy, bin string) Finding {
 	var files, wrapped, bare []string
 	seen := map[string]bool{}
+	// Claude Code merges copies defined the same way: it runs each
+	// different one once.
+	runs := map[string]bool{}
 	for _, c := range g {
+		runs[strings.Join(append([]string{c.Hook.Command}, c.Hook.Args...), "\x00")] = true
 		if seen[c.File] {
 			continue
 		}
@@ -244,8 +248,8 @@ func Differing(g []claude.Copy, bin string) Finding {
 	}
 	return Finding{
 		Where: where,
-		Problem: fmt.Sprintf("%s is in %d settings files, %s: Claude Code runs a hook that several settings files define the same way once, but each copy when they differ, so it runs %d times per event",
-			own(h), len(files), how, len(files)),
+		Problem: fmt.Sprintf("%s is in %d settings files, %s: Claude Code runs a hook that several settings files define the same way once, but each different copy once, so it runs %d times per event",
+			own(h), len(files), how, len(runs)),
 		Fix: "make the copies the same: " + strings.Join(fixes, "; ") + " (with the same --binary for each), or remove all but one",
 	}
 }
@@ -296,6 +300,23 @@ func Hook(h claude.Hook, env Env) []Finding {
 	}
 	exec := h.Exec
 	run, argv := h.Command, append([]string{h.Command}, h.Args...) // what the hook runs in the end
+	if h.Shell != "" && h.Shell != "bash" && !h.Exec {
+		// Another shell runs the command: its words are that shell's,
+		// not sh's. Check the shell is there, not what it runs.
+		if h.Shell == "powershell" {
+			_, pwsh := env.lookPath("pwsh")
+			_, ps := env.lookPath("powershell")
+			if !pwsh && !ps {
+				where := "on PATH"
+				if env.PathFrom != "" {
+					where = "on the PATH that " + env.PathFrom + " gives hooks"
+				}
+				add(`runs in PowerShell ("shell": "powershell"), and neither pwsh nor powershell is `+where,
+					"install PowerShell (pwsh), or make the hook a bash command: until then it fails on every call")
+			}
+		}
+		run = "" // Validate reports a "shell" Claude Code does not know
+	}
 	switch {
 	case h.Guard != "":
 		run, argv = h.Inner, h.InnerArgv
@@ -319,12 +340,12 @@ func Hook(h claude.Hook, env Env) []Finding {
 		run = h.Python
 		add("runs behind the Python wrapper ("+claude.PythonWrapper+")",
 			"guard install moves it to guard, with its state (guard uninstall gives it back)")
-		out = append(out, env.pythonWrapper(h.Command)...)
+		out = append(out, env.pythonWrapper(h)...)
 	case h.PythonManual != "":
 		add("runs behind the Python wrapper ("+claude.PythonWrapper+"), in a form guard install cannot move exactly: "+h.PythonManual,
 			"make the hook the wrapped command alone by hand, then run guard install")
 		if !h.Exec {
-			out = append(out, env.pythonWrapper(h.Command)...)
+			out = append(out, env.pythonWrapper(h)...)
 		}
 		run = "" // what the wrapper runs is not known for sure
 	}
@@ -337,7 +358,7 @@ func Hook(h claude.Hook, env Env) []Finding {
 	}
 	for _, p := range probs {
 		fix := "fix the path, or install what is missing: until then the hook fails on every call"
-		if p.exits2 != "" {
+		if p.exits2 != "" && blocks(h) {
 			fix += " (" + p.exits2 + " exits 2 when it cannot open its script, which Claude Code takes for a block)"
 		}
 		add(p.msg, fix)
@@ -348,6 +369,14 @@ func Hook(h claude.Hook, env Env) []Finding {
 			fmt.Sprintf("if you meant milliseconds, write %v", max(1, h.Timeout/1000)))
 	}
 	return out
+}
+
+// blocks reports whether an exit 2 of the hook blocks something: on an
+// event where a block stops what Claude Code is about to do
+// (PolicyEvents), for a hook not behind guard (guard exits 1, not 2, for
+// a hook whose program or script never started).
+func blocks(h claude.Hook) bool {
+	return h.Guard == "" && PolicyEvents[h.Event]
 }
 
 func isGuardName(w string) bool {

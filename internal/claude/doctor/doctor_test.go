@@ -91,7 +91,12 @@ func TestLaunchProblems(t *testing.T) {
 	}{
 		{claude.Hook{Command: "node", Args: []string{"app.js"}, Exec: true}, "", ""},
 		{claude.Hook{Command: "node", Args: []string{"${CLAUDE_PROJECT_DIR}/gone.js"}, Exec: true}, "runs the script ${CLAUDE_PROJECT_DIR}/gone.js, which does not exist", ""},
-		{claude.Hook{Command: "python3", Args: []string{"gone.py"}, Exec: true}, "gone.py, which does not exist", "python3 exits 2"},
+		{claude.Hook{Event: "PreToolUse", Command: "python3", Args: []string{"gone.py"}, Exec: true}, "gone.py, which does not exist", "python3 exits 2"},
+		// Exit 2 blocks nothing after the tool ran, nor behind guard, which
+		// exits 1 for a script that never started (h12).
+		{claude.Hook{Event: "PostToolUse", Command: "python3", Args: []string{"gone.py"}, Exec: true}, "gone.py, which does not exist", ""},
+		{claude.Hook{Event: "PreToolUse", Command: "python3 gone.py"}, "gone.py, which does not exist", "python3 exits 2"},
+		{claude.Hook{Event: "PreToolUse", Guard: "guard", Inner: "python3 gone.py"}, "gone.py, which does not exist", ""},
 		{claude.Hook{Command: "uv", Args: []string{"run", "x.py"}, Exec: true}, "runs uv, which is not on the PATH that s.json gives hooks", ""},
 		{claude.Hook{Command: "./app.js", Args: []string{}, Exec: true}, "is not executable", ""},
 		{claude.Hook{Command: "node", Args: []string{"~/x.js"}, Exec: true}, "", ""}, // no shell: guard cannot tell
@@ -114,6 +119,37 @@ func TestLaunchProblems(t *testing.T) {
 		case c.hint != "" && !strings.Contains(text, c.hint):
 			t.Errorf("Hook(%+v) = %s; want the hint %q", c.hook, text, c.hint)
 		}
+	}
+}
+
+// TestOtherShells (h12): a hook another shell runs is not read as sh
+// would; that shell must be there.
+func TestOtherShells(t *testing.T) {
+	dir := t.TempDir()
+	env := testEnv(t, dir)
+	ps := claude.Hook{Event: "PreToolUse", Command: "Write-Host hi", Shell: "powershell"}
+	got := Hook(ps, env)
+	if len(got) != 1 || !strings.Contains(got[0].Problem, `runs in PowerShell ("shell": "powershell"), and neither pwsh nor powershell is on PATH`) {
+		t.Errorf("powershell hook with no pwsh: %+v", got)
+	}
+	write(t, filepath.Join(dir, "bin/pwsh"), "", 0o755)
+	if got := Hook(ps, env); len(got) != 0 {
+		t.Errorf("powershell hook with pwsh: %+v; want no problem (Write-Host is PowerShell's)", got)
+	}
+	if got := Hook(claude.Hook{Event: "Stop", Command: "Write-Host hi", Shell: "fish"}, env); len(got) != 0 {
+		t.Errorf("fish hook: %+v; want none here (Validate reports the shell)", got)
+	}
+}
+
+// TestDifferingCountsDistinctHandlers (h12): Claude Code merges identical
+// copies, so a hook bare in two files and wrapped in a third runs twice.
+func TestDifferingCountsDistinctHandlers(t *testing.T) {
+	bare := claude.Hook{Event: "Stop", Command: "./lint.sh"}
+	wrapped := claude.Hook{Event: "Stop", Command: "guard run --shell bash -c './lint.sh'", Guard: "guard", Inner: "./lint.sh"}
+	g := []claude.Copy{{File: "user", Hook: wrapped}, {File: "project", Hook: bare}, {File: "local", Hook: bare}}
+	f := Differing(g, "")
+	if !strings.Contains(f.Problem, "is in 3 settings files") || !strings.Contains(f.Problem, "runs 2 times per event") {
+		t.Errorf("Differing = %s", f.Problem)
 	}
 }
 

@@ -156,9 +156,9 @@ func firstProgram(cmd string) []string {
 }
 
 // pythonWrapper says what is wrong with the Python wrapper script a
-// command runs: that it is not there, say.
-func (env Env) pythonWrapper(cmd string) []Finding {
-	cs, err := shell.Parse(cmd)
+// hook's command runs: that it is not there, say.
+func (env Env) pythonWrapper(h claude.Hook) []Finding {
+	cs, err := shell.Parse(h.Command)
 	if err != nil {
 		return nil
 	}
@@ -180,7 +180,11 @@ func (env Env) pythonWrapper(cmd string) []Finding {
 				if len(words) > 0 && filepath.Base(words[0]) == "uv" {
 					launcher = "uv"
 				}
-				return []Finding{{Problem: fmt.Sprintf("runs the Python wrapper %s, which does not exist (%s): the hook fails on every call, with exit 2 from %s, which Claude Code takes for a block", w, env.abs(path), launcher),
+				problem := fmt.Sprintf("runs the Python wrapper %s, which does not exist (%s): the hook fails on every call, with exit 2 from %s", w, env.abs(path), launcher)
+				if blocks(h) {
+					problem += ", which Claude Code takes for a block"
+				}
+				return []Finding{{Problem: problem,
 					Fix: "guard install moves the hook to guard (it needs no wrapper script); or fix the path"}}
 			}
 			return nil
