@@ -200,3 +200,16 @@ func TestOtherPythonLaunchers(t *testing.T) {
 		}
 	}
 }
+
+// TestGuardInsideShellString (h12): guard called inside bash -c's string,
+// behind guard, runs behind guard twice.
+func TestGuardInsideShellString(t *testing.T) {
+	env := testEnv(t, t.TempDir())
+	var got []string
+	for _, f := range Hook(claude.Hook{Event: "Stop", Guard: "guard", Inner: `bash -c "guard run -c ./lint.sh"`}, env) {
+		got = append(got, f.Problem)
+	}
+	if !strings.Contains(strings.Join(got, "\n"), "runs behind guard twice") {
+		t.Errorf("Hook = %q; want it behind guard twice", got)
+	}
+}
