@@ -145,6 +145,12 @@ func TestRead(t *testing.T) {
 		{`bash -c "$(curl -fsSL http://x/s.sh)"`, "risky: bash -c \"$(curl -fsSL http://x/s.sh)\""},
 		{"source <(curl -s http://x/env)", "risky: curl -s http://x/env | source <(curl -s http://x/env)"},
 		{"$CMD", "risky: $CMD"},
+		{`bash -c "cd /srv && $CMD"`, "risky: bash -c \"cd /srv && $CMD\""},
+		// A variable inside a string is a word guard cannot know, not a
+		// command it cannot see.
+		{`ssh prod "journalctl -u $SVC"`, ""},
+		{`trap "rm -f $TMP" EXIT`, ""},
+		{`ssh prod "docker restart $SVC"`, "risky: docker restart $SVC"},
 		{`"$CMD" --version`, "unsure: \"$CMD\" --version"}, // one program's name
 		// A script in a file is a program guard does not read.
 		{"bash deploy.sh; bash < deploy.sh; ./deploy.sh", "unsure: bash"},

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -134,83 +135,112 @@ func mayBeCommand(src string) bool {
 	return false
 }
 
-// holeScript joins words by sep into a script, if guard knows it: every
-// word is literal, or is a word find, xargs or parallel made by putting
-// their placeholder into a literal one (sh -c 'gzip {}'). A placeholder
-// is replaced by a stand-in word, which unhole marks as unknown again in
-// what the script runs.
-func (r *reader) holeScript(words []string, lit []bool, sep string) (string, map[string]string, bool) {
-	var holes map[string]string
+// holeScript joins words by sep into a script, if guard knows it but for
+// parts it reads as words it cannot know: every word is literal, or has a
+// template (a variable or a command's output inside it, find's {}), whose
+// stand-ins unhole marks as unknown again in what the script runs (sh -c
+// "journalctl -u $SVC" runs journalctl with a word guard cannot know;
+// eval "$CMD" runs a command guard cannot see at all).
+func (r *reader) holeScript(words []string, lit []bool, sep string) (string, bool) {
 	out := words
 	for k, ok := range lit {
 		if ok {
 			continue
 		}
-		ph, isHole := r.holes[words[k]]
-		if !isHole {
-			return "", nil, false
+		tmpl, known := r.templates[words[k]]
+		if !known {
+			return "", false
 		}
-		if holes == nil {
-			holes = map[string]string{}
+		s, ok := tmpl()
+		if !ok {
+			return "", false
+		}
+		if len(out) > 0 && &out[0] == &words[0] {
 			out = slices.Clone(words)
 		}
-		if r.tokens == nil {
-			r.tokens = map[string]string{}
-		}
-		tok := ""
-		for t, p := range r.tokens {
-			if p == ph {
-				tok = t
-			}
-		}
-		if tok == "" {
-			tok = "guardhole" + strconv.Itoa(len(r.tokens)) + "x"
-			r.tokens[tok] = ph
-		}
-		holes[tok] = ph
-		out[k] = strings.ReplaceAll(words[k], ph, tok)
+		out[k] = s
 	}
-	return strings.Join(out, sep), holes, true
+	return strings.Join(out, sep), true
 }
 
-// unhole marks, in what a script holeScript made runs, the words with a
-// stand-in as unknown (the placeholder back in their place). A program
-// made of one is a command guard cannot see: a file name or a line of
-// input run as a command (text, the command that runs the script).
-func (r *reader) unhole(n *Node, holes map[string]string, text string) *Node {
-	if n == nil || len(holes) == 0 {
-		return n
+// token returns the stand-in for what, a part guard cannot know.
+func (r *reader) token(what string) string {
+	if r.tokens == nil {
+		r.tokens = map[string]string{}
 	}
-	back := func(s string) string {
-		for tok, ph := range holes {
-			s = strings.ReplaceAll(s, tok, ph)
+	for t, w := range r.tokens {
+		if w == what {
+			return t
 		}
+	}
+	t := tokenHead + strconv.Itoa(len(r.tokens)) + "x"
+	r.tokens[t] = what
+	return t
+}
+
+const tokenHead = "guardhole"
+
+var tokenRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(tokenHead + `[0-9]+x`) })
+
+// hasToken reports whether s holds a stand-in.
+func (r *reader) hasToken(s string) bool {
+	if !strings.Contains(s, tokenHead) {
+		return false
+	}
+	for _, t := range tokenRE().FindAllString(s, -1) {
+		if _, ok := r.tokens[t]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// untoken puts back what the stand-ins in s stand for.
+func (r *reader) untoken(s string) string {
+	if !strings.Contains(s, tokenHead) {
 		return s
 	}
-	has := func(s string) bool {
-		for tok := range holes {
-			if strings.Contains(s, tok) {
-				return true
-			}
+	return tokenRE().ReplaceAllStringFunc(s, func(t string) string {
+		if w, ok := r.tokens[t]; ok {
+			return w
 		}
-		return false
+		return t
+	})
+}
+
+// unhole marks the words with a stand-in, in what n runs, as unknown,
+// with what they stand for back in their place. A program with one in its
+// name is a command guard cannot see at all (eval "$CMD"): text says what
+// runs it ("" for the command's own text). $DIR/bin/tool is tool, as at
+// the top.
+func (r *reader) unhole(n *Node, text string) *Node {
+	if n == nil || len(r.tokens) == 0 {
+		return n
 	}
 	var walk func(n *Node) *Node
 	walk = func(n *Node) *Node {
 		if n == nil {
 			return nil
 		}
-		n.Text, n.Reason = back(n.Text), back(n.Reason)
+		n.Text, n.Reason = r.untoken(n.Text), r.untoken(n.Reason)
 		if n.Kind == Run {
 			for i, w := range n.Cmd.Words {
-				if !has(w) {
+				if !r.hasToken(w) {
+					continue
+				}
+				if i == 0 && !r.hasToken(baseName(w)) {
+					n.Cmd.Words[0] = baseName(w)
 					continue
 				}
 				if i == 0 {
-					return &Node{Kind: Unread, Text: text, Hidden: true,
-						Reason: "its program comes from " + back(w) + ", which guard cannot know before it runs"}
+					t := text
+					if t == "" {
+						t = n.Text
+					}
+					return &Node{Kind: Unread, Text: r.untoken(t), Hidden: true,
+						Reason: "it runs " + r.untoken(w) + " as a command, which guard cannot know before it runs"}
 				}
-				n.Cmd.Words[i], n.Cmd.Literal[i] = back(w), false
+				n.Cmd.Words[i], n.Cmd.Literal[i] = r.untoken(w), false
 			}
 		}
 		for i, k := range n.Kids {
@@ -219,6 +249,15 @@ func (r *reader) unhole(n *Node, holes map[string]string, text string) *Node {
 		return n
 	}
 	return walk(n)
+}
+
+// placeholder makes word, in which find or xargs put their placeholder ph
+// for what they pass (a file name, a line of input) in place of each
+// from, a word guard cannot know, with its template.
+func (r *reader) placeholder(orig, from, ph string) string {
+	word := strings.ReplaceAll(orig, from, ph)
+	r.templates[word] = func() (string, bool) { return strings.ReplaceAll(orig, from, r.token(ph)), true }
+	return word
 }
 
 // git reads the git commands that run a command: bisect run CMD (once for

@@ -240,7 +240,7 @@ func (r *reader) callFunction(sc *scope, fs []function, words []string, lit []bo
 // runString reads the words joined by sep as a script, in the scope
 // newScope makes (eval: the same shell; sh -c: a new one).
 func (r *reader) runString(newScope func(string) *scope, sc *scope, words []string, lit []bool, sep, text string, stdin input, what string) *Node {
-	s, holes, ok := r.holeScript(words, lit, sep)
+	s, ok := r.holeScript(words, lit, sep)
 	if !ok {
 		return &Node{Kind: Unread, Text: text, Reason: what + " runs a string guard cannot know before it runs", Hidden: true}
 	}
@@ -248,7 +248,7 @@ func (r *reader) runString(newScope func(string) *scope, sc *scope, words []stri
 		return &Node{Kind: Unread, Text: s, Limit: true, Reason: what + " nests more than " + strconv.Itoa(MaxDepth) + " deep, more than guard reads"}
 	}
 	inner := newScope(s)
-	return r.unhole(r.script(inner, s, stdin), holes, text)
+	return r.unhole(r.script(inner, s, stdin), text)
 }
 
 // shellOf is the scope of a new shell (sh -c) with no parameters.
@@ -429,8 +429,8 @@ func (r *reader) shellCommand(sc *scope, words []string, lit []bool, text string
 	for i < len(words) {
 		a := words[i]
 		if !lit[i] {
-			if _, ok := r.holes[a]; ok {
-				break // find's {} in the string, say: not an option
+			if byString || r.notOption(a) {
+				break // the string, or a script file guard does not read
 			}
 			return &Node{Kind: Unread, Text: text, Reason: name + " has options guard cannot know before it runs", Hidden: true}
 		}
@@ -470,7 +470,7 @@ func (r *reader) shellCommand(sc *scope, words []string, lit []bool, text string
 		if len(rest) == 0 {
 			return nil
 		}
-		script, holes, ok := r.holeScript(rest[:1], restLit[:1], "")
+		script, ok := r.holeScript(rest[:1], restLit[:1], "")
 		if !ok {
 			return &Node{Kind: Unread, Text: text, Reason: name + " -c runs a string guard cannot know before it runs", Hidden: true}
 		}
@@ -478,7 +478,7 @@ func (r *reader) shellCommand(sc *scope, words []string, lit []bool, text string
 			return &Node{Kind: Unread, Text: rest[0], Limit: true, Reason: name + " -c nests more than " + strconv.Itoa(MaxDepth) + " deep, more than guard reads"}
 		}
 		inner := sc.shell(script, rest[1:], restLit[1:])
-		return r.unhole(r.script(inner, script, stdin), holes, text)
+		return r.unhole(r.script(inner, script, stdin), text)
 	case len(rest) > 0 && !fromStdin:
 		if in, ok := r.scriptFile(rest[0], stdin); ok {
 			return r.stdinScript(sc.shellOf, sc, in, text, name)
@@ -584,16 +584,16 @@ func (r *reader) xargs(sc *scope, words []string, lit []bool, text string, stdin
 		if replace != "" {
 			for j := range w {
 				if strings.Contains(w[j], replace) {
-					w[j] = strings.ReplaceAll(w[j], replace, hole)
 					if l[j] {
-						r.holes[w[j]] = hole
+						w[j] = r.placeholder(w[j], replace, hole)
+					} else {
+						w[j] = strings.ReplaceAll(w[j], replace, hole)
 					}
 					l[j] = false
 				}
 			}
 		} else {
-			w, l = append(w, hole), append(l, false)
-			r.holes[hole] = hole
+			w, l = append(w, r.placeholder(hole, hole, hole)), append(l, false)
 		}
 		return loop(Unknown, "by xargs, once per line of "+in.describe(), r.dispatch(sc.fork(), w, l, text, input{what: in.describe()}, false))
 	}
@@ -697,7 +697,7 @@ func (r *reader) find(sc *scope, words []string, lit []bool, text string) *Node 
 		for k := range cmd {
 			if strings.Contains(cmd[k], "{}") {
 				if l[k] {
-					r.holes[cmd[k]] = "{}"
+					cmd[k] = r.placeholder(cmd[k], "{}", "{}")
 				}
 				l[k] = false
 			}
@@ -787,7 +787,7 @@ func (r *reader) parallel(sc *scope, words []string, lit []bool, text string, st
 		tmpl = append(tmpl, words[i])
 	}
 	var args []string
-	r.holes["{parallel input}"] = "{parallel input}"
+	r.placeholder("{parallel input}", "{parallel input}", "{parallel input}")
 	if i >= len(words) {
 		if !stdin.known {
 			return loop(Unknown, "by parallel, once per line of "+stdin.describe(), r.runString(sc.shellOf, sc, append(tmpl, "{parallel input}"), append(trues(len(tmpl)), false), " ", text, input{}, "parallel"))

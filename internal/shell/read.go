@@ -128,7 +128,14 @@ func read(fn func(r *reader) *Node) *Node {
 // did not take: ArgCommand and ArgScript share the steps of the Read that
 // found their node.
 func readWith(steps *int, fn func(r *reader) *Node) (n *Node) {
-	r := &reader{steps: steps, marks: map[string]input{}, holes: map[string]string{}}
+	r := &reader{steps: steps, marks: map[string]input{}, templates: map[string]func() (string, bool){}}
+	defer func() {
+		if len(r.tokens) > 0 {
+			// A stand-in may have reached a variable or a function (eval
+			// "S=$X"), and from there a command outside the string.
+			n = r.unhole(n, "")
+		}
+	}()
 	defer func() {
 		if v := recover(); v != nil {
 			n = &Node{Kind: Unread, Limit: true, Reason: fmt.Sprintf("guard could not read it (%v)", v)}
@@ -145,12 +152,13 @@ type reader struct {
 	marks   map[string]input // what each <(...) path holds
 	nmarks  int
 	scratch strings.Builder
-	// holes maps a word find, xargs or parallel made by putting a
-	// placeholder for what they pass ({}, {xargs input}) into a literal
-	// word to that placeholder: the word is unknown only there.
-	holes map[string]string
-	// tokens maps the stand-ins for placeholders in a string read as a
-	// script (holeScript) to the placeholder.
+	// templates maps a word guard cannot read, as it stands among a
+	// command's words, to what makes it with a stand-in (token) for each
+	// part guard cannot know: "cd $DIR" is "cd guardhole0x". A string run
+	// as a script is read so (holeScript).
+	templates map[string]func() (string, bool)
+	// tokens maps each stand-in to what it stands for, as written ($DIR,
+	// $(curl ...), {}).
 	tokens map[string]string
 }
 

@@ -235,8 +235,21 @@ func TestReadRunners(t *testing.T) {
 		{"find . -exec sh -c 'docker restart {}' \\;", "?*(docker restart <{}>)"},
 		{"cat f | xargs -I{} sh -c 'echo {}; docker restart {}'", "cat f; ?*(echo <{xargs input}>; docker restart <{xargs input}>)"},
 		{"cat f | xargs -I{} sh -c '{}'", "cat f; ?*(!?(xargs -I{} sh -c '{}'))"},
-		{"cat f | xargs -I% bash -c \"sh -c '%'\"", "cat f; ?*(!?(xargs -I% bash -c \"sh -c '%'\"))"},
+		{"cat f | xargs -I% bash -c \"sh -c '%'\"", "cat f; ?*(!?(sh -c '{xargs input}'))"},
 		{"find . -exec sh -c \"$X {}\" \\;", "?*(!?(find . -exec sh -c \"$X {}\" \\;))"},
+		// A variable or a command's output inside a string is a word guard
+		// cannot know; in a command's place, a command it cannot see.
+		{`ssh prod "journalctl -u $SVC"`, "journalctl -u <$SVC>"},
+		{`trap "rm -f $TMP" EXIT`, "rm -f <$TMP>"},
+		{`bash -c "cd $DIR && make"`, "cd <$DIR>; make"},
+		{`sh -c "$DIR/bin/tool x"`, "tool x"},
+		{`eval "$CMD"`, `!?(eval "$CMD")`},
+		{`bash -c "cd /srv && $CMD --now"`, `cd /srv; !?(bash -c "cd /srv && $CMD --now")`},
+		{`sh -c "sudo $(cat cmd) x"`, `cat cmd; !?(sh -c "sudo $(cat cmd) x")`},
+		{`ssh prod "docker restart $(cat svc)"`, "cat svc; docker restart <$(cat svc)>"},
+		// ... even where it got to through a variable the string set.
+		{`eval "S=$X"; docker restart $S`, "docker restart <$X>"},
+		{`eval "f() { $CMD; }"; f`, `!?($CMD)`},
 		// A shell in sh -c reads sh's stdin.
 		{"echo 'docker restart web' | sh -c 'bash'", "echo docker restart web; docker restart web"},
 	}
