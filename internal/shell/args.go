@@ -165,16 +165,14 @@ func (r *reader) holeScript(words []string, lit []bool, sep string) (string, boo
 
 // token returns the stand-in for what, a part guard cannot know.
 func (r *reader) token(what string) string {
-	if r.tokens == nil {
-		r.tokens = map[string]string{}
+	if t, ok := r.tokenOf[what]; ok {
+		return t
 	}
-	for t, w := range r.tokens {
-		if w == what {
-			return t
-		}
+	if r.tokens == nil {
+		r.tokens, r.tokenOf = map[string]string{}, map[string]string{}
 	}
 	t := tokenHead + strconv.Itoa(len(r.tokens)) + "x"
-	r.tokens[t] = what
+	r.tokens[t], r.tokenOf[what] = what, t
 	return t
 }
 

@@ -159,7 +159,8 @@ type reader struct {
 	templates map[string]func() (string, bool)
 	// tokens maps each stand-in to what it stands for, as written ($DIR,
 	// $(curl ...), {}).
-	tokens map[string]string
+	tokens  map[string]string
+	tokenOf map[string]string // the other way round
 }
 
 // An input is what a command reads on its stdin.
