@@ -164,29 +164,39 @@ func launchedBy(words []string) (bool, string) {
 	return true, ""
 }
 
-// pythonManual returns "" for a command that does not run the Python
-// wrapper (an echo of its name, say), and something for one that does:
-// for a command pythonWrapped does not take, why it cannot be moved to
-// guard as it is. Commands run by sh -c or bash -c inside it count too.
+// pythonManual returns "" for a command that does not mention the Python
+// wrapper's script, and for one that does, which pythonWrapped does not
+// take, why it cannot be moved to guard as it is: such a hook is left
+// alone, never wrapped a second time (poetry run python ...wrapper.py,
+// pipx run, uvx: a launcher install does not take apart). Commands run by
+// sh -c or bash -c inside it count too.
 func pythonManual(cmd string) string {
+	if !strings.Contains(cmd, PythonWrapper) {
+		return ""
+	}
+	if why := pythonManualIn(cmd, 0); why != "" {
+		return why
+	}
+	return "guard cannot tell how the command runs it"
+}
+
+func pythonManualIn(cmd string, depth int) string {
 	cs, err := shell.Parse(cmd)
 	if err != nil {
-		if strings.Contains(cmd, PythonWrapper) {
-			return "guard cannot read the command as a shell would"
-		}
-		return ""
+		return "guard cannot read the command as a shell would"
 	}
 	for _, c := range cs {
 		words := c.Program()
 		if len(words) == 0 {
 			continue
 		}
-		if shells().MatchString(baseOf(words[0])) {
-			for i, w := range words[:len(words)-1] {
-				if w == "-c" {
-					if why := pythonManual(words[i+1]); why != "" {
-						return why
-					}
+		if depth < maxShellDepth {
+			for _, inner := range shellStrings(c) {
+				if !strings.Contains(inner, PythonWrapper) {
+					continue
+				}
+				if why := pythonManualIn(inner, depth+1); why != "" {
+					return why
 				}
 			}
 		}
@@ -201,8 +211,8 @@ func pythonManual(cmd string) string {
 			continue
 		}
 		ok, why := launchedBy(words[:at])
-		if at > 0 && !ok && why == "" && !launchers().MatchString(baseOf(words[0])) {
-			continue // the name is an argument of another program: echo circuit_breaker_wrapper.py
+		if !ok && why == "" && !launchers().MatchString(baseOf(words[0])) {
+			why = "it starts with " + baseOf(words[0]) + ", not a launcher guard install takes apart (uv run, python)"
 		}
 		switch {
 		case why != "":
@@ -219,7 +229,37 @@ func pythonManual(cmd string) string {
 }
 
 // shells run the command string after their -c.
-var shells = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(sh|bash|dash|zsh|ksh)$`) })
+var shells = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(sh|bash|dash|zsh|ksh|mksh|ash)$`) })
+
+// maxShellDepth bounds how deep shellStrings are followed.
+const maxShellDepth = 8
+
+// shellStrings returns the strings the simple command c runs as commands:
+// the literal string after -c (or a cluster such as -lc, -ec) of a shell
+// (sh, bash, ...), behind wrappers such as env or sudo.
+func shellStrings(c shell.Command) []string {
+	words := c.Program()
+	if len(words) == 0 || !shells().MatchString(baseOf(words[0])) {
+		return nil
+	}
+	lit := c.Literal[len(c.Words)-len(words):]
+	for i := 1; i < len(words); i++ {
+		w := words[i]
+		if !lit[i] || !strings.HasPrefix(w, "-") || w == "-" || w == "--" {
+			return nil
+		}
+		if !strings.HasPrefix(w, "--") && strings.Contains(w, "c") {
+			if i+1 < len(words) && lit[i+1] {
+				return []string{words[i+1]}
+			}
+			return nil
+		}
+		if w == "-o" || w == "+o" || w == "--rcfile" || w == "--init-file" {
+			i++
+		}
+	}
+	return nil
+}
 
 func isDigits(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == ""

@@ -434,6 +434,10 @@ func TestGuardCallForms(t *testing.T) {
 		`env X=1 guard run -c x`,
 		`X=1 "$HOME/bin/guard" run -c x`,
 		`cd "$CLAUDE_PROJECT_DIR" && guard run -c ./lint.sh`,
+		// guard called inside a shell's string (h12).
+		`bash -c "guard run -c inner"`,
+		`sh -ec 'cd /srv && /usr/local/bin/guard run -- ./lint.sh'`,
+		`env A=1 bash --norc -lc "sh -c 'guard run -c x'"`,
 	} {
 		doc := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":` + string(jsonString(cmd)) + `}]}]}}`
 		r, err := Install([]byte(doc), Options{Binary: bin})

@@ -190,30 +190,40 @@ func quoteBinary(bin string) string { return shell.Quote(bin) }
 
 // callsGuard reports whether cmd runs guard itself anywhere: as one of
 // its commands, behind VAR=value prefixes and wrappers such as env or sudo
-// included.
+// included, and inside the string of sh -c or bash -c.
 func callsGuard(cmd string) bool {
 	cs, err := shell.Parse(cmd)
 	if err != nil || len(cs) == 0 {
 		word, _, ok := firstWord(cmd + " ")
 		return ok && isGuardProgram(word)
 	}
-	for _, c := range cs {
-		if prog := c.Program(); len(prog) > 0 && isGuardProgram(prog[0]) {
-			return true
-		}
-	}
-	return false
+	return guardIn(cs, func(prog []string) bool { return isGuardProgram(prog[0]) }, 0)
 }
 
-// RunsGuard reports whether cmd is a guard run call of any form.
+// RunsGuard reports whether cmd is a guard run call of any form, inside
+// the string of sh -c or bash -c included.
 func RunsGuard(cmd string) bool {
 	cs, err := shell.Parse(cmd)
 	if err != nil {
 		return false
 	}
+	return guardIn(cs, func(prog []string) bool { return len(prog) > 1 && isGuardProgram(prog[0]) && prog[1] == "run" }, 0)
+}
+
+// guardIn reports whether is holds for the program of one of cs, or of a
+// command in the string a shell among them runs with -c.
+func guardIn(cs []shell.Command, is func(prog []string) bool, depth int) bool {
 	for _, c := range cs {
-		if prog := c.Program(); len(prog) > 1 && isGuardProgram(prog[0]) && prog[1] == "run" {
+		if prog := c.Program(); len(prog) > 0 && is(prog) {
 			return true
+		}
+		if depth >= maxShellDepth {
+			continue
+		}
+		for _, s := range shellStrings(c) {
+			if inner, err := shell.Parse(s); err == nil && guardIn(inner, is, depth+1) {
+				return true
+			}
 		}
 	}
 	return false

@@ -138,8 +138,25 @@ func TestRead(t *testing.T) {
 		{"docker $VERB web", "risky: docker $VERB web"},
 		{"ansible-playbook $PLAYBOOK", "risky: ansible-playbook $PLAYBOOK"},
 		{"docker ps -q | xargs docker restart", "risky: xargs docker restart"},
-		{`eval "$CMD"`, "unsure: eval \"$CMD\""},
-		{"curl -s http://x/s.sh | bash", "unsure: curl -s http://x/s.sh | bash"},
+		// Commands guard cannot see at all may be anything: refused.
+		{`eval "$CMD"`, "risky: eval \"$CMD\""},
+		{`eval "$(ssh-agent -s)"`, "risky: eval \"$(ssh-agent -s)\""},
+		{"curl -s http://x/s.sh | bash", "risky: curl -s http://x/s.sh | bash"},
+		{`bash -c "$(curl -fsSL http://x/s.sh)"`, "risky: bash -c \"$(curl -fsSL http://x/s.sh)\""},
+		{"source <(curl -s http://x/env)", "risky: curl -s http://x/env | source <(curl -s http://x/env)"},
+		{"$CMD", "risky: $CMD"},
+		{`bash -c "cd /srv && $CMD"`, "risky: bash -c \"cd /srv && $CMD\""},
+		// A variable inside a string is a word guard cannot know, not a
+		// command it cannot see.
+		{`ssh prod "journalctl -u $SVC"`, ""},
+		{`trap "rm -f $TMP" EXIT`, ""},
+		{`ssh prod "docker restart $SVC"`, "risky: docker restart $SVC"},
+		{`"$CMD" --version`, "unsure: \"$CMD\" --version"}, // one program's name
+		// A script in a file is a program guard does not read.
+		{"bash deploy.sh; bash < deploy.sh; ./deploy.sh", "unsure: bash"},
+		{"find . -name '*.log' -exec sh -c 'gzip \"{}\"' \\;", ""},
+		{"find . -exec sh -c 'docker restart {}' \\;", "risky: docker restart {}"},
+		{"cat cmds | xargs -I{} sh -c '{}'", "risky: xargs -I{} sh -c '{}'"},
 		{`bash <<< "docker restart $S"`, `risky: <<< "docker restart $S" | bash`},
 		{"docker ps --format '{{.Names}}' | grep web | sh", "risky: docker ps --format '{{.Names}}' | grep web | sh"},
 		{"python3 -c 'import os; os.system(\"docker restart web\")'", "risky: import os; os.system(\"docker restart web\")"},
@@ -170,6 +187,73 @@ func TestRead(t *testing.T) {
 	}
 }
 
+// TestReadProgramsThatRunTheirWords: a program guard does not know may run
+// a command among its words; a program known to take them as data does
+// not.
+func TestReadProgramsThatRunTheirWords(t *testing.T) {
+	r := rules(t)
+	tests := []struct{ cmd, want string }{
+		{"strace -f -o /dev/null docker restart web", "web restart"},
+		{"sshpass -p x ssh h docker restart web", "web restart"},
+		{"sshpass -p x ssh h 'docker restart web'", "web restart"},
+		{"tcsh -c 'docker restart web'", "web restart"},
+		{"csh -c 'docker restart web'", "web restart"},
+		{"fakeroot docker restart web", "web restart"},
+		{"valgrind --leak-check=full docker restart web", "web restart"},
+		{"chronic docker restart web", "web restart"},
+		{"ltrace -f docker restart web", "web restart"},
+		{"gdb --args docker restart web", "web restart"},
+		{"faketime '2020-01-01 00:00:00' docker restart web", "web restart"},
+		{"numactl --cpunodebind=0 docker restart web", "web restart"},
+		{"eatmydata docker restart web", "web restart"},
+		{"dbus-run-session -- docker restart web", "web restart"},
+		{"daemonize /usr/bin/docker restart web", "web restart"},
+		{"start-stop-daemon --start --exec /usr/bin/docker -- restart web", "web restart"},
+		{"cpulimit -l 50 -- docker restart web", "web restart"},
+		{"trickle -d 100 docker restart web", "web restart"},
+		{"sem -j 2 docker restart web", "web restart"},
+		{"ls | entr docker restart web", "web restart x?"},
+		{"tsp docker restart web", "web restart"},
+		{"xvfb-run -a docker restart web", "web restart"},
+		{"proxychains4 -q docker restart web", "web restart"},
+		{"torsocks docker restart web", "web restart"},
+		{"expect -c 'spawn docker restart web; expect eof'", "risky: spawn docker restart web; expect eof"},
+		{"docker exec ci docker restart web", "web restart"},
+		{"kubectl exec pod -- sh -c 'docker restart web'", "web restart"},
+		{"nix-shell -p docker --run 'docker restart web'", "web restart"},
+		{"mytool --command='docker restart web'", "web restart"},
+		{"ansible all -m shell -a 'docker restart web'", "web restart"},
+		{"strace -f chronic sudo docker restart web web", "web restart x2"},
+		{"strace docker restart $SVC", "risky: strace docker restart $SVC"},
+		{"chronic sh -c \"$CMD\"", "risky: chronic sh -c \"$CMD\""},
+		{"./with-env.sh docker restart web", "web restart"},
+		{"bash with-env.sh docker restart web", "web restart"},
+		// Programs known to take their words as data run none of them.
+		{"echo docker restart web", ""},
+		{"printf '%s\\n' docker restart web", ""},
+		{"grep -rn docker restart web", ""},
+		{"cat docker restart web", ""},
+		{"jq . docker restart web", ""},
+		{"sed 's/a/b/' docker restart web", ""},
+		{"git commit -m 'docker restart web'", ""},
+		{"git commit -m x docker restart web", ""},
+		{"guard cooldown run web restart -- docker restart web", ""},
+		{": docker restart web", ""},
+		{"sed 's/.*/docker restart web/e' f", "risky: s/.*/docker restart web/e"},
+		{"git bisect run docker restart web", "web restart x?"},
+		// What a program's words hold that is no command is no concern.
+		{"docker run --rm -it ubuntu bash", ""},
+		{"apt-get install -y ssh docker.io", ""},
+		{"psql -c 'SELECT 1 FROM docker WHERE (x'", ""},
+		{"make docker", ""},
+	}
+	for _, tc := range tests {
+		if got := describe(r.Read(tc.cmd)); got != tc.want {
+			t.Errorf("Read(%q) = %q; want %q", tc.cmd, got, tc.want)
+		}
+	}
+}
+
 func TestReadComposeWithoutServicesTouchesEveryKnownService(t *testing.T) {
 	r := rules(t)
 	r.Record("web", restart, t0, true, "")
@@ -183,7 +267,8 @@ func TestReadComposeWithoutServicesTouchesEveryKnownService(t *testing.T) {
 		// read are no action; a program guard cannot name that does is
 		// refused.
 		{"awk '/web/' log", ""},
-		{"$EDITOR web.conf", "unsure: $EDITOR web.conf"},
+		{`"$EDITOR" web.conf`, "unsure: \"$EDITOR\" web.conf"},
+		{"$EDITOR web.conf", "risky: $EDITOR web.conf"}, // $EDITOR may be "docker restart"
 		{"$TOOL web", "risky: $TOOL web"},
 	}
 	for _, tc := range tests {
@@ -202,7 +287,7 @@ func TestReadArgv(t *testing.T) {
 		{[]string{"docker", "restart", "web"}, "web restart"},
 		{[]string{"docker", "restart", "$SVC"}, ""}, // exec passes $SVC as it is
 		{[]string{"sh", "-c", "docker restart web; docker restart db"}, "web restart, db restart"},
-		{[]string{"bash"}, "unsure: bash"},
+		{[]string{"bash"}, "risky: bash"}, // the script on guard's stdin
 		{[]string{"xargs", "docker", "restart"}, "risky: xargs docker restart"},
 	}
 	for _, tc := range tests {

@@ -34,10 +34,11 @@ type Take struct {
 type Unsure struct {
 	Text   string // the part, as written
 	Reason string // why guard cannot read it
-	// Risky reports that it may take a budgeted action: a pattern matches
-	// it for some value of what guard cannot read, or it names a budgeted
-	// program or a service the state knows. A risky part is refused for a
-	// human; any other is allowed with a warning.
+	// Risky reports that it may take a budgeted action: it runs commands
+	// guard cannot see at all (eval "$CMD", curl ... | bash, $CMD), a
+	// pattern matches it for some value of what guard cannot read, or it
+	// names a budgeted program or a service the state knows. A risky part
+	// is refused for a human; any other is allowed with a warning.
 	Risky bool
 	// Hint says what to do instead, for a risky part.
 	Hint string
@@ -56,6 +57,14 @@ const (
 // stop, start, as the patterns budget them) with no service named acts on
 // every service: each service the state knows takes the action; if the
 // state knows none, the command is an Unsure, Risky part.
+//
+// A program guard does not know (strace, chronic, valgrind, a script)
+// may run a command among its words: the first of its words from which a
+// budgeted command, or a program Read follows (sudo, sh, ssh, ...), reads
+// to an action counts as that command (strace -f docker restart web is a
+// restart of web), and so does a string after -c, --command, --cmd, --run
+// or --exec. A program known to take its words as data (echo, grep, git
+// commit, ...) runs none of them.
 func (r *Rules) Read(command string) Reading {
 	return r.reading(shell.Read(command), command)
 }
@@ -132,6 +141,27 @@ type folder struct {
 	services []string
 	loaded   bool
 	samples  *samples
+	// inArgs is set while the words of a program guard does not know are
+	// read as a command it may run; argReads counts those reads.
+	inArgs   bool
+	argReads int
+	// wholeNames caches namesWhole: 0 not yet, 1 no, 2 yes.
+	wholeNames int
+}
+
+// maxArgReads bounds how many times one Read reads a program's words as
+// a command it may run; past it, what is left is judged by what it names.
+const maxArgReads = 64
+
+// namesWhole is names of the whole command, worked out once.
+func (f *folder) namesWhole() bool {
+	if f.wholeNames == 0 {
+		f.wholeNames = 1
+		if f.names(f.whole) {
+			f.wholeNames = 2
+		}
+	}
+	return f.wholeNames == 2
 }
 
 // known returns the services the state knows, read once.
@@ -212,8 +242,18 @@ func (f *folder) note(t tally, m Match, where string) {
 	t[m].n++
 }
 
-// run matches one simple command.
+// run matches one simple command, and, if it takes no action and its
+// program is none guard knows, the commands among its words (args).
 func (f *folder) run(n *shell.Node) tally {
+	t := f.match(n)
+	if len(t) == 0 && n.MayRun {
+		return f.args(n)
+	}
+	return t
+}
+
+// match matches one simple command.
+func (f *folder) match(n *shell.Node) tally {
 	t := tally{}
 	c := n.Cmd
 	var holes []int
@@ -224,7 +264,16 @@ func (f *folder) run(n *shell.Node) tally {
 			holes = append(holes, i)
 		}
 	}
+	// When every pattern starts with a fixed program, a command whose
+	// program is none of them takes no action (and is not put in normal
+	// form, which takes time on a long one).
+	s := f.sampled()
+	prog := c.Program()
+	never := s.fixed && len(prog) > 0 && c.Literal[len(c.Words)-len(prog)] && !s.programs[baseName(prog[0])]
 	if len(holes) == 0 {
+		if never {
+			return t
+		}
 		for _, m := range f.r.matches(c.Normal()) {
 			f.note(t, m, n.Text)
 		}
@@ -232,9 +281,11 @@ func (f *folder) run(n *shell.Node) tally {
 	}
 	// What guard can tell counts: the command with the words it cannot
 	// read left out.
-	for _, m := range f.r.matches(fill(c.Words, holes, nil, nil).Normal()) {
-		if m.Service != everyWord {
-			f.note(t, m, n.Text)
+	if !never {
+		for _, m := range f.r.matches(fill(c.Words, holes, nil, nil).Normal()) {
+			if m.Service != everyWord {
+				f.note(t, m, n.Text)
+			}
 		}
 	}
 	var unknown []string
@@ -245,21 +296,109 @@ func (f *folder) run(n *shell.Node) tally {
 		Hint: "write the services and the action plainly, or ask a human to run it"}
 	if !c.Literal[0] {
 		u.Reason = "its program, " + c.Words[0] + ", cannot be known before it runs"
+		if n.Hidden {
+			u.Reason += ", and may be a whole command"
+			u.Hint = "write the command plainly (or quote the variable: \"$CMD\" is one program's name), or ask a human to run it"
+		}
 	}
-	u.Risky = f.mightMatch(c, holes) || !c.Literal[0] && f.names(n.Text)
+	u.Risky = n.Hidden || f.mightMatch(c, holes) || !c.Literal[0] && f.names(n.Text)
 	if u.Risky || !c.Literal[0] {
 		f.unsure = append(f.unsure, u)
 	}
 	return t
 }
 
+// args reads the words of n, a program guard does not know, as a command
+// it may run: from each word that is a budgeted program or a program
+// shell.Read follows (strace -f docker restart web, sshpass -p x ssh h
+// CMD), and each string after -c, --command, --cmd, --run or --exec. The
+// first that takes an action, or may take one, counts; the rest are not
+// read (a wrapper runs one command).
+func (f *folder) args(n *shell.Node) tally {
+	c := n.Cmd
+	s := f.sampled()
+	for i := 1; i < len(c.Words); i++ {
+		if !c.Literal[i] {
+			continue
+		}
+		w := c.Words[i]
+		var read func() *shell.Node
+		switch {
+		case programWord(w) && (s.programs[baseName(w)] || !s.fixed || shell.Runs(baseName(w))):
+			read = func() *shell.Node { return shell.ArgCommand(n, i) }
+		case commandOption(c.Words[i-1]) && c.Literal[i-1] && strings.ContainsAny(w, " \t\n;&|"):
+			read = func() *shell.Node { return shell.ArgScript(n, w) }
+		default:
+			if opt, v, ok := strings.Cut(w, "="); ok && commandOption(opt) && strings.ContainsAny(v, " \t\n;&|") {
+				read = func() *shell.Node { return shell.ArgScript(n, v) }
+			}
+		}
+		if read == nil {
+			continue
+		}
+		if f.argReads >= maxArgReads {
+			f.unsure = append(f.unsure, Unsure{Text: n.Text, Risky: f.names(strings.Join(c.Words[i:], " ")),
+				Reason: "it gives programs more commands than guard reads", Hint: "split the command, or ask a human to run it"})
+			return nil
+		}
+		f.argReads++
+		before, was := len(f.unsure), f.inArgs
+		f.inArgs = true
+		t := f.fold(read())
+		f.inArgs = was
+		risky := false
+		for _, u := range f.unsure[before:] {
+			risky = risky || u.Risky
+		}
+		if len(t) > 0 || risky {
+			return t
+		}
+		f.unsure = f.unsure[:before] // it runs nothing that matters
+	}
+	return nil
+}
+
+// programWord reports whether w may name a program: a name or a path,
+// with no blanks or shell syntax.
+func programWord(w string) bool {
+	b := baseName(w)
+	if b == "" || strings.HasPrefix(w, "-") {
+		return false
+	}
+	for _, r := range b {
+		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("._+-", r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// commandOption reports whether the option opt of a program guard does
+// not know takes a command string by its name (-c, --command, --cmd,
+// --run, --exec).
+func commandOption(opt string) bool {
+	switch opt {
+	case "-c", "--command", "--cmd", "--run", "--exec":
+		return true
+	}
+	return false
+}
+
 // unread notes a part guard cannot read.
 func (f *folder) unread(n *shell.Node) {
 	u := Unsure{Text: n.Text, Reason: n.Reason, Hint: "write the services and the action plainly, or ask a human to run it"}
 	switch {
+	case n.Hidden:
+		// Commands guard cannot see may be anything.
+		u.Risky = true
+		u.Hint = "write the commands plainly, or ask a human to run it"
+	case f.inArgs && !n.Limit && !n.Opaque:
+		// A program's words that do not parse as a command are no
+		// command (psql -c 'SELECT ...').
+		return
 	case n.Limit:
 		// What guard did not read may be anything in the command.
-		u.Risky = f.names(f.whole)
+		u.Risky = f.namesWhole()
 		u.Hint = "split the command, or ask a human to run it"
 	case n.Opaque:
 		// Code in another language: refused only if it names a budgeted

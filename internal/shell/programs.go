@@ -27,7 +27,9 @@ func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, st
 			words = append([]string{b}, words[1:]...)
 			lit = append([]bool{true}, lit[1:]...)
 		} else {
-			return runNode(words, lit, text)
+			n := r.program(words, lit, text, stdin)
+			n.Hidden = mayBeCommand(words[0])
+			return n
 		}
 	}
 	name := baseName(words[0])
@@ -101,7 +103,7 @@ func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, st
 				}
 			}
 			sc.forgetAll() // a file guard does not read may set anything
-			return runNode(words, lit, text)
+			return r.program(words, lit, text, stdin)
 		case "printf":
 			for i := 1; i+1 < len(words) && strings.HasPrefix(words[i], "-"); i++ {
 				if words[i] == "-v" {
@@ -114,7 +116,7 @@ func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, st
 		return r.wrapper(sc, name, w, words, lit, text, stdin, inShell)
 	}
 	switch name {
-	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "rbash", "fish":
+	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "rbash", "fish", "csh", "tcsh", "ksh93", "oksh", "loksh":
 		return r.shellCommand(sc, words, lit, text, stdin)
 	case "su", "runuser":
 		return r.su(sc, words, lit, text, stdin)
@@ -161,11 +163,26 @@ func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, st
 		}
 	case "at", "batch":
 		return r.stdinScript(sc.shellOf, sc, stdin, text, name)
+	case "git":
+		return r.git(sc, words, lit, text)
+	case "entr":
+		return r.entr(sc, words, lit, text)
+	case "sem":
+		return r.sem(sc, words, lit, text, stdin)
+	case "ansible":
+		return r.ansible(sc, words, lit, text)
+	case "pssh", "parallel-ssh", "clush":
+		return r.remoteString(sc, name, words, lit, text, stdin)
+	case "salt", "salt-ssh":
+		return r.salt(sc, words, lit, text)
 	}
 	if code, ok := interpreterCode(name, words, lit); ok {
 		return &Node{Kind: Unread, Text: code, Reason: name + " code, which guard does not read", Opaque: true}
 	}
-	return runNode(words, lit, text)
+	if dataOnly()[name] {
+		return runNode(words, lit, text)
+	}
+	return r.program(words, lit, text, stdin)
 }
 
 func runNode(words []string, lit []bool, text string) *Node {
@@ -207,7 +224,7 @@ func (r *reader) callFunction(sc *scope, fs []function, words []string, lit []bo
 		b := sc.fork()
 		scopes = append(scopes, b)
 		if f.body == nil { // maybe not defined: the program of that name runs
-			alts = append(alts, runNode(words, lit, text))
+			alts = append(alts, r.program(words, lit, text, stdin))
 			continue
 		}
 		inner := &scope{state: b.state, src: f.src, depth: sc.depth + 1}
@@ -223,17 +240,15 @@ func (r *reader) callFunction(sc *scope, fs []function, words []string, lit []bo
 // runString reads the words joined by sep as a script, in the scope
 // newScope makes (eval: the same shell; sh -c: a new one).
 func (r *reader) runString(newScope func(string) *scope, sc *scope, words []string, lit []bool, sep, text string, stdin input, what string) *Node {
-	for _, ok := range lit {
-		if !ok {
-			return unread(text, what+" runs a string guard cannot know before it runs")
-		}
+	s, ok := r.holeScript(words, lit, sep)
+	if !ok {
+		return &Node{Kind: Unread, Text: text, Reason: what + " runs a string guard cannot know before it runs", Hidden: true}
 	}
-	s := strings.Join(words, sep)
 	if sc.depth >= MaxDepth {
 		return &Node{Kind: Unread, Text: s, Limit: true, Reason: what + " nests more than " + strconv.Itoa(MaxDepth) + " deep, more than guard reads"}
 	}
 	inner := newScope(s)
-	return r.script(inner, s, stdin)
+	return r.unhole(r.script(inner, s, stdin), text)
 }
 
 // shellOf is the scope of a new shell (sh -c) with no parameters.
@@ -247,7 +262,9 @@ func (r *reader) stdinScript(newScope func(string) *scope, sc *scope, in input, 
 			why = what + " runs the commands another command writes, which guard cannot see"
 			text = in.src + " | " + text
 		}
-		return unread(text, why)
+		// A script in a file is a program guard does not read (bash
+		// deploy.sh); one from a pipe or a string may be anything.
+		return &Node{Kind: Unread, Text: text, Reason: why, Hidden: !in.file}
 	}
 	if strings.TrimSpace(in.text) == "" {
 		return nil
@@ -341,7 +358,7 @@ func (r *reader) wrapper(sc *scope, name string, w wrapper, words []string, lit 
 			rest := append(inner, words[i+2:]...)
 			restLit := append(trues(len(inner)), lit[i+2:]...)
 			if !lit[i+1] {
-				return unread(text, name+" "+a+" splits a string guard cannot know before it runs")
+				return &Node{Kind: Unread, Text: text, Reason: name + " " + a + " splits a string guard cannot know before it runs", Hidden: true}
 			}
 			return r.dispatch(sc, rest, restLit, text, stdin, false)
 		}
@@ -412,7 +429,10 @@ func (r *reader) shellCommand(sc *scope, words []string, lit []bool, text string
 	for i < len(words) {
 		a := words[i]
 		if !lit[i] {
-			return unread(text, name+" has options guard cannot know before it runs")
+			if byString || r.notOption(a) {
+				break // the string, or a script file guard does not read
+			}
+			return &Node{Kind: Unread, Text: text, Reason: name + " has options guard cannot know before it runs", Hidden: true}
 		}
 		if a == "--" || a == "-" {
 			i++
@@ -450,19 +470,20 @@ func (r *reader) shellCommand(sc *scope, words []string, lit []bool, text string
 		if len(rest) == 0 {
 			return nil
 		}
-		if !restLit[0] {
-			return unread(text, name+" -c runs a string guard cannot know before it runs")
+		script, ok := r.holeScript(rest[:1], restLit[:1], "")
+		if !ok {
+			return &Node{Kind: Unread, Text: text, Reason: name + " -c runs a string guard cannot know before it runs", Hidden: true}
 		}
 		if sc.depth >= MaxDepth {
 			return &Node{Kind: Unread, Text: rest[0], Limit: true, Reason: name + " -c nests more than " + strconv.Itoa(MaxDepth) + " deep, more than guard reads"}
 		}
-		inner := sc.shell(rest[0], rest[1:], restLit[1:])
-		return r.script(inner, rest[0], input{what: "the script's own stdin"})
+		inner := sc.shell(script, rest[1:], restLit[1:])
+		return r.unhole(r.script(inner, script, stdin), text)
 	case len(rest) > 0 && !fromStdin:
 		if in, ok := r.scriptFile(rest[0], stdin); ok {
 			return r.stdinScript(sc.shellOf, sc, in, text, name)
 		}
-		return runNode(words, lit, text) // a script file guard does not read
+		return r.program(words, lit, text, stdin) // a script file guard does not read, with its arguments
 	}
 	return r.stdinScript(sc.shellOf, sc, stdin, text, name)
 }
@@ -544,7 +565,7 @@ func (r *reader) xargs(sc *scope, words []string, lit []bool, text string, stdin
 			if m, ok := r.marks[val]; ok {
 				in = m
 			} else {
-				in = input{what: "the file " + val}
+				in = input{what: "the file " + val, file: true}
 			}
 		case "-r", "--no-run-if-empty":
 			noEmpty = true
@@ -563,12 +584,16 @@ func (r *reader) xargs(sc *scope, words []string, lit []bool, text string, stdin
 		if replace != "" {
 			for j := range w {
 				if strings.Contains(w[j], replace) {
+					if l[j] {
+						w[j] = r.placeholder(w[j], replace, hole)
+					} else {
+						w[j] = strings.ReplaceAll(w[j], replace, hole)
+					}
 					l[j] = false
-					w[j] = strings.ReplaceAll(w[j], replace, hole)
 				}
 			}
 		} else {
-			w, l = append(w, hole), append(l, false)
+			w, l = append(w, r.placeholder(hole, hole, hole)), append(l, false)
 		}
 		return loop(Unknown, "by xargs, once per line of "+in.describe(), r.dispatch(sc.fork(), w, l, text, input{what: in.describe()}, false))
 	}
@@ -671,6 +696,9 @@ func (r *reader) find(sc *scope, words []string, lit []bool, text string) *Node 
 		cmd, l := slices.Clone(words[i+1:j]), slices.Clone(lit[i+1:j])
 		for k := range cmd {
 			if strings.Contains(cmd[k], "{}") {
+				if l[k] {
+					cmd[k] = r.placeholder(cmd[k], "{}", "{}")
+				}
 				l[k] = false
 			}
 		}
@@ -759,6 +787,7 @@ func (r *reader) parallel(sc *scope, words []string, lit []bool, text string, st
 		tmpl = append(tmpl, words[i])
 	}
 	var args []string
+	r.placeholder("{parallel input}", "{parallel input}", "{parallel input}")
 	if i >= len(words) {
 		if !stdin.known {
 			return loop(Unknown, "by parallel, once per line of "+stdin.describe(), r.runString(sc.shellOf, sc, append(tmpl, "{parallel input}"), append(trues(len(tmpl)), false), " ", text, input{}, "parallel"))
@@ -863,6 +892,10 @@ func interpreterCode(name string, words []string, lit []bool) (string, bool) {
 		flags = []string{"-r"}
 	case name == "pwsh", name == "powershell":
 		flags = []string{"-c", "-Command", "-command"}
+	case name == "expect":
+		flags = []string{"-c"}
+	case name == "sed", name == "gsed":
+		return sedCode(words)
 	case name == "awk", name == "gawk", name == "mawk", name == "nawk":
 		for i := 1; i < len(words); i++ {
 			a := words[i]
@@ -931,7 +964,7 @@ func (r *reader) tmux(sc *scope, words []string, lit []bool, text string) *Node 
 			return r.runString(sc.shellOf, sc, words[j:], lit[j:], " ", text, input{}, "tmux")
 		}
 	case "send-keys", "send":
-		return unread(text, "tmux send-keys types into a shell guard does not see")
+		return &Node{Kind: Unread, Text: text, Reason: "tmux send-keys types into a shell guard does not see", Hidden: true}
 	}
 	return nil
 }

@@ -64,8 +64,23 @@ type Node struct {
 	// Limit marks an Unread part over one of the limits above: what guard
 	// did not read may be anything in the line.
 	Limit bool
-	Kids  []*Node
-	Times int // Loop
+	// Hidden marks a part that runs commands guard cannot see at all: an
+	// Unread string or script whose text comes from a variable, a
+	// command's output or a pipe (eval "$CMD", sh -c "$(curl ...)", curl
+	// ... | bash), or a Run whose program is an unquoted expansion, which
+	// may split into a whole command ($CMD). It may run anything. (A
+	// script in a file, bash deploy.sh or bash < deploy.sh, is a program
+	// guard does not read, not Hidden.)
+	Hidden bool
+	// MayRun marks a Run whose program guard does not know (strace,
+	// chronic, valgrind, a script): it may run a command among its words,
+	// which ArgCommand and ArgScript read. A program known to take its
+	// words as data (echo, grep, git commit) is not marked.
+	MayRun bool
+	Kids   []*Node
+	Times  int   // Loop
+	stdin  input // a MayRun's stdin
+	steps  *int  // a MayRun's reader's steps
 }
 
 // Read returns what bash would run for line, as far as guard can tell
@@ -75,8 +90,9 @@ type Node struct {
 // in the line, eval, sh -c (bash, zsh, dash, ...), sudo, su -c, env,
 // nice, nohup, timeout, exec, command, time, xargs (with the input's
 // words where they are literal), find -exec, watch, ssh HOST CMD, trap,
-// parallel, guard run, and a shell reading a heredoc, a here-string or a
-// literal pipe. Words are expanded as bash does ($'...', quotes,
+// parallel, guard run, git bisect run, entr, ansible -a, and a shell
+// reading a heredoc, a here-string or a literal pipe. A program it does
+// not know is marked MayRun: its words may hold a command it runs. Words are expanded as bash does ($'...', quotes,
 // backslashes, braces, variables set in the line), so that quoting cannot
 // hide a command. A word that needs what guard cannot know (a variable
 // from outside, a command's output) stays as written, not literal. A
@@ -103,8 +119,23 @@ func ReadArgv(argv []string) *Node {
 	})
 }
 
-func read(fn func(r *reader) *Node) (n *Node) {
-	r := &reader{steps: maxSteps, marks: map[string]input{}}
+func read(fn func(r *reader) *Node) *Node {
+	steps := maxSteps
+	return readWith(&steps, fn)
+}
+
+// readWith reads with the steps left at *steps, and leaves there those it
+// did not take: ArgCommand and ArgScript share the steps of the Read that
+// found their node.
+func readWith(steps *int, fn func(r *reader) *Node) (n *Node) {
+	r := &reader{steps: steps, marks: map[string]input{}, templates: map[string]func() (string, bool){}}
+	defer func() {
+		if len(r.tokens) > 0 {
+			// A stand-in may have reached a variable or a function (eval
+			// "S=$X"), and from there a command outside the string.
+			n = r.unhole(n, "")
+		}
+	}()
 	defer func() {
 		if v := recover(); v != nil {
 			n = &Node{Kind: Unread, Limit: true, Reason: fmt.Sprintf("guard could not read it (%v)", v)}
@@ -115,12 +146,21 @@ func read(fn func(r *reader) *Node) (n *Node) {
 
 // A reader reads one command line. It is not safe for concurrent use.
 type reader struct {
-	steps   int              // statements and commands still to read
+	steps   *int             // statements and commands still to read
 	out     bool             // the steps ran out (reported once)
 	level   int              // syntax tree depth
 	marks   map[string]input // what each <(...) path holds
 	nmarks  int
 	scratch strings.Builder
+	// templates maps a word guard cannot read, as it stands among a
+	// command's words, to what makes it with a stand-in (token) for each
+	// part guard cannot know: "cd $DIR" is "cd guardhole0x". A string run
+	// as a script is read so (holeScript).
+	templates map[string]func() (string, bool)
+	// tokens maps each stand-in to what it stands for, as written ($DIR,
+	// $(curl ...), {}).
+	tokens  map[string]string
+	tokenOf map[string]string // the other way round
 }
 
 // An input is what a command reads on its stdin.
@@ -129,6 +169,7 @@ type input struct {
 	known bool   // text is all of it
 	what  string // if not known: where it comes from ("the file x")
 	src   string // if not known: the commands that write it, as written
+	file  bool   // if not known: it is a file (< FILE), a script guard does not read
 }
 
 // describe says where an unknown input comes from.
@@ -172,10 +213,10 @@ func pipeline(x *syntax.BinaryCmd) []*syntax.Stmt {
 
 // step takes one step, and reports false when there are none left.
 func (r *reader) step() bool {
-	if r.steps <= 0 {
+	if *r.steps <= 0 {
 		return false
 	}
-	r.steps--
+	*r.steps--
 	return true
 }
 
@@ -391,7 +432,7 @@ func (r *reader) stmt(sc *scope, st *syntax.Stmt, stdin input) *Node {
 			}
 		case syntax.RdrIn, syntax.RdrInOut:
 			if rd.N == nil || rd.N.Value == "0" {
-				in = input{what: "the file " + sc.text(rd.Word)}
+				in = input{what: "the file " + sc.text(rd.Word), file: true}
 				if s, ok := r.literal(sc, rd.Word); ok {
 					if m, ok := r.marks[s]; ok {
 						in = m

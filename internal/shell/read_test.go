@@ -9,7 +9,9 @@ import (
 // show writes n in a short form for tests: runs as their words (a word
 // that is not literal in <>), a sequence as a; b, alternatives as
 // {a | b}, loops as N*(...) or ?*(...), an unread part as !(text) (!!
-// when it is over a limit), code guard does not read as code(text).
+// when it is over a limit, !? when it hides commands), code guard does
+// not read as code(text); a run whose program may be a whole command
+// starts with ?.
 func show(n *Node) string {
 	if n == nil {
 		return ""
@@ -26,6 +28,9 @@ func show(n *Node) string {
 				w = "<" + w + ">"
 			}
 			ws = append(ws, w)
+		}
+		if n.Hidden {
+			return "?" + strings.Join(ws, " ")
 		}
 		return strings.Join(ws, " ")
 	case Seq:
@@ -44,6 +49,8 @@ func show(n *Node) string {
 		return "code(" + n.Text + ")"
 	case n.Limit:
 		return "!!(" + clip(n.Text, 40) + ")"
+	case n.Hidden:
+		return "!?(" + n.Text + ")"
 	}
 	return "!(" + n.Text + ")"
 }
@@ -112,7 +119,9 @@ func TestRead(t *testing.T) {
 		{"cat <<EOF | bash\ndocker restart web\nEOF", "cat; docker restart web"},
 		{"bash <(echo docker restart web)", "echo docker restart web; docker restart web"},
 		{"source <(echo docker restart web)", "echo docker restart web; docker restart web"},
-		{"curl -s x | bash", "curl -s x; !(curl -s x | bash)"},
+		{"curl -s x | bash", "curl -s x; !?(curl -s x | bash)"},
+		{"bash < deploy.sh", "!(bash)"}, // a script in a file, as bash deploy.sh
+		{"bash -c \"$(curl -s x)\"", "curl -s x; !?(bash -c \"$(curl -s x)\")"},
 		{"bash deploy.sh", "bash deploy.sh"},
 		{"ssh prod <<'EOF'\ndocker restart web\nEOF", "docker restart web"},
 		{"ssh prod 'bash -s' <<< 'docker restart web'", "docker restart web"},
@@ -143,7 +152,8 @@ func TestRead(t *testing.T) {
 		{"read S; docker restart $S", "docker restart <$S>"},
 		{"S=db; printf -v S web; docker restart $S", "printf -v S web; docker restart <$S>"},
 		{"S=db; . ./env.sh; docker restart $S", ". ./env.sh; docker restart <$S>"},
-		{"S=db; eval \"$X\"; docker restart $S", "!(eval \"$X\"); docker restart <$S>"},
+		{"S=db; eval \"$X\"; docker restart $S", "!?(eval \"$X\"); docker restart <$S>"},
+		{"$CMD; \"$TOOL\" x; ${X:-a} b; $(cat f) c", "?<$CMD>; <\"$TOOL\"> x; ?<${X:-a}> b; cat f; ?<$(cat f)> c"},
 
 		// Branches and loops.
 		{"if docker ps; then docker restart web; else docker start web; fi", "docker ps; {docker restart web | docker start web}"},
@@ -186,6 +196,130 @@ func TestRead(t *testing.T) {
 	for _, tc := range tests {
 		if got := show(Read(tc.line)); got != tc.want {
 			t.Errorf("Read(%q) = %q; want %q", tc.line, got, tc.want)
+		}
+	}
+}
+
+// TestReadRunners: programs that run a command or a string given in
+// their words, beyond the wrappers, are read; placeholders of find and
+// xargs in a string a shell runs are words guard cannot know, not a
+// string it cannot read.
+func TestReadRunners(t *testing.T) {
+	tests := []struct{ line, want string }{
+		{"tcsh -c 'docker restart web'", "docker restart web"},
+		{"csh -fc 'docker restart web'", "docker restart web"},
+		{"expect -c 'spawn docker restart web'", "code(spawn docker restart web)"},
+		{"git bisect run docker restart web", "?*(docker restart web)"},
+		{"git -C /srv submodule foreach --recursive 'docker restart web'", "?*(docker restart web)"},
+		{"git rebase -x 'docker restart web' main", "?*(docker restart web)"},
+		{"git rebase --exec='docker restart web' main", "?*(docker restart web)"},
+		{"git commit -m 'docker restart web'", "git commit -m docker restart web"},
+		{"ls | entr -s 'docker restart web'", "ls; ?*(docker restart web)"},
+		{"ls | entr -r docker restart web", "ls; ?*(docker restart web)"},
+		{"sem -j 2 --id x docker restart web", "docker restart web"},
+		{"sem 'docker restart web'", "docker restart web"},
+		{"ansible all -m shell -a 'docker restart web'", "docker restart web"},
+		{"ansible web -a 'docker restart web'", "docker restart web"},
+		{"ansible all -m ping", "ansible all -m ping"},
+		{"pssh -h hosts -i 'docker restart web'", "docker restart web"},
+		{"clush -w n[1-3] docker restart web", "docker restart web"},
+		{"salt '*' cmd.run 'docker restart web'", "docker restart web"},
+		{"sed 's/x/y/e' f", "code(s/x/y/e)"},
+		{"sed -n '1e' f", "code(1e)"},
+		{"sed -e 's|a|b|ge' -e p f", "code(s|a|b|ge; p)"},
+		{"sed 's/e/x/' f", "sed s/e/x/ f"},
+		{"sed -e '/e/d' -e 'a hello e' -e 'y/e/x/' f", "sed -e /e/d -e a hello e -e y/e/x/ f"},
+		{"sed -ie 's/x/y/' f", "sed -ie s/x/y/ f"},
+		// find's and xargs's placeholders in a string.
+		{"find . -exec sh -c 'gzip \"{}\"' \\;", "?*(gzip <{}>)"},
+		{"find . -exec sh -c 'docker restart {}' \\;", "?*(docker restart <{}>)"},
+		{"cat f | xargs -I{} sh -c 'echo {}; docker restart {}'", "cat f; ?*(echo <{xargs input}>; docker restart <{xargs input}>)"},
+		{"cat f | xargs -I{} sh -c '{}'", "cat f; ?*(!?(xargs -I{} sh -c '{}'))"},
+		{"cat f | xargs -I% bash -c \"sh -c '%'\"", "cat f; ?*(!?(sh -c '{xargs input}'))"},
+		{"find . -exec sh -c \"$X {}\" \\;", "?*(!?(find . -exec sh -c \"$X {}\" \\;))"},
+		// A variable or a command's output inside a string is a word guard
+		// cannot know; in a command's place, a command it cannot see.
+		{`ssh prod "journalctl -u $SVC"`, "journalctl -u <$SVC>"},
+		{`trap "rm -f $TMP" EXIT`, "rm -f <$TMP>"},
+		{`bash -c "cd $DIR && make"`, "cd <$DIR>; make"},
+		{`sh -c "$DIR/bin/tool x"`, "tool x"},
+		{`eval "$CMD"`, `!?(eval "$CMD")`},
+		{`bash -c "cd /srv && $CMD --now"`, `cd /srv; !?(bash -c "cd /srv && $CMD --now")`},
+		{`sh -c "sudo $(cat cmd) x"`, `cat cmd; !?(sh -c "sudo $(cat cmd) x")`},
+		{`ssh prod "docker restart $(cat svc)"`, "cat svc; docker restart <$(cat svc)>"},
+		// ... even where it got to through a variable the string set.
+		{`eval "S=$X"; docker restart $S`, "docker restart <$X>"},
+		{`eval "f() { $CMD; }"; f`, `!?($CMD)`},
+		// A shell in sh -c reads sh's stdin.
+		{"echo 'docker restart web' | sh -c 'bash'", "echo docker restart web; docker restart web"},
+	}
+	for _, tc := range tests {
+		if got := show(Read(tc.line)); got != tc.want {
+			t.Errorf("Read(%q) = %q; want %q", tc.line, got, tc.want)
+		}
+	}
+}
+
+// lastRun returns the last Run in n.
+func lastRun(n *Node) *Node {
+	if n == nil {
+		return nil
+	}
+	if n.Kind == Run {
+		return n
+	}
+	for i := len(n.Kids) - 1; i >= 0; i-- {
+		if r := lastRun(n.Kids[i]); r != nil {
+			return r
+		}
+	}
+	return nil
+}
+
+// TestMayRun: a program guard does not know may run a command among its
+// words, which ArgCommand and ArgScript read; one known to take its words
+// as data may not.
+func TestMayRun(t *testing.T) {
+	tests := []struct {
+		line   string
+		mayRun bool
+		at     int    // ArgCommand from this word, or
+		script string // ArgScript of this word
+		want   string
+	}{
+		{line: "strace -f -o /dev/null docker restart web", mayRun: true, at: 4, want: "docker restart web"},
+		{line: "chronic sudo -u ops sh -c 'docker restart web'", mayRun: true, at: 1, want: "docker restart web"},
+		{line: "mytool --command 'docker restart web; docker restart db'", mayRun: true, script: "docker restart web; docker restart db", want: "docker restart web; docker restart db"},
+		{line: "echo 'docker restart web' | docker exec -i c sh", mayRun: true, at: 4, want: "docker restart web"},
+		{line: "cat x | docker exec -i c sh", mayRun: true, at: 4, want: ""}, // an input guard cannot see is not handed on
+		{line: "./deploy.sh docker restart web", mayRun: true, at: 1, want: "docker restart web"},
+		{line: "bash deploy.sh docker restart web", mayRun: true, at: 2, want: "docker restart web"},
+		{line: "echo docker restart web"},
+		{line: "printf '%s\n' docker restart web"},
+		{line: "grep -r docker restart web"},
+		{line: "git commit -m x docker restart web"},
+		{line: "sed 's/a/b/' docker restart web"},
+		{line: "command -v docker restart web"},
+		{line: "sudo -l docker restart web"},
+		{line: "guard cooldown run web restart -- docker restart web"},
+	}
+	for _, tc := range tests {
+		n := lastRun(Read(tc.line))
+		if n == nil || n.MayRun != tc.mayRun {
+			t.Errorf("Read(%q): last run %+v; want MayRun %v", tc.line, n, tc.mayRun)
+			continue
+		}
+		if !tc.mayRun {
+			continue
+		}
+		var got *Node
+		if tc.script != "" {
+			got = ArgScript(n, tc.script)
+		} else {
+			got = ArgCommand(n, tc.at)
+		}
+		if show(got) != tc.want {
+			t.Errorf("Read(%q): its command %q; want %q", tc.line, show(got), tc.want)
 		}
 	}
 }

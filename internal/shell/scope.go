@@ -290,6 +290,9 @@ var errUnknown = errors.New("unknown")
 type env struct {
 	sc      *scope
 	unknown bool
+	// tokens, if set, gives a variable guard does not know a stand-in for
+	// its value (template), instead of noting it unknown.
+	tokens *reader
 }
 
 func (e *env) Get(name string) expand.Variable {
@@ -319,6 +322,9 @@ func (e *env) Get(name string) expand.Variable {
 				return expand.Variable{Set: true, Kind: expand.String, Str: e.sc.params[n-1]}
 			}
 		}
+	}
+	if e.tokens != nil {
+		return expand.Variable{Set: true, Kind: expand.String, Str: e.tokens.token("$" + name)}
 	}
 	e.unknown = true
 	return expand.Variable{Set: true, Kind: expand.String}
@@ -365,7 +371,9 @@ func (r *reader) fields(sc *scope, words []*syntax.Word, pre *[]*Node) (out []st
 		*pre = append(*pre, r.substs(sc, w)...)
 		fs, ok := r.expand(sc, w)
 		if !ok {
-			out = append(out, sc.text(w))
+			text := sc.text(w)
+			r.templates[text] = func() (string, bool) { return r.template(sc, w) }
+			out = append(out, text)
 			lit = append(lit, false)
 			continue
 		}
@@ -411,6 +419,47 @@ func (r *reader) expand(sc *scope, w *syntax.Word) (fs []string, ok bool) {
 		return nil, false
 	}
 	return fs, true
+}
+
+// template expands w as one string with a stand-in (reader.token) for
+// each variable and command output guard cannot know: what a shell would
+// run if w were a script (sh -c "cd $DIR && make"). It reports false for
+// a word it cannot expand so.
+func (r *reader) template(sc *scope, w *syntax.Word) (s string, ok bool) {
+	if hasGlob(w) || braceFields(w) > 1 {
+		return "", false
+	}
+	e := &env{sc: sc, tokens: r}
+	cfg := r.config(sc, e)
+	cfg.CmdSubst = func(out io.Writer, cs *syntax.CmdSubst) error {
+		in := r.outputOf(sc, cs.Stmts)
+		if !in.known {
+			in.text = r.token("$(" + clip(sc.textOf(cs.Stmts), 60) + ")")
+		}
+		_, err := io.WriteString(out, in.text)
+		return err
+	}
+	defer func() {
+		if recover() != nil {
+			s, ok = "", false
+		}
+	}()
+	s, err := expand.Literal(cfg, w)
+	if err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// notOption reports whether the word a, which guard cannot read, is surely
+// no option: its template starts with something known that is not "-".
+func (r *reader) notOption(a string) bool {
+	tmpl, ok := r.templates[a]
+	if !ok {
+		return false
+	}
+	s, ok := tmpl()
+	return ok && s != "" && !strings.HasPrefix(s, "-") && !strings.HasPrefix(s, tokenHead)
 }
 
 // literal expands w as one string (an assignment's value, a here-string),
@@ -582,7 +631,7 @@ func (r *reader) output(sc *scope, st *syntax.Stmt, stdin input) input {
 			return unknown
 		}
 		var ignore []*Node
-		r.steps -= len(x.Args) // expansion is work too
+		*r.steps -= len(x.Args) // expansion is work too
 		words, lit := r.fields(sc, x.Args, &ignore)
 		for _, ok := range lit {
 			if !ok {

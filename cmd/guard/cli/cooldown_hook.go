@@ -40,13 +40,16 @@ aliases defined in the command, eval, sh -c, bash -lc and the other shells,
 a shell reading a here-document or a literal pipe, sudo, su -c, env, nice,
 nohup, timeout, exec, command, time, xargs (with its input's words when the
 input is literal: echo web | xargs docker restart), find -exec, watch,
-parallel, ssh HOST CMD, trap and guard run. Words are expanded as bash does
-($'...', quotes, backslashes, {a,b}, variables set earlier in the command).
-Each simple command is matched in a normal form: docker-compose read as
-docker compose, docker container X as docker X, docker's global options
-dropped, then the positional words, then the options with their values
-(--time=5). A pattern must match from the first word, so "echo docker
-restart web" is no restart.
+parallel, ssh HOST CMD, trap, git bisect run and guard run. Words are
+expanded as bash does ($'...', quotes, backslashes, {a,b}, variables set
+earlier in the command). Each simple command is matched in a normal form:
+docker-compose read as docker compose, docker container X as docker X,
+docker's global options dropped, then the positional words, then the options
+with their values (--time=5). A pattern must match from the first word, so
+"echo docker restart web" is no restart. A program guard does not know
+(strace, chronic, docker exec, a script) may run a command among its words:
+strace -f docker restart web is a restart of web. Programs known to take
+their words as data (echo, printf, grep, jq, sed, git commit, ...) run none.
 
 "docker compose restart" (up, stop, start) with no service named acts on
 every service of the project: each service the state knows takes the
@@ -56,13 +59,14 @@ As a PreToolUse hook: if the budget of a matched action has no room for all
 the times the command takes it, exit 2 with a one-line reason on stderr
 that ends in "needs human attention", which blocks the tool call. The same
 when guard cannot count how many times it runs (a while loop, find -exec,
-watch, xargs over input guard cannot see), or cannot read a part of the
-command (a variable set outside it, a command's output, a line that does
-not parse, a command nested or longer than guard reads) that may take a
-budgeted action: a pattern would match it for some value of what guard
-cannot read, or it names a budgeted program or a service the state knows.
-Any other part guard cannot read is allowed, with a warning on stderr.
-Otherwise exit 0.
+watch, xargs over input guard cannot see); when it runs commands guard
+cannot see at all (eval "$CMD", curl ... | bash, bash -c "$(curl ...)",
+$CMD), which may be anything; or when it cannot read a part of the command
+(a variable set outside it, a command's output, a line that does not parse,
+a command nested or longer than guard reads) that may take a budgeted
+action: a pattern would match it for some value of what guard cannot read,
+or it names a budgeted program or a service the state knows. Any other part
+guard cannot read is allowed, with a warning on stderr. Otherwise exit 0.
 
 With --record, as a PostToolUse (and PostToolUseFailure) hook: record each
 matched action, as many times as it was taken. It failed if the event is

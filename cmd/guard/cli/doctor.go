@@ -14,6 +14,7 @@ import (
 	"guard/breaker"
 	"guard/config"
 	"guard/internal/circuit"
+	"guard/internal/claude"
 	"guard/internal/claude/doctor"
 	"guard/internal/store"
 	"guard/internal/view"
@@ -30,15 +31,21 @@ the settings' env.PATH gives hooks, else doctor's own): that Claude Code
 accepts them (known events, a "command" string, a number "timeout", ...);
 the guard a wrapped hook calls exists and is executable; the program, script
 and #! interpreter the hook runs exist (the exec form's program and args
-too); no hook is wrapped twice, or still by the Python wrapper, whose script
+too; for "shell": "powershell", that pwsh is there); no hook is wrapped twice, or still by the Python wrapper, whose script
 must exist; no exec-form hook was broken by an older guard install; no hook
 is behind guard in one settings file and bare in another (Claude Code then
 runs it twice); no timeout looks like milliseconds (Claude Code reads
 seconds: 2000 is 33 minutes). Then guard's own config, that the state can be
 read and written (its directory made), open circuits and spent budgets.
 
-Each problem comes with a fix. Exits 0 when all is well, 1 with problems.
---json prints {ok, checked: [{what, detail}], problems: [{where, problem, fix}]}.
+A hook behind guard that looks like a policy (it exits 2 or denies, as
+install's warning reads it) and does not fail closed (neither --on-skip
+block nor on_skip: block in a hooks: rule) is listed as a warning: while
+guard skips it, Claude Code allows what it would have stopped.
+
+Each problem comes with a fix. Exits 0 when all is well, 1 with problems
+(warnings do not count). --json prints {ok, checked: [{what, detail}],
+problems: [{where, problem, fix}], warnings: [{where, problem, fix}]}.
 
 Examples:
    guard doctor
@@ -57,6 +64,7 @@ type doctorReport struct {
 	OK       bool             `json:"ok"`
 	Checked  []doctor.Checked `json:"checked"`
 	Problems []doctor.Finding `json:"problems"`
+	Warnings []doctor.Finding `json:"warnings"`
 }
 
 func (e *env) doctor(c *cli.Context) error {
@@ -75,14 +83,26 @@ func (e *env) doctor(c *cli.Context) error {
 		project = abs
 	}
 	denv := doctor.Env{Home: home, ProjectDir: project, Path: e.getenv("PATH"), Stat: os.Stat, ReadFile: os.ReadFile}
-	r := doctorReport{Checked: []doctor.Checked{}, Problems: []doctor.Finding{}}
-	check := func(ch doctor.Checked, fs []doctor.Finding) {
-		r.Checked = append(r.Checked, ch)
-		r.Problems = append(r.Problems, fs...)
+	if cfg, err := e.loadConfig(c); err == nil {
+		denv.OnSkipBlock = func(h claude.Hook) bool { return cfg.For(ruleKey(h)).OnSkip == "block" }
 	}
-	checked, found := doctor.Check(doctor.SettingsFiles(home, project), denv)
-	r.Checked, r.Problems = append(r.Checked, checked...), append(r.Problems, found...)
-	e.doctorGuard(c, check)
+	r := doctorReport{Checked: []doctor.Checked{}, Problems: []doctor.Finding{}, Warnings: []doctor.Finding{}}
+	found := func(fs []doctor.Finding) {
+		for _, f := range fs {
+			if f.Warning {
+				r.Warnings = append(r.Warnings, f)
+			} else {
+				r.Problems = append(r.Problems, f)
+			}
+		}
+	}
+	checked, fs := doctor.Check(doctor.SettingsFiles(home, project), denv)
+	r.Checked = append(r.Checked, checked...)
+	found(fs)
+	e.doctorGuard(c, func(ch doctor.Checked, fs []doctor.Finding) {
+		r.Checked = append(r.Checked, ch)
+		found(fs)
+	})
 
 	r.OK = len(r.Problems) == 0
 	if c.Bool("json") {
@@ -96,6 +116,15 @@ func (e *env) doctor(c *cli.Context) error {
 		return &exitError{code: 1}
 	}
 	return nil
+}
+
+// ruleKey is the key guard run matches hooks: rules against for the
+// command a wrapped hook runs.
+func ruleKey(h claude.Hook) string {
+	if h.InnerArgv != nil {
+		return circuit.ValidKey(circuit.CommandKey(h.InnerArgv))
+	}
+	return circuit.ValidKey(h.Inner)
 }
 
 // doctorGuard checks guard's own config, state, circuits and budgets.
@@ -243,16 +272,25 @@ func writeDoctor(e *env, r doctorReport) {
 	for _, ch := range r.Checked {
 		fmt.Fprintf(e.stdout, "checked  %s: %s\n", view.Printable(ch.What), ch.Detail)
 	}
+	if len(r.Warnings) > 0 {
+		fmt.Fprintf(e.stdout, "\n%d %s (not counted as problems):\n", len(r.Warnings), plural(len(r.Warnings), "warning", "warnings"))
+		for i, p := range r.Warnings {
+			fmt.Fprintf(e.stdout, "%2d. %s: %s\n    fix: %s\n", i+1, view.Printable(p.Where), view.Printable(p.Problem), view.Printable(p.Fix))
+		}
+	}
 	if r.OK {
 		fmt.Fprintf(e.stdout, "\nAll is well.\n")
 		return
 	}
-	if len(r.Problems) == 1 {
-		fmt.Fprintf(e.stdout, "\n1 problem:\n")
-	} else {
-		fmt.Fprintf(e.stdout, "\n%d problems:\n", len(r.Problems))
-	}
+	fmt.Fprintf(e.stdout, "\n%d %s:\n", len(r.Problems), plural(len(r.Problems), "problem", "problems"))
 	for i, p := range r.Problems {
 		fmt.Fprintf(e.stdout, "%2d. %s: %s\n    fix: %s\n", i+1, view.Printable(p.Where), view.Printable(p.Problem), view.Printable(p.Fix))
 	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

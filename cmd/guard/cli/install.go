@@ -44,11 +44,13 @@ blocks too. Other members ("timeout", "async", "if", "matcher", ...) are kept.
 
 Left alone, and listed with the reason, so a second install changes nothing:
 hooks that already call guard (guard-pg, a quoted "$HOME/.../guard", behind
-VAR=value or env too), hooks run by another shell ("shell": "powershell"),
-http, prompt, agent and mcp_tool hooks, hooks with two "command" members,
-hooks Claude Code does not run ("args" with no "command"), hooks behind the
-Python wrapper in a form install cannot move exactly (moved otherwise, with
-their state), and hooks that match --exclude (a substring, or a glob over the
+VAR=value or env, inside bash -c '...' too), hooks run by another shell
+("shell": "powershell"), http, prompt, agent and mcp_tool hooks, hooks with
+two "command" members, hooks Claude Code does not run ("args" with no
+"command"), hooks that name the Python wrapper's script in a form install
+cannot move exactly (poetry run python .../circuit_breaker_wrapper.py, uvx,
+a list of commands; moved otherwise, with their state), and hooks that match
+--exclude (a substring, or a glob over the
 whole command; for the exec form, the program and args joined as a shell
 would read them). Programs that only start with "guard" (guardctl,
 guard-secrets.sh) are wrapped like any.
@@ -56,7 +58,8 @@ guard-secrets.sh) are wrapped like any.
 It warns about hooks it wraps that look like policies (on PreToolUse,
 PermissionRequest, UserPromptSubmit, Stop and other events where a block
 stops something, a command or script that exits 2 or answers
-"permissionDecision": "deny", "decision": "block" or "behavior": "deny"):
+"permissionDecision": "deny", "decision": "block" or "behavior": "deny",
+or a script that names permissionDecision and writes 'deny' anywhere):
 while guard skips one, Claude Code allows what it would have stopped. Keep
 one fail-closed with "onFailure": "block" (then install again), or on_skip:
 block in a hooks: rule of guardrails.yaml, or leave it out with --exclude.
@@ -177,7 +180,7 @@ func (e *env) install(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	e.warnPolicies(f.Changes)
+	e.warnPolicies(c, f.Changes)
 	e.warnDiffering(f, bin)
 	if bin == "guard" {
 		denv := e.doctorEnv()
@@ -327,13 +330,17 @@ func (e *env) doctorEnv() doctor.Env {
 // warnPolicies warns about the hooks install wrapped that look like
 // policies (doctor.Env.Policy) and do not block when they fail: when guard
 // skips one (its circuit open), Claude Code goes ahead with what the hook
-// would have stopped.
-func (e *env) warnPolicies(changes []claude.Change) {
+// would have stopped. A hook a hooks: rule gives on_skip: block blocks.
+func (e *env) warnPolicies(c *cli.Context, changes []claude.Change) {
 	denv := e.doctorEnv()
+	cfg, _ := e.loadConfig(c)
 	var lines []string
 	for _, ch := range changes {
 		if ch.Hook.Guard != "" && !ch.Hook.Broken || ch.Hook.FailClosed {
 			continue // wrapped before, or blocks when skipped
+		}
+		if cfg != nil && cfg.For(circuit.ValidKey(ch.Hook.Own())).OnSkip == "block" {
+			continue
 		}
 		if why := denv.Policy(ch.Hook); why != "" {
 			lines = append(lines, fmt.Sprintf("  %s: %s (%s)", hookPlace(ch), hookText(ch.Hook.Own()), why))

@@ -20,11 +20,15 @@ import (
 	"guard/internal/claude"
 )
 
-// A Finding is one problem, where it is, and what to do about it.
+// A Finding is one problem, where it is, and what to do about it. A
+// warning is something to look at that may be meant so (a policy hook
+// that does not fail closed): guard doctor lists it apart, and does not
+// fail for it.
 type Finding struct {
 	Where   string `json:"where"`
 	Problem string `json:"problem"`
 	Fix     string `json:"fix"`
+	Warning bool   `json:"-"`
 }
 
 // A Checked is one thing that was checked, with what was found.
@@ -45,6 +49,9 @@ type Env struct {
 	PathFrom string // the settings file whose env.PATH Path is; "" for doctor's own
 	Stat     func(string) (fs.FileInfo, error)
 	ReadFile func(string) ([]byte, error)
+	// OnSkipBlock, if set, reports whether guard's config gives the
+	// command a wrapped hook runs on_skip: block (a hooks: rule).
+	OnSkipBlock func(h claude.Hook) bool
 }
 
 // SettingsFiles are the settings files Claude Code reads, user's first:
@@ -189,6 +196,10 @@ func settings(path string, doc []byte, env Env) (Checked, []Finding, []claude.Ho
 			f.Where = place
 			findings = append(findings, f)
 		}
+		if f, ok := env.openPolicy(h); ok {
+			f.Where = place
+			findings = append(findings, f)
+		}
 	}
 	c.Detail = fmt.Sprintf("%d command hooks, %d behind guard", len(hooks), guarded)
 	return c, findings, hooks
@@ -200,7 +211,11 @@ func settings(path string, doc []byte, env Env) (Checked, []Finding, []claude.Ho
 func Differing(g []claude.Copy, bin string) Finding {
 	var files, wrapped, bare []string
 	seen := map[string]bool{}
+	// Claude Code merges copies defined the same way: it runs each
+	// different one once.
+	runs := map[string]bool{}
 	for _, c := range g {
+		runs[strings.Join(append([]string{c.Hook.Command}, c.Hook.Args...), "\x00")] = true
 		if seen[c.File] {
 			continue
 		}
@@ -233,10 +248,33 @@ func Differing(g []claude.Copy, bin string) Finding {
 	}
 	return Finding{
 		Where: where,
-		Problem: fmt.Sprintf("%s is in %d settings files, %s: Claude Code runs a hook that several settings files define the same way once, but each copy when they differ, so it runs %d times per event",
-			own(h), len(files), how, len(files)),
+		Problem: fmt.Sprintf("%s is in %d settings files, %s: Claude Code runs a hook that several settings files define the same way once, but each different copy once, so it runs %d times per event",
+			own(h), len(files), how, len(runs)),
 		Fix: "make the copies the same: " + strings.Join(fixes, "; ") + " (with the same --binary for each), or remove all but one",
 	}
+}
+
+// openPolicy warns about a hook behind guard that looks like a policy
+// (Policy) and does not fail closed: with neither --on-skip block (which
+// install writes for "onFailure": "block") nor on_skip: block in a
+// hooks: rule, guard skipping it (its circuit open) lets through what it
+// would have stopped.
+func (env Env) openPolicy(h claude.Hook) (Finding, bool) {
+	if h.Guard == "" || h.Broken || h.OnSkip || env.OnSkipBlock != nil && env.OnSkipBlock(h) {
+		return Finding{}, false
+	}
+	why := env.Policy(h)
+	if why == "" {
+		return Finding{}, false
+	}
+	f := Finding{Warning: true,
+		Problem: "looks like a policy (" + why + "), and is behind guard without on_skip: block: while guard skips it (its circuit open), Claude Code allows what it would have stopped",
+		Fix: `to keep it fail-closed, give it "onFailure": "block" and run guard install again, or on_skip: block in a hooks: rule of guardrails.yaml; ` +
+			"or leave it unguarded: guard uninstall, then guard install --exclude PATTERN (a part of its command)"}
+	if h.FailClosed {
+		f.Fix = `it is marked "onFailure": "block", but its guard run has no --on-skip block: run guard install again, which adds it`
+	}
+	return f, true
 }
 
 // own is a hook's own command, for a message.
@@ -262,6 +300,23 @@ func Hook(h claude.Hook, env Env) []Finding {
 	}
 	exec := h.Exec
 	run, argv := h.Command, append([]string{h.Command}, h.Args...) // what the hook runs in the end
+	if h.Shell != "" && h.Shell != "bash" && !h.Exec {
+		// Another shell runs the command: its words are that shell's,
+		// not sh's. Check the shell is there, not what it runs.
+		if h.Shell == "powershell" {
+			_, pwsh := env.lookPath("pwsh")
+			_, ps := env.lookPath("powershell")
+			if !pwsh && !ps {
+				where := "on PATH"
+				if env.PathFrom != "" {
+					where = "on the PATH that " + env.PathFrom + " gives hooks"
+				}
+				add(`runs in PowerShell ("shell": "powershell"), and neither pwsh nor powershell is `+where,
+					"install PowerShell (pwsh), or make the hook a bash command: until then it fails on every call")
+			}
+		}
+		run = "" // Validate reports a "shell" Claude Code does not know
+	}
 	switch {
 	case h.Guard != "":
 		run, argv = h.Inner, h.InnerArgv
@@ -285,12 +340,12 @@ func Hook(h claude.Hook, env Env) []Finding {
 		run = h.Python
 		add("runs behind the Python wrapper ("+claude.PythonWrapper+")",
 			"guard install moves it to guard, with its state (guard uninstall gives it back)")
-		out = append(out, env.pythonWrapper(h.Command)...)
+		out = append(out, env.pythonWrapper(h)...)
 	case h.PythonManual != "":
 		add("runs behind the Python wrapper ("+claude.PythonWrapper+"), in a form guard install cannot move exactly: "+h.PythonManual,
 			"make the hook the wrapped command alone by hand, then run guard install")
 		if !h.Exec {
-			out = append(out, env.pythonWrapper(h.Command)...)
+			out = append(out, env.pythonWrapper(h)...)
 		}
 		run = "" // what the wrapper runs is not known for sure
 	}
@@ -303,7 +358,7 @@ func Hook(h claude.Hook, env Env) []Finding {
 	}
 	for _, p := range probs {
 		fix := "fix the path, or install what is missing: until then the hook fails on every call"
-		if p.exits2 != "" {
+		if p.exits2 != "" && blocks(h) {
 			fix += " (" + p.exits2 + " exits 2 when it cannot open its script, which Claude Code takes for a block)"
 		}
 		add(p.msg, fix)
@@ -314,6 +369,14 @@ func Hook(h claude.Hook, env Env) []Finding {
 			fmt.Sprintf("if you meant milliseconds, write %v", max(1, h.Timeout/1000)))
 	}
 	return out
+}
+
+// blocks reports whether an exit 2 of the hook blocks something: on an
+// event where a block stops what Claude Code is about to do
+// (PolicyEvents), for a hook not behind guard (guard exits 1, not 2, for
+// a hook whose program or script never started).
+func blocks(h claude.Hook) bool {
+	return h.Guard == "" && PolicyEvents[h.Event]
 }
 
 func isGuardName(w string) bool {

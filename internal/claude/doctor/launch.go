@@ -27,6 +27,12 @@ var interpreters = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^(python[0-9.]*|pypy[0-9.]*|node|bun|deno|bash|sh|zsh|dash|ruby|perl|php|uv|tsx|ts-node)$`)
 })
 
+// pyLaunchers are the programs that start a Python script (the wrapper),
+// with or without run.
+var pyLaunchers = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(uv|uvx|pipx|poetry|pdm|hatch|rye|pixi|conda|mamba|micromamba|python[0-9.]*|pypy[0-9.]*)$`)
+})
+
 // exits2 are the interpreters that exit 2 for a script they cannot open.
 var exitsTwo = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(python[0-9.]*|pypy[0-9.]*|uv)$`) })
 
@@ -150,17 +156,20 @@ func firstProgram(cmd string) []string {
 }
 
 // pythonWrapper says what is wrong with the Python wrapper script a
-// command runs: that it is not there, say.
-func (env Env) pythonWrapper(cmd string) []Finding {
-	cs, err := shell.Parse(cmd)
+// hook's command runs: that it is not there, say.
+func (env Env) pythonWrapper(h claude.Hook) []Finding {
+	cs, err := shell.Parse(h.Command)
 	if err != nil {
 		return nil
 	}
 	for _, c := range cs {
 		words := c.Program()
-		for _, w := range words {
+		for i, w := range words {
 			if filepath.Base(strings.Trim(w, `"'`)) != claude.PythonWrapper {
 				continue
+			}
+			if i > 0 && !pyLaunchers().MatchString(filepath.Base(words[0])) {
+				return nil // an argument of another program: echo circuit_breaker_wrapper.py
 			}
 			path, ok := env.expand(w)
 			if !ok {
@@ -171,7 +180,11 @@ func (env Env) pythonWrapper(cmd string) []Finding {
 				if len(words) > 0 && filepath.Base(words[0]) == "uv" {
 					launcher = "uv"
 				}
-				return []Finding{{Problem: fmt.Sprintf("runs the Python wrapper %s, which does not exist (%s): the hook fails on every call, with exit 2 from %s, which Claude Code takes for a block", w, env.abs(path), launcher),
+				problem := fmt.Sprintf("runs the Python wrapper %s, which does not exist (%s): the hook fails on every call, with exit 2 from %s", w, env.abs(path), launcher)
+				if blocks(h) {
+					problem += ", which Claude Code takes for a block"
+				}
+				return []Finding{{Problem: problem,
 					Fix: "guard install moves the hook to guard (it needs no wrapper script); or fix the path"}}
 			}
 			return nil

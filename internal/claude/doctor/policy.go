@@ -33,14 +33,35 @@ var policySigns = sync.OnceValue(func() []struct {
 	}
 })
 
+// policyPairs are looser signs: a script that names the field of a
+// decision and, anywhere else, writes the value that denies or blocks,
+// as one that works the decision out first does (const decision = ask ?
+// 'ask' : 'deny'; ... permissionDecision: decision).
+var policyPairs = sync.OnceValue(func() []struct {
+	field, value *regexp.Regexp
+	what         string
+} {
+	quoted := func(v string) *regexp.Regexp { return regexp.MustCompile("[\"'`]" + v + "[\"'`]") }
+	return []struct {
+		field, value *regexp.Regexp
+		what         string
+	}{
+		{regexp.MustCompile(`\bpermissionDecision\b`), quoted("deny"), `answers "permissionDecision": "deny"`},
+		{regexp.MustCompile(`\bdecision\b`), quoted("block"), `answers "decision": "block"`},
+		{regexp.MustCompile(`\bbehavior\b`), quoted("deny"), `answers "behavior": "deny"`},
+	}
+})
+
 // maxScript is how much of a script Policy reads.
 const maxScript = 1 << 20
 
 // Policy says why a hook looks like a policy (a hook that denies or
 // blocks: exit 2, "permissionDecision": "deny", "decision": "block",
-// "behavior": "deny", in its command or in the script it runs) on an event
-// where blocking stops something, or returns "". It is a heuristic: it
-// reads the hook's command and the scripts it runs, not what they do.
+// "behavior": "deny", in its command or in the script it runs, or a
+// script that names permissionDecision (decision, behavior) and writes
+// 'deny' ('block') anywhere in it) on an event where blocking stops
+// something, or returns "". It is a heuristic: it reads the hook's
+// command and the scripts it runs, not what they do.
 func (env Env) Policy(h claude.Hook) string {
 	if !PolicyEvents[h.Event] {
 		return ""
@@ -64,6 +85,11 @@ func sign(text []byte) string {
 	for _, s := range policySigns() {
 		if s.re.Match(text) {
 			return s.what
+		}
+	}
+	for _, p := range policyPairs() {
+		if p.field.Match(text) && p.value.Match(text) {
+			return p.what
 		}
 	}
 	return ""

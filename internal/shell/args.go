@@ -1,0 +1,571 @@
+package shell
+
+import (
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// program is the Run of a program guard does not know: it may run a
+// command among its words (strace -f docker restart web, chronic CMD, a
+// script that runs "$@"), which ArgCommand reads.
+func (r *reader) program(words []string, lit []bool, text string, stdin input) *Node {
+	n := runNode(words, lit, text)
+	n.MayRun = true
+	n.stdin = stdin
+	n.steps = r.steps
+	return n
+}
+
+// ArgCommand reads the words of the Run n from i on as a command its
+// program runs, as exec would run it (strace -f -o log docker restart
+// web: from docker on). Its stdin is n's, if guard knows it, else none:
+// a program guard does not know is not taken to hand its stdin on. It
+// takes its steps from those of the Read that found n.
+func ArgCommand(n *Node, i int) *Node {
+	if n == nil || i <= 0 || i >= len(n.Cmd.Words) {
+		return nil
+	}
+	return readWith(stepsOf(n), func(r *reader) *Node {
+		in := n.stdin
+		if !in.known {
+			in = input{known: true}
+		}
+		sc := newScope(strings.Join(n.Cmd.Words[i:], " "))
+		return r.dispatch(sc, n.Cmd.Words[i:], n.Cmd.Literal[i:], n.Text, in, false)
+	})
+}
+
+// ArgScript reads s, a word of the Run n, as a script its program runs
+// with a shell (mytool --command 'docker restart web').
+func ArgScript(n *Node, s string) *Node {
+	if n == nil {
+		return nil
+	}
+	return readWith(stepsOf(n), func(r *reader) *Node {
+		in := n.stdin
+		if !in.known {
+			in = input{known: true}
+		}
+		return r.script(newScope(s), s, in)
+	})
+}
+
+// stepsOf returns the steps left to the Read that found n.
+func stepsOf(n *Node) *int {
+	if n.steps == nil {
+		s := maxSteps
+		return &s
+	}
+	return n.steps
+}
+
+// Runs reports whether Read follows what the program name runs: a
+// wrapper (sudo, timeout), a shell, ssh, xargs, find, an interpreter's
+// code (python -c), and the others Read lists.
+func Runs(name string) bool {
+	if _, ok := runners()[name]; ok {
+		return true
+	}
+	switch name {
+	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "rbash", "fish", "csh", "tcsh", "ksh93", "oksh", "loksh",
+		"su", "runuser", "xargs", "find", "watch", "ssh", "parallel", "guard", "script", "tmux", "screen", "sg", "busybox",
+		"at", "batch", "git", "entr", "sem", "ansible", "pssh", "parallel-ssh", "clush", "salt", "salt-ssh",
+		"perl", "ruby", "node", "nodejs", "lua", "php", "pwsh", "powershell", "expect", "awk", "gawk", "mawk", "nawk", "pypy", "pypy3":
+		return true
+	}
+	return strings.HasPrefix(name, "python")
+}
+
+// dataOnly are programs that take their words as data and never run a
+// command named in them: echo docker restart web restarts nothing. (sed
+// with its e command, and git bisect run, submodule foreach and rebase
+// --exec, are read apart.) A program not here, and not one Read follows,
+// may run a command among its words (Node.MayRun).
+var dataOnly = sync.OnceValue(func() map[string]bool {
+	return set(
+		// builtins
+		":", "true", "false", "echo", "printf", "test", "[", "cd", "pushd", "popd", "dirs", "pwd", "type", "hash", "help",
+		"history", "jobs", "wait", "kill", "umask", "ulimit", "shopt", "bind", "complete", "compgen", "compopt", "disown",
+		"fg", "bg", "exit", "return", "logout", "break", "continue", "let", "times", "caller", "enable", "suspend",
+		// text
+		"cat", "tac", "nl", "head", "tail", "less", "more", "most", "wc", "sort", "uniq", "cut", "paste", "join", "comm",
+		"tr", "fold", "fmt", "column", "expand", "unexpand", "rev", "tee", "grep", "egrep", "fgrep", "zgrep", "rg", "ag",
+		"ack", "jq", "yq", "gojq", "sed", "gsed", "diff", "cmp", "sdiff", "base64", "base32", "xxd", "od", "hexdump",
+		"strings", "md5sum", "sha1sum", "sha256sum", "sha512sum", "cksum", "b2sum", "iconv", "look",
+		// files
+		"ls", "tree", "stat", "file", "touch", "mkdir", "rmdir", "rm", "cp", "mv", "ln", "chmod", "chown", "chgrp", "du",
+		"df", "realpath", "readlink", "basename", "dirname", "mktemp", "tar", "zip", "unzip", "gzip", "gunzip", "zcat",
+		"xz", "unxz", "bzip2", "bunzip2", "zstd",
+		// what there is
+		"date", "sleep", "whoami", "id", "hostname", "uname", "printenv", "which", "whereis", "whatis", "man", "info",
+		"apropos", "tldr", "locale", "tput", "clear", "pgrep", "pkill", "killall", "ps",
+		// messages
+		"logger", "wall", "notify-send", "git")
+})
+
+// mayBeCommand reports whether a program word guard cannot read, as
+// written, may expand to several words, a whole command: an unquoted $X
+// or $(...), or "$@".
+func mayBeCommand(src string) bool {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return false
+	}
+	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return false
+	}
+	for _, p := range call.Args[0].Parts {
+		switch x := p.(type) {
+		case *syntax.ParamExp, *syntax.CmdSubst:
+			return true
+		case *syntax.DblQuoted:
+			for _, q := range x.Parts {
+				if pe, ok := q.(*syntax.ParamExp); ok && (pe.Param != nil && (pe.Param.Value == "@" || pe.Param.Value == "*") || pe.Index != nil) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// holeScript joins words by sep into a script, if guard knows it but for
+// parts it reads as words it cannot know: every word is literal, or has a
+// template (a variable or a command's output inside it, find's {}), whose
+// stand-ins unhole marks as unknown again in what the script runs (sh -c
+// "journalctl -u $SVC" runs journalctl with a word guard cannot know;
+// eval "$CMD" runs a command guard cannot see at all).
+func (r *reader) holeScript(words []string, lit []bool, sep string) (string, bool) {
+	out := words
+	for k, ok := range lit {
+		if ok {
+			continue
+		}
+		tmpl, known := r.templates[words[k]]
+		if !known {
+			return "", false
+		}
+		s, ok := tmpl()
+		if !ok {
+			return "", false
+		}
+		if len(out) > 0 && &out[0] == &words[0] {
+			out = slices.Clone(words)
+		}
+		out[k] = s
+	}
+	return strings.Join(out, sep), true
+}
+
+// token returns the stand-in for what, a part guard cannot know.
+func (r *reader) token(what string) string {
+	if t, ok := r.tokenOf[what]; ok {
+		return t
+	}
+	if r.tokens == nil {
+		r.tokens, r.tokenOf = map[string]string{}, map[string]string{}
+	}
+	t := tokenHead + strconv.Itoa(len(r.tokens)) + "x"
+	r.tokens[t], r.tokenOf[what] = what, t
+	return t
+}
+
+const tokenHead = "guardhole"
+
+var tokenRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(tokenHead + `[0-9]+x`) })
+
+// hasToken reports whether s holds a stand-in.
+func (r *reader) hasToken(s string) bool {
+	if !strings.Contains(s, tokenHead) {
+		return false
+	}
+	for _, t := range tokenRE().FindAllString(s, -1) {
+		if _, ok := r.tokens[t]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// untoken puts back what the stand-ins in s stand for.
+func (r *reader) untoken(s string) string {
+	if !strings.Contains(s, tokenHead) {
+		return s
+	}
+	return tokenRE().ReplaceAllStringFunc(s, func(t string) string {
+		if w, ok := r.tokens[t]; ok {
+			return w
+		}
+		return t
+	})
+}
+
+// unhole marks the words with a stand-in, in what n runs, as unknown,
+// with what they stand for back in their place. A program with one in its
+// name is a command guard cannot see at all (eval "$CMD"): text says what
+// runs it ("" for the command's own text). $DIR/bin/tool is tool, as at
+// the top.
+func (r *reader) unhole(n *Node, text string) *Node {
+	if n == nil || len(r.tokens) == 0 {
+		return n
+	}
+	var walk func(n *Node) *Node
+	walk = func(n *Node) *Node {
+		if n == nil {
+			return nil
+		}
+		n.Text, n.Reason = r.untoken(n.Text), r.untoken(n.Reason)
+		if n.Kind == Run {
+			for i, w := range n.Cmd.Words {
+				if !r.hasToken(w) {
+					continue
+				}
+				if i == 0 && !r.hasToken(baseName(w)) {
+					n.Cmd.Words[0] = baseName(w)
+					continue
+				}
+				if i == 0 {
+					t := text
+					if t == "" {
+						t = n.Text
+					}
+					return &Node{Kind: Unread, Text: r.untoken(t), Hidden: true,
+						Reason: "it runs " + r.untoken(w) + " as a command, which guard cannot know before it runs"}
+				}
+				n.Cmd.Words[i], n.Cmd.Literal[i] = r.untoken(w), false
+			}
+		}
+		for i, k := range n.Kids {
+			n.Kids[i] = walk(k)
+		}
+		return n
+	}
+	return walk(n)
+}
+
+// placeholder makes word, in which find or xargs put their placeholder ph
+// for what they pass (a file name, a line of input) in place of each
+// from, a word guard cannot know, with its template.
+func (r *reader) placeholder(orig, from, ph string) string {
+	word := strings.ReplaceAll(orig, from, ph)
+	r.templates[word] = func() (string, bool) { return strings.ReplaceAll(orig, from, r.token(ph)), true }
+	return word
+}
+
+// git reads the git commands that run a command: bisect run CMD (once for
+// each commit it tests), submodule foreach CMD (in a shell, once for each
+// submodule) and rebase --exec CMD (once for each commit); git takes its
+// other words as data.
+func (r *reader) git(sc *scope, words []string, lit []bool, text string) *Node {
+	i := 1
+	for i < len(words) && strings.HasPrefix(words[i], "-") {
+		if set("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env")[words[i]] {
+			i++
+		}
+		i++
+	}
+	if i >= len(words) {
+		return runNode(words, lit, text)
+	}
+	switch words[i] {
+	case "bisect":
+		if i+2 < len(words) && words[i+1] == "run" {
+			return loop(Unknown, "by git bisect run, once for each commit it tests",
+				r.dispatch(sc.fork(), words[i+2:], lit[i+2:], text, input{what: "git's stdin"}, false))
+		}
+	case "submodule":
+		j := i + 1
+		for j < len(words) && (words[j] == "--quiet" || words[j] == "-q") {
+			j++
+		}
+		if j < len(words) && words[j] == "foreach" {
+			j++
+			for j < len(words) && strings.HasPrefix(words[j], "--") {
+				j++
+			}
+			if j < len(words) {
+				return loop(Unknown, "by git submodule foreach, once for each submodule",
+					r.runString(sc.shellOf, sc, words[j:], lit[j:], " ", text, input{what: "git's stdin"}, "git submodule foreach"))
+			}
+		}
+	case "rebase":
+		var out []*Node
+		for j := i + 1; j < len(words); j++ {
+			var s []string
+			var l []bool
+			switch a := words[j]; {
+			case (a == "-x" || a == "--exec") && j+1 < len(words):
+				s, l = words[j+1:j+2], lit[j+1:j+2]
+				j++
+			case strings.HasPrefix(a, "--exec="):
+				s, l = []string{a[len("--exec="):]}, lit[j:j+1]
+			default:
+				continue
+			}
+			out = append(out, loop(Unknown, "by git rebase --exec, once for each commit",
+				r.runString(sc.shellOf, sc, s, l, "", text, input{what: "git's stdin"}, "git rebase --exec")))
+		}
+		if len(out) > 0 {
+			return seq(out...)
+		}
+	}
+	return runNode(words, lit, text)
+}
+
+// entr reads entr [-acdnprsz] CMD ARG...: CMD runs each time a file
+// changes; with -s, CMD is a string a shell runs.
+func (r *reader) entr(sc *scope, words []string, lit []bool, text string) *Node {
+	i, byShell := 1, false
+	for ; i < len(words) && lit[i] && strings.HasPrefix(words[i], "-"); i++ {
+		if words[i] == "--" {
+			i++
+			break
+		}
+		byShell = byShell || strings.Contains(words[i], "s")
+	}
+	if i >= len(words) {
+		return nil
+	}
+	var n *Node
+	if byShell {
+		n = r.runString(sc.shellOf, sc, words[i:i+1], lit[i:i+1], "", text, input{known: true}, "entr -s")
+	} else {
+		n = r.dispatch(sc.fork(), words[i:], lit[i:], text, input{known: true}, false)
+	}
+	return loop(Unknown, "by entr, each time a file changes", n)
+}
+
+// sem reads GNU parallel's sem [OPTIONS] CMD: a shell runs the words of
+// CMD joined by spaces.
+func (r *reader) sem(sc *scope, words []string, lit []bool, text string, stdin input) *Node {
+	valued := set("-j", "--jobs", "--id", "--semaphorename", "--st", "--semaphoretimeout", "--timeout")
+	i := 1
+	for ; i < len(words) && lit[i] && strings.HasPrefix(words[i], "-"); i++ {
+		if words[i] == "--" {
+			i++
+			break
+		}
+		if valued[words[i]] {
+			i++
+		}
+	}
+	if i >= len(words) {
+		return nil
+	}
+	return r.runString(sc.shellOf, sc, words[i:], lit[i:], " ", text, stdin, "sem")
+}
+
+// ansible reads an ad-hoc command, ansible HOSTS -a ARGS: with the
+// command, shell or raw module (command is the default), ARGS is a
+// command each host runs.
+func (r *reader) ansible(sc *scope, words []string, lit []bool, text string) *Node {
+	module, args, argsLit, has := "command", "", true, false
+	for i := 1; i < len(words); i++ {
+		a := words[i]
+		switch {
+		case (a == "-m" || a == "--module-name") && i+1 < len(words):
+			module = words[i+1]
+			i++
+		case strings.HasPrefix(a, "--module-name="):
+			module = a[len("--module-name="):]
+		case (a == "-a" || a == "--args") && i+1 < len(words):
+			args, argsLit, has = words[i+1], lit[i+1], true
+			i++
+		case strings.HasPrefix(a, "--args="):
+			args, argsLit, has = a[len("--args="):], lit[i], true
+		}
+	}
+	switch strings.TrimPrefix(module, "ansible.builtin.") {
+	case "command", "shell", "raw":
+	default:
+		return runNode(words, lit, text)
+	}
+	if !has {
+		return runNode(words, lit, text)
+	}
+	return r.runString(sc.remote, sc, []string{args}, []bool{argsLit}, "", text, input{}, "ansible -a")
+}
+
+// remoteString reads pssh, parallel-ssh and clush: after their options
+// (and their values), the words left are a command each host's shell
+// runs, joined by spaces.
+func (r *reader) remoteString(sc *scope, name string, words []string, lit []bool, text string, stdin input) *Node {
+	valued := set("-h", "--hosts", "-H", "--host", "-l", "--user", "-p", "--par", "-o", "--outdir", "-e", "--errdir",
+		"-t", "--timeout", "-O", "--option", "-x", "--extra-args", "-X", "--extra-arg", "-w", "-g", "--group", "-f",
+		"--fanout", "-u", "--command-timeout", "-R", "--worker", "-b", "--groupsource", "-c", "--copy", "--dest")
+	i := 1
+	for ; i < len(words) && lit[i] && strings.HasPrefix(words[i], "-"); i++ {
+		if words[i] == "--" {
+			i++
+			break
+		}
+		if takesValue(words[i], valued) {
+			i++
+		}
+	}
+	if i >= len(words) {
+		return r.stdinScript(sc.remote, sc, stdin, text, name)
+	}
+	return r.runString(sc.remote, sc, words[i:], lit[i:], " ", text, input{}, name)
+}
+
+// salt reads salt TARGET cmd.run CMD (and cmd.shell, cmd.run_all, ...):
+// each minion's shell runs CMD.
+func (r *reader) salt(sc *scope, words []string, lit []bool, text string) *Node {
+	for i := 1; i+1 < len(words); i++ {
+		if strings.HasPrefix(words[i], "cmd.run") || words[i] == "cmd.shell" || words[i] == "cmd.exec_code" {
+			j := i + 1
+			for j < len(words) && strings.Contains(words[j], "=") && !strings.Contains(words[j], " ") {
+				j++ // keyword arguments
+			}
+			if j < len(words) {
+				return r.runString(sc.remote, sc, words[j:j+1], lit[j:j+1], "", text, input{}, "salt "+words[i])
+			}
+		}
+	}
+	return runNode(words, lit, text)
+}
+
+// sedCode returns the scripts of a sed command that runs commands (its e
+// command, or the e flag of s), which guard reads as code it does not
+// read; a sed with none takes its words as data.
+func sedCode(words []string) (string, bool) {
+	var scripts []string
+	named := false
+	for i := 1; i < len(words); i++ {
+		a := words[i]
+		switch {
+		case (a == "-e" || a == "--expression") && i+1 < len(words):
+			scripts, named = append(scripts, words[i+1]), true
+			i++
+		case strings.HasPrefix(a, "--expression="):
+			scripts, named = append(scripts, a[len("--expression="):]), true
+		case len(a) > 2 && a[0] == '-' && a[1] != '-' && strings.HasSuffix(a, "e") && !strings.ContainsAny(a[1:], "fil"):
+			if i+1 < len(words) {
+				scripts, named = append(scripts, words[i+1]), true
+				i++
+			}
+		case (a == "-f" || a == "--file" || a == "-l" || a == "--line-length") && i+1 < len(words):
+			if a == "-f" || a == "--file" {
+				named = true
+			}
+			i++
+		case strings.HasPrefix(a, "-") && a != "-":
+		case !named:
+			scripts, named = append(scripts, a), true
+		}
+	}
+	for _, s := range scripts {
+		if sedExecutes(s) {
+			return strings.Join(scripts, "; "), true
+		}
+	}
+	return "", false
+}
+
+// sedExecutes reports whether the sed script s has an e command, or an s
+// command with the e flag: both run a command.
+func sedExecutes(s string) bool {
+	i, n := 0, len(s)
+	blank := func(c byte) bool { return c == ' ' || c == '\t' }
+	// past skips to after the next d not escaped.
+	past := func(d byte) {
+		for i < n && s[i] != d {
+			if s[i] == '\\' {
+				i++
+			}
+			i++
+		}
+		i++
+	}
+	address := func() {
+		switch {
+		case i < n && s[i] == '/':
+			i++
+			past('/')
+		case i+1 < n && s[i] == '\\':
+			d := s[i+1]
+			i += 2
+			past(d)
+		default:
+			for i < n && (s[i] >= '0' && s[i] <= '9' || s[i] == '$' || s[i] == '~' || s[i] == '+') {
+				i++
+			}
+		}
+		for i < n && (s[i] == 'I' || s[i] == 'M') {
+			i++
+		}
+	}
+	toEnd := func(stops string) {
+		for i < n && s[i] != '\n' && !strings.ContainsRune(stops, rune(s[i])) {
+			i++
+		}
+	}
+	for {
+		for i < n && (blank(s[i]) || s[i] == '\n' || s[i] == ';') {
+			i++
+		}
+		if i >= n {
+			return false
+		}
+		address()
+		for i < n && blank(s[i]) {
+			i++
+		}
+		if i < n && s[i] == ',' {
+			i++
+			for i < n && blank(s[i]) {
+				i++
+			}
+			address()
+		}
+		for i < n && (blank(s[i]) || s[i] == '!') {
+			i++
+		}
+		if i >= n {
+			return false
+		}
+		c := s[i]
+		i++
+		switch c {
+		case 'e':
+			return true
+		case 's':
+			if i >= n {
+				return false
+			}
+			d := s[i]
+			i++
+			past(d)
+			past(d)
+			for i < n && (s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || s[i] >= '0' && s[i] <= '9') {
+				if s[i] == 'e' {
+					return true
+				}
+				if s[i] == 'w' || s[i] == 'W' {
+					toEnd("")
+					break
+				}
+				i++
+			}
+		case 'y':
+			if i >= n {
+				return false
+			}
+			d := s[i]
+			i++
+			past(d)
+			past(d)
+		case 'a', 'i', 'c', 'r', 'R', 'w', 'W', ':', '#':
+			toEnd("")
+		case 'b', 't', 'T', 'q', 'Q', 'l', 'L', 'v':
+			toEnd(";}")
+		}
+	}
+}
