@@ -124,7 +124,7 @@ func WriteText(w io.Writer, r Report, now time.Time) {
 				fmt.Fprintf(w, "\n              ")
 			}
 			d := r.DurationMS[k]
-			fmt.Fprintf(w, "%s p95 %s (p50 %s, max %s, %d runs)", ellipsize(Printable(k), KeyWidth), ms(d.P95), ms(d.P50), ms(d.Max), d.Count)
+			fmt.Fprintf(w, "%s p95 %s (p50 %s, max %s, %d runs)", ellipsize(KeyText(k), KeyWidth), ms(d.P95), ms(d.P50), ms(d.Max), d.Count)
 		}
 		fmt.Fprintln(w)
 	}
@@ -141,7 +141,7 @@ func WriteText(w io.Writer, r Report, now time.Time) {
 			if d.Mode == "observe" {
 				title += " (observe mode: would skip, runs anyway)"
 			}
-			fmt.Fprintf(w, "\n%s: %s\n", title, Printable(d.Command))
+			fmt.Fprintf(w, "\n%s: %s\n", title, KeyText(d.Command))
 			fmt.Fprintf(w, "  why:        %s\n", Printable(whyOpen(d)))
 			fmt.Fprintf(w, "  failures:   %d since it last closed, %d in a row\n", d.FailureCount, d.ConsecutiveFailures)
 			if d.LastError != nil {
@@ -198,7 +198,7 @@ func WriteMarkdown(w io.Writer, r Report, events store.Events, now time.Time) er
 		fmt.Fprintf(w, "\n## Run times\n\n| key | runs | p50 | p95 | max |\n|---|---:|---:|---:|---:|\n")
 		for _, k := range slow {
 			d := r.DurationMS[k]
-			fmt.Fprintf(w, "| %s | %d | %s | %s | %s |\n", mdCode(k), d.Count, ms(d.P50), ms(d.P95), ms(d.Max))
+			fmt.Fprintf(w, "| %s | %d | %s | %s | %s |\n", mdCode(KeyText(k)), d.Count, ms(d.P50), ms(d.P95), ms(d.Max))
 		}
 	}
 	details := append(append([]HookDetail{}, r.DisabledHookDetails...), r.HalfOpenHookDetails...)
@@ -215,7 +215,7 @@ func WriteMarkdown(w io.Writer, r Report, events store.Events, now time.Time) er
 		if d.Mode == "observe" {
 			title += " (observe mode: would skip, runs anyway)"
 		}
-		fmt.Fprintf(w, "\n## %s: %s\n\n", title, mdCode(d.Command))
+		fmt.Fprintf(w, "\n## %s: %s\n\n", title, mdCode(KeyText(d.Command)))
 		fmt.Fprintf(w, "- **Why:** %s\n", mdText(whyOpen(d)))
 		fmt.Fprintf(w, "- **Failures:** %d since it last closed, %d in a row\n", d.FailureCount, d.ConsecutiveFailures)
 		if d.LastError != nil {

@@ -196,7 +196,7 @@ func (e *env) doctorCircuits(v store.CircuitView, check func(doctor.Checked, []d
 		if st.State == string(breaker.Open) && !st.RetryAfter.IsZero() {
 			fix += " (or it probes by itself at " + st.RetryAfter.UTC().Format("2006-01-02T15:04:05Z") + ")"
 		}
-		probs = append(probs, doctor.Finding{Where: "key " + st.Key, Problem: problem, Fix: fix})
+		probs = append(probs, doctor.Finding{Where: "key " + st.Key, Problem: problem, Fix: fix, Key: st.Key})
 	}
 	check(doctor.Checked{What: "circuits", Detail: fmt.Sprintf("%d keys, %d not closed", len(sts), len(probs))}, probs)
 }
@@ -253,6 +253,10 @@ func writeDoctor(e *env, r doctorReport) {
 		fmt.Fprintf(e.stdout, "\n%d problems:\n", len(r.Problems))
 	}
 	for i, p := range r.Problems {
-		fmt.Fprintf(e.stdout, "%2d. %s: %s\n    fix: %s\n", i+1, view.Printable(p.Where), view.Printable(p.Problem), view.Printable(p.Fix))
+		where := view.Printable(p.Where)
+		if p.Key != "" {
+			where = "key " + view.KeyText(p.Key)
+		}
+		fmt.Fprintf(e.stdout, "%2d. %s: %s\n    fix: %s\n", i+1, where, view.Printable(p.Problem), view.Printable(p.Fix))
 	}
 }
