@@ -235,7 +235,39 @@ func writable(path string) []doctor.Finding {
 	if err := unix.Access(path, unix.R_OK|unix.W_OK); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return []doctor.Finding{{Where: path, Problem: "is not readable and writable: " + err.Error(), Fix: "chmod u+rw " + path}}
 	}
+	// Permissions are not all: a full filesystem (or a spent quota) takes
+	// every write, and every run would warn. Write as guard writes the
+	// state: a file of a state's size in that directory, synced.
+	if err := writeProbe(at); err != nil {
+		fix := "free some space on the filesystem of " + at + ", or move the state (state_file, GUARD_STATE)"
+		if !errors.Is(err, unix.ENOSPC) && !errors.Is(err, unix.EDQUOT) {
+			fix = "make " + at + " writable, or move the state (state_file, GUARD_STATE)"
+		}
+		return []doctor.Finding{{Where: path, Problem: fmt.Sprintf("a test write of %d KiB in %s failed: %v%s", probeSize>>10, at, err, unguarded), Fix: fix}}
+	}
 	return nil
+}
+
+// probeSize is how much doctor writes to see that the state's directory
+// takes a write: a few KiB, the size of a small state file.
+const probeSize = 8 << 10
+
+// writeProbe writes probeSize bytes to a new temp file in dir, syncs it,
+// and removes it.
+func writeProbe(dir string) error {
+	f, err := os.CreateTemp(dir, ".guard-doctor-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(make([]byte, probeSize))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // writeDoctor prints the report for people.
