@@ -127,7 +127,7 @@ func (e *env) doctorGuard(c *cli.Context, check func(doctor.Checked, []doctor.Fi
 		}
 		check(state, probs)
 		if serr == nil {
-			e.doctorCircuits(v, check)
+			e.doctorCircuits(cfg, v, check)
 		}
 	} else {
 		state.Detail = "cannot be opened"
@@ -173,19 +173,23 @@ func (e *env) doctorGuard(c *cli.Context, check func(doctor.Checked, []doctor.Fi
 }
 
 // doctorCircuits reports the open and half-open circuits.
-func (e *env) doctorCircuits(v store.CircuitView, check func(doctor.Checked, []doctor.Finding)) {
+func (e *env) doctorCircuits(cfg *config.Config, v store.CircuitView, check func(doctor.Checked, []doctor.Finding)) {
 	now := e.now()
 	sts, err := view.Statuses(v, nil, nil, now, liveness(host(e.getenv)).Alive)
 	if err != nil {
 		check(doctor.Checked{What: "circuits", Detail: "unreadable"}, []doctor.Finding{{Where: "state", Problem: view.ErrorLine(err), Fix: "the next guard run sets the entry aside"}})
 		return
 	}
+	markObserve(cfg, sts)
 	var probs []doctor.Finding
 	for _, st := range sts {
 		if st.State == string(breaker.Closed) {
 			continue
 		}
 		problem := "circuit " + st.State
+		if st.Mode == "observe" {
+			problem += " in observe mode (the hook still runs: nothing is skipped)"
+		}
 		if st.OpenReason != nil {
 			problem += ": " + *st.OpenReason
 		}
