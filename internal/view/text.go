@@ -68,10 +68,10 @@ func Printable(s string) string {
 // two keys never show the same: the key made of "e" and the escape
 // character shows as $'e\x1b', the text e\x1b as 'e\x1b', a newline as
 // $'\n' and the text \n as '\n'; and what shows pastes as guard reset's
-// KEY. (Printable alone would show both of each pair alike.) JSON keeps
+// KEY. The empty key shows as ''. (Printable alone would show both of each pair alike.) JSON keeps
 // keys as they are.
 func KeyText(key string) string {
-	if !strings.Contains(key, `\`) && Printable(key) == key {
+	if key != "" && !strings.Contains(key, `\`) && Printable(key) == key {
 		return key
 	}
 	return circuit.KeyWord(key)

@@ -51,6 +51,7 @@ func TestKeyText(t *testing.T) {
 		{`a\xceb`, `$'a\xceb'`}, // the stored key of a byte
 		{`a\\xceb`, `'a\xceb'`}, // the stored key of the text
 		{`back\slash`, `'back\slash'`},
+		{"", "''"},
 	}
 	seen := map[string]string{}
 	for _, tc := range tests {
