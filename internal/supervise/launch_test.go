@@ -148,7 +148,9 @@ func TestLaunchFailureNamesAScriptThatIsThere(t *testing.T) {
 	badScript := filepath.Join(dir, "bad.sh")
 	os.WriteFile(badScript, []byte("#!/bin/sh\necho\n"), 0o755)
 	abs := func(p string) string { return filepath.Join(dir, p) }
-	py := func(p string) string { return "/usr/bin/python3: can't open file '" + p + "': [Errno 2] No such file or directory" }
+	py := func(p string) string {
+		return "/usr/bin/python3: can't open file '" + p + "': [Errno 2] No such file or directory"
+	}
 	const uvCause = "\n  Caused by: No such file or directory (os error 2)\n"
 	for _, tc := range []struct {
 		name string

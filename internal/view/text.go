@@ -68,8 +68,9 @@ func Printable(s string) string {
 // two keys never show the same: the key made of "e" and the escape
 // character shows as $'e\x1b', the text e\x1b as 'e\x1b', a newline as
 // $'\n' and the text \n as '\n'; and what shows pastes as guard reset's
-// KEY. The empty key shows as ''. (Printable alone would show both of each pair alike.) JSON keeps
-// keys as they are.
+// KEY. The empty key shows as its shell word too, a pair of single quotes.
+// (Printable alone would show both of each pair alike.) JSON keeps keys as
+// they are.
 func KeyText(key string) string {
 	if key != "" && !strings.Contains(key, `\`) && Printable(key) == key {
 		return key
