@@ -260,10 +260,13 @@ func (c *Config) expandPaths(f *fileFields, at func(section string) locator, rel
 	for _, x := range paths {
 		v, err := expandPath(*x.p, opts)
 		if err == nil && v != "" {
-			v = rel(v)
+			// A location is checked as it is written (expanded): once
+			// joined to the file's directory, " x" or "postgres ://h/db"
+			// would pass for an absolute path.
 			if x.location {
 				err = CheckStateLocation(v)
 			}
+			v = rel(v)
 		}
 		if err != nil {
 			return invalid("%s: %v", at(x.section)(x.key), err)
@@ -304,10 +307,12 @@ func parseYAML(file string, data []byte) (*yaml.Node, error) {
 	return doc, nil
 }
 
-// relativeTo joins a relative path to dir; absolute paths, URLs and ""
-// stay as they are.
+// relativeTo joins a relative path to dir; absolute paths, database URLs
+// and "" stay as they are. Anything else with "://" in it is a path too
+// (a state location that is not a database URL is refused before this:
+// see CheckStateLocation), never one left relative to wherever a hook runs.
 func relativeTo(dir, p string) string {
-	if p == "" || filepath.IsAbs(p) || strings.Contains(p, "://") {
+	if p == "" || filepath.IsAbs(p) || IsDatabaseURL(p) {
 		return p
 	}
 	return filepath.Join(dir, p)

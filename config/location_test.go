@@ -29,6 +29,22 @@ func TestCheckStateLocation(t *testing.T) {
 		{"Postgresql://db/guard", "must be written in lower case, postgresql://"},
 		{"postgres:/db/guard", `"postgres:/db/guard" is not a postgres:// URL`},
 		{"postgresql:guard", "is not a postgres:// URL"},
+		// h13 m3: a space before "://", a missing colon, a relative path
+		// with :// further on: each would be a tree of directories in the
+		// hook's working directory.
+		{"postgres ://x/y", `a space before "://" ("postgres "): write postgres://x/y`},
+		{"postgresql  ://u:sekrit@x/y", `a space before "://" ("postgresql  "): write postgresql://u:xxxxx@x/y`},
+		{"Postgres ://x/y", `write postgres://x/y`},
+		{"a b://x", `"a b":// is not a URL guard can use (a space in its scheme?)`},
+		{"a b://u:sekrit@x", `"a b":// is not a URL guard can use`},
+		{"postgres//x/y", `postgres// is not a postgres:// URL (its colon is missing): write postgres://x/y`},
+		{"postgresql//u:sekrit@h/db", `write postgresql://u:xxxxx@h/db`},
+		{"POSTGRES//h/db", `POSTGRES// is not a postgres:// URL (its colon is missing): write postgres://h/db`},
+		{"dir/a://b", `"dir/a://..." is not a URL guard can use, and a relative path with "://" in it is not taken`},
+		{"./a b://u:sekrit@x", `a relative path with "://" in it is not taken`},
+		{"/srv/a b://x", ""},
+		{"~/a://b", ""},
+		{"postgres/x/y", ""}, // a directory named postgres
 	} {
 		err := CheckStateLocation(c.where)
 		switch {
@@ -108,5 +124,35 @@ func TestLocationWithSpacesIsRefused(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "white space") || strings.Contains(err.Error(), "secret") {
 			t.Errorf("CheckStateLocation(%q) = %v; want a white space error without the password", where, err)
 		}
+	}
+}
+
+// h13 m3: a location in guardrails.yaml, written out or from a variable,
+// is checked as written, not once joined to the file's directory (where
+// "postgres ://h/db" would pass for an absolute path); and a path with
+// "://" in it that is no database URL (an event log) is relative to the
+// file, as any other relative path, never to wherever a hook runs.
+func TestLocationInTheFileIsCheckedAsWritten(t *testing.T) {
+	home := t.TempDir()
+	for _, tc := range []struct{ yaml, env, want string }{
+		{"state_file: postgres ://h/db\n", "", `guardrails.yaml:1: state_file: a space before "://"`},
+		{"state_file: $DB\n", "DB=postgres ://h/db", `guardrails.yaml:1: state_file: a space before "://"`},
+		{"state_file: $DB\n", "DB=postgresql//h/db", `its colon is missing`},
+		{"cooldown:\n  state_file: $DB\n", "DB=a b://x", `cooldown.state_file: "a b":// is not a URL`},
+		{"state_file: $DB\n", "DB=-", `"-" is not a state location`},
+	} {
+		path := filepath.Join(t.TempDir(), "guardrails.yaml")
+		os.WriteFile(path, []byte(tc.yaml), 0o600)
+		_, err := Load(testOptions(home, path, tc.env))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q with %s: Load = %v; want %q", tc.yaml, tc.env, err, tc.want)
+		}
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "guardrails.yaml")
+	os.WriteFile(path, []byte("logging:\n  event_log: a://b.jsonl\n"), 0o600)
+	cfg, err := Load(testOptions(home, path))
+	if want := filepath.Join(dir, "a:/b.jsonl"); err != nil || cfg.Logging.EventLog != want {
+		t.Errorf("event_log a://b.jsonl: Load = %q, %v; want %q, beside the file", cfg.Logging.EventLog, err, want)
 	}
 }

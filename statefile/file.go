@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -145,57 +144,9 @@ func (f *File) LockPath() string { return f.path + ".lock" }
 // is an error (ErrUnsafeLink).
 func Resolve(path string) (string, error) { return resolve(path) }
 
-// resolve follows the symlinks of path one component at a time, so that
-// each link, a directory's as much as the file's, is checked before it is
-// followed (see checkLink).
-func resolve(path string) (string, error) {
-	path, err := filepath.Abs(path)
-	if err != nil {
-		return "", err
-	}
-	done := string(filepath.Separator)
-	rest := strings.Split(path, string(filepath.Separator))
-	links := 0
-	for len(rest) > 0 {
-		c := rest[0]
-		rest = rest[1:]
-		switch c {
-		case "", ".":
-			continue
-		case "..":
-			done = filepath.Dir(done)
-			continue
-		}
-		next := filepath.Join(done, c)
-		fi, err := os.Lstat(next)
-		if errors.Is(err, fs.ErrNotExist) {
-			// Not there yet: the rest is created as it is written.
-			return filepath.Join(append([]string{next}, rest...)...), nil
-		}
-		if err != nil {
-			return "", err
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			done = next
-			continue
-		}
-		if links++; links > 40 {
-			return "", &fs.PathError{Op: "resolve", Path: path, Err: syscall.ELOOP}
-		}
-		if err := checkLink(next, fi); err != nil {
-			return "", err
-		}
-		target, err := os.Readlink(next)
-		if err != nil {
-			return "", err
-		}
-		if filepath.IsAbs(target) {
-			done = string(filepath.Separator)
-		}
-		rest = append(strings.Split(target, string(filepath.Separator)), rest...)
-	}
-	return done, nil
-}
+// resolve is atomicfile.Resolve: each link on the way, a directory's as
+// much as the file's, is checked before it is followed (see checkLink).
+func resolve(path string) (string, error) { return atomicfile.Resolve(path) }
 
 // read returns the document's bytes, or nil if the file does not exist or
 // holds only white space. It reads into the buffer Recycle handed back, if

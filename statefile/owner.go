@@ -1,49 +1,22 @@
 package statefile
 
 import (
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"guard/internal/atomicfile"
 )
 
 // ErrUnsafeLink is returned for a path that is a symlink another user
-// planted in a sticky, world-writable directory such as /tmp.
-var ErrUnsafeLink = errors.New("refusing to follow a symlink another user owns in a sticky world-writable directory")
+// planted in a sticky, world-writable directory such as /tmp. The rule is
+// atomicfile's (CheckLink), shared with every file guard writes.
+var ErrUnsafeLink = atomicfile.ErrUnsafeLink
 
-// checkLink refuses to follow the symlink at path, described by fi, when
-// it sits in a sticky world-writable directory and belongs to neither us
-// nor the directory's owner: the rule of Linux's fs.protected_symlinks,
-// which guard's own resolution of links would otherwise bypass. Following
-// such a link would let another user make guard replace, quarantine or
-// create files wherever the link points.
-func checkLink(path string, fi os.FileInfo) error {
-	link, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return nil
-	}
-	owner, shared := sharedDir(filepath.Dir(path))
-	if !shared || int(link.Uid) == os.Geteuid() || link.Uid == owner {
-		return nil
-	}
-	return fmt.Errorf("%s (owned by uid %d): %w", path, link.Uid, ErrUnsafeLink)
-}
+// checkLink and sharedDir are atomicfile's rule: see atomicfile.CheckLink.
+func checkLink(path string, fi os.FileInfo) error { return atomicfile.CheckLink(path, fi) }
 
-// sharedDir reports whether dir is sticky and world-writable, as /tmp is,
-// and who owns it: there, any user may create a name, but only its owner
-// (or the directory's) may remove it.
-func sharedDir(dir string) (owner uint32, shared bool) {
-	di, err := os.Stat(dir)
-	if err != nil {
-		return 0, false
-	}
-	st, ok := di.Sys().(*syscall.Stat_t)
-	if !ok || di.Mode()&os.ModeSticky == 0 || di.Mode().Perm()&0o002 == 0 {
-		return 0, false
-	}
-	return st.Uid, true
-}
+func sharedDir(dir string) (owner uint32, shared bool) { return atomicfile.SharedDir(dir) }
 
 // OpenBeside opens (or creates, as flag says) a file guard keeps beside a
 // state file: its event log, its quarantine file. Such files follow the
@@ -56,11 +29,15 @@ func OpenBeside(path string, flag int, perm os.FileMode) (*os.File, error) {
 		return OpenFile(path, flag, perm)
 	}
 	f, err := OpenFile(path, flag|syscall.O_NOFOLLOW, perm)
-	if !errors.Is(err, syscall.ELOOP) {
-		return f, err
+	if err == nil {
+		return f, nil
 	}
+	// A symlink fails O_NOFOLLOW with ELOOP, or, with O_CREAT, with EACCES
+	// when it is another user's (the kernel's own rule for sticky
+	// directories): either way the link is judged by the state's rule, so
+	// that a refused link is said to be one, whatever the errno.
 	fi, lerr := os.Lstat(path)
-	if lerr != nil {
+	if lerr != nil || fi.Mode()&os.ModeSymlink == 0 {
 		return nil, err
 	}
 	if err := checkLink(path, fi); err != nil {

@@ -103,6 +103,12 @@ func TestFullDiskStillRunsTheChild(t *testing.T) {
 	if tmps, _ := filepath.Glob(filepath.Join(dir, ".state.json.tmp*")); len(tmps) != 0 {
 		t.Errorf("temp files left behind: %v", tmps)
 	}
+	// doctor says so, rather than that the state is writable (h13 m23).
+	doc := exec.Command(guardBin, "doctor")
+	doc.Env = append(os.Environ(), "GUARD_STATE="+filepath.Join(dir, "state.json"), "HOME="+t.TempDir(), "GUARD_CONFIG=")
+	if out, _ := doc.CombinedOutput(); !strings.Contains(string(out), "no space left on device") || strings.Contains(string(out), "readable and writable") {
+		t.Errorf("guard doctor on a full disk:\n%s\nwant a problem that says there is no space", out)
+	}
 
 	// Room again: guard records again.
 	os.Remove(filepath.Join(dir, "fill"))

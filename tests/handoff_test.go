@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"guard/internal/store/postgres/pgtest"
 )
@@ -124,6 +126,79 @@ func TestHandoffTrustsOnlyItsOwnGuardPG(t *testing.T) {
 			if out != "hook ran\n" || strconv.Itoa(code) != status || !strings.Contains(stderr, "guard: warning: guard-pg not used: ") || !strings.Contains(stderr, "unguarded") {
 				t.Errorf("%s: guard run exited %d, stdout %q, stderr %q; want the hook run unguarded (exit %s) with a warning", tc.name, code, out, stderr, status)
 			}
+		}
+	}
+}
+
+// TestHandoffTrustsOnlyItsOwnGuardWeb covers h13 m10: guard hands report
+// --format html and serve over only to guard-web of its own build, beside
+// it or on PATH, as it hands a database state to guard-pg. Anything else
+// of that name (a script that exits 2, a guard-web of another build, a
+// copy of guard) is not run: a clear error, exit 1, never 2.
+func TestHandoffTrustsOnlyItsOwnGuardWeb(t *testing.T) {
+	dir, pathDir, otherDir := t.TempDir(), t.TempDir(), t.TempDir()
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	for _, b := range []struct{ out, pkg, ldflags string }{
+		{filepath.Join(dir, "guard"), "../cmd/guard", ""},
+		{filepath.Join(dir, "guard-web.ours"), "../cmd/guard-web", ""},
+		{filepath.Join(otherDir, "guard-web"), "../cmd/guard-web", "-X guard/cmd/guard/cli.version=v0.0.0-other"},
+	} {
+		args := []string{"build", "-ldflags=" + b.ldflags, "-o", b.out, b.pkg}
+		if out, err := exec.Command(goTool, args...).CombinedOutput(); err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	ours, _ := os.ReadFile(filepath.Join(dir, "guard-web.ours"))
+	other, _ := os.ReadFile(filepath.Join(otherDir, "guard-web"))
+	self, _ := os.ReadFile(filepath.Join(dir, "guard"))
+	stranger := []byte("#!/bin/sh\necho stranger ran\nexit 2\n")
+	run := func(args ...string) (string, string, int) {
+		// A guard-web that serves is stopped, and fails the test.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, filepath.Join(dir, "guard"), args...)
+		cmd.Env = append(os.Environ(), "GUARD_STATE="+filepath.Join(t.TempDir(), "s.json"),
+			"HOME="+t.TempDir(), "GUARD_CONFIG=", "PATH="+pathDir+":/usr/bin:/bin")
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		cmd.Run()
+		return stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()
+	}
+	for _, tc := range []struct {
+		name         string
+		beside, path []byte
+		ok           bool
+	}{
+		{"a script beside guard", stranger, nil, false},
+		{"a script on PATH", nil, stranger, false},
+		{"a script beside guard and on PATH", stranger, stranger, false},
+		{"another build beside guard", other, nil, false},
+		{"another build on PATH", nil, other, false},
+		{"a copy of guard beside it", self, nil, false},
+		{"ours beside guard", ours, nil, true},
+		{"ours on PATH, a script beside guard", stranger, ours, true},
+	} {
+		os.Remove(filepath.Join(dir, "guard-web"))
+		os.Remove(filepath.Join(pathDir, "guard-web"))
+		if tc.beside != nil {
+			os.WriteFile(filepath.Join(dir, "guard-web"), tc.beside, 0o755)
+		}
+		if tc.path != nil {
+			os.WriteFile(filepath.Join(pathDir, "guard-web"), tc.path, 0o755)
+		}
+		out, stderr, code := run("report", "--format", "html")
+		if tc.ok {
+			if code != 0 || !strings.HasPrefix(out, "<!DOCTYPE html>") {
+				t.Errorf("%s: report --format html exited %d, stderr %q; want the page", tc.name, code, stderr)
+			}
+			continue
+		}
+		if code != 1 || strings.Contains(out+stderr, "stranger ran") || !strings.Contains(stderr, "guard report --format html: guard-web not used: ") {
+			t.Errorf("%s: report --format html exited %d, stdout %q, stderr %q; want exit 1 with an error, guard-web not run", tc.name, code, out, stderr)
+		}
+		_, stderr, code = run("serve", "--listen", "127.0.0.1:0")
+		if code != 1 || strings.Contains(stderr, "stranger ran") || !strings.Contains(stderr, "guard serve: guard-web not used: ") {
+			t.Errorf("%s: serve exited %d, stderr %q; want exit 1 with an error, guard-web not run", tc.name, code, stderr)
 		}
 	}
 }

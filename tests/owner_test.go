@@ -183,9 +183,15 @@ func TestPlantedSymlinksBesideTheStateAreRefused(t *testing.T) {
 			}
 			sb.env = append(sb.env, "GUARD_STATE="+state)
 
-			code, stdout, _ := sb.guard("run", "--name", "k", "--", "sh", "-c", "echo ran; exit 1")
+			code, stdout, stderr := sb.guard("run", "--name", "k", "--", "sh", "-c", "echo ran; exit 1")
 			if code != 1 || stdout != "ran\n" {
 				t.Errorf("guard run: exit %d, stdout %q; want the hook run with its own status", code, stdout)
+			}
+			// The warning says why, as guard log does (h13 M5): never the
+			// kernel's "permission denied" for an O_CREAT open of the link.
+			// (The slot directory is used only with max_concurrent.)
+			if tc.link != "state.json.runs" && (!strings.Contains(stderr, "refusing to follow a symlink") || strings.Contains(stderr, "permission denied")) {
+				t.Errorf("guard run's warning = %q; want it to say the link was refused", stderr)
 			}
 			if tc.dir {
 				if entries, _ := os.ReadDir(victim); len(entries) > 0 {
@@ -214,5 +220,79 @@ func TestRootCreatedEventLogIsTheUsers(t *testing.T) {
 	}
 	if uid, gid := owner(t, filepath.Join(dir, "s.events.jsonl")); uid != otherUID || gid != otherGID {
 		t.Errorf("the event log root created is owned by %d:%d; want the user's %d:%d", uid, gid, otherUID, otherGID)
+	}
+}
+
+// TestPlantedSymlinkAtAnOutputIsRefused covers h13 M5: the commands that
+// write a file a user names (state export, cooldown export, report
+// --output in every format, html included) follow the state's rule: root
+// writes nothing through another user's symlink in a sticky
+// world-writable directory, at the file or on the way to it, and says so.
+// A link of our own is followed as ever.
+func TestPlantedSymlinkAtAnOutputIsRefused(t *testing.T) {
+	needRoot(t)
+	sb := newSandbox(t, "")
+	if code, _, stderr := sb.guard("run", "--name", "k", "--", "true"); code != 0 {
+		t.Fatalf("guard run: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := sb.guard("cooldown", "record", "web", "restart"); code != 0 {
+		t.Fatalf("cooldown record: exit %d: %s", code, stderr)
+	}
+	st := sb.path("st")
+	os.Mkdir(st, 0o777)
+	os.Chmod(st, 0o777|os.ModeSticky)
+	victim := sb.path("shadow")
+	os.WriteFile(victim, []byte("secret\n"), 0o600)
+	victimDir := sb.path("etc")
+	os.Mkdir(victimDir, 0o755)
+	plant := func(name, target string) string {
+		t.Helper()
+		link := filepath.Join(st, name)
+		os.Remove(link)
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Lchown(link, otherUID, otherGID); err != nil {
+			t.Fatal(err)
+		}
+		return link
+	}
+	for _, args := range [][]string{
+		{"state", "export", "OUT"},
+		{"cooldown", "export", "OUT"},
+		{"report", "--output", "OUT"},
+		{"report", "--format", "json", "--output", "OUT"},
+		{"report", "--format", "markdown", "--output", "OUT"},
+		{"report", "--format", "prometheus", "--output", "OUT"},
+		{"report", "--format", "html", "--output", "OUT"},
+	} {
+		for _, via := range []string{"file", "directory"} {
+			out := plant("out", victim)
+			if via == "directory" {
+				out = filepath.Join(plant("dir", victimDir), "out")
+			}
+			argv := append([]string(nil), args...)
+			argv[len(argv)-1] = out
+			code, _, stderr := sb.guard(argv...)
+			if code != 1 || !strings.Contains(stderr, "refusing to follow a symlink another user owns") {
+				t.Errorf("guard %s through a planted link to a %s: exit %d, stderr %q; want it refused (exit 1)", strings.Join(args[:len(args)-1], " "), via, code, stderr)
+			}
+			if data, _ := os.ReadFile(victim); string(data) != "secret\n" {
+				t.Fatalf("guard %s wrote through the link: %q", strings.Join(args, " "), data)
+			}
+			if entries, _ := os.ReadDir(victimDir); len(entries) > 0 {
+				t.Fatalf("guard %s created %d files in the link's target directory", strings.Join(args, " "), len(entries))
+			}
+		}
+	}
+
+	// Our own link is followed, and stays a link.
+	mine := filepath.Join(st, "mine.json")
+	os.Symlink(sb.path("real.json"), mine)
+	if code, _, stderr := sb.guard("state", "export", mine); code != 0 {
+		t.Fatalf("state export through our own link: exit %d: %s", code, stderr)
+	}
+	if fi, err := os.Lstat(mine); err != nil || fi.Mode()&os.ModeSymlink == 0 || !exists(sb.path("real.json")) {
+		t.Errorf("our own link was not followed: %v", err)
 	}
 }

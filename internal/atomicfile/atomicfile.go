@@ -6,6 +6,10 @@
 // the machine, the old or the new one, never an empty one. Files keep
 // their mode, owner and group.
 //
+// It also holds the rule for symlinks another user planted in a sticky
+// world-writable directory (CheckLink, Resolve), which every file guard
+// writes follows: the state and the files beside it as much as WriteFile's.
+//
 // Limits: it relies on rename(2) and fsync(2) within one directory of a
 // local filesystem; NFS gives weaker guarantees.
 package atomicfile
@@ -155,15 +159,22 @@ func Replace(path string, data [][]byte, o Options) (err error) {
 }
 
 // WriteFile atomically and durably replaces the file at path with data,
-// for files that are not kept under a lock (reports, backups, Claude
-// Code's settings.json): see Replace. A new file gets mode, and the owner
-// and group of owner if that is not nil. A symlink at path is followed, so
-// that the link stays.
+// for files that are not kept under a lock (reports, exports, backups,
+// Claude Code's settings.json): see Replace. A new file gets mode, and the
+// owner and group of owner if that is not nil. A symlink at path, or on the
+// way to it, is followed, so that the link stays; but the state's rule
+// holds (see Resolve and CheckLink): another user's symlink in a sticky
+// world-writable directory such as /tmp is refused with ErrUnsafeLink, and
+// nothing is written through it.
 func WriteFile(path string, data []byte, mode os.FileMode, owner os.FileInfo) error {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
+	real, err := Resolve(path)
+	if errors.Is(err, ErrUnsafeLink) {
+		return err // it names the link
 	}
-	return Replace(path, [][]byte{data}, Options{Mode: mode, Owner: owner})
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	return Replace(real, [][]byte{data}, Options{Mode: mode, Owner: owner})
 }
 
 // createFixedTemp creates ".NAME.tmp" beside path, mode 0600, O_EXCL, for

@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -46,5 +47,52 @@ func TestFreePath(t *testing.T) {
 	os.WriteFile(p+"-2", nil, 0o600)
 	if got := FreePath(p); got != p+"-3" {
 		t.Errorf("FreePath = %q; want %q", got, p+"-3")
+	}
+}
+
+// TestWriteFileRefusesAPlantedLink: in a sticky world-writable directory,
+// another user's symlink, at the file or on the way to it, is refused and
+// nothing is written through it (the state's rule, h13 M5); the directory
+// owner's link and our own are followed.
+func TestWriteFileRefusesAPlantedLink(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to make a link of another user")
+	}
+	const other = 65534
+	dir := t.TempDir()
+	st := filepath.Join(dir, "st")
+	os.Mkdir(st, 0o777)
+	os.Chmod(st, 0o777|os.ModeSticky)
+	victim := filepath.Join(dir, "shadow")
+	os.WriteFile(victim, []byte("secret"), 0o600)
+	victimDir := filepath.Join(dir, "etc")
+	os.Mkdir(victimDir, 0o755)
+	os.Symlink(victim, filepath.Join(st, "f"))
+	os.Lchown(filepath.Join(st, "f"), other, other)
+	os.Symlink(victimDir, filepath.Join(st, "d"))
+	os.Lchown(filepath.Join(st, "d"), other, other)
+	for _, p := range []string{filepath.Join(st, "f"), filepath.Join(st, "d", "x")} {
+		err := WriteFile(p, []byte("pwned"), 0o644, nil)
+		if !errors.Is(err, ErrUnsafeLink) {
+			t.Errorf("WriteFile(%s) = %v; want ErrUnsafeLink", p, err)
+		}
+	}
+	if data, _ := os.ReadFile(victim); string(data) != "secret" {
+		t.Errorf("written through the link: %q", data)
+	}
+	if entries, _ := os.ReadDir(victimDir); len(entries) != 0 {
+		t.Errorf("%d files created through the directory link", len(entries))
+	}
+
+	// The directory's owner's link (root's here) is followed.
+	os.Chown(st, other, other)
+	own := filepath.Join(st, "own")
+	os.Symlink(victim, own)
+	os.Lchown(own, other, other)
+	if err := WriteFile(own, []byte("fine"), 0o644, nil); err != nil {
+		t.Errorf("WriteFile through the directory owner's link: %v", err)
+	}
+	if data, _ := os.ReadFile(victim); string(data) != "fine" {
+		t.Errorf("target = %q; want the link followed", data)
 	}
 }

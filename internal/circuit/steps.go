@@ -194,27 +194,34 @@ type Closed struct {
 	From breaker.State
 }
 
+// A NoStateError is a key that has no state, which ResetKeys was asked to
+// reset. (A key may be anything, "" included: the error, not the key,
+// says that one is missing.)
+type NoStateError struct{ Key string }
+
+func (e *NoStateError) Error() string { return "no state for key " + KeyWord(e.Key) }
+
 // ResetKeys closes the circuits of keys, or of every key if all, in one
-// transaction. It stops at the first key with no state and returns it as
-// missing, having reset nothing.
-func ResetKeys(tx store.CircuitTx, keys []string, all bool, now time.Time) (closed []Closed, missing string, err error) {
+// transaction. It stops at the first key with no state, having reset
+// nothing, with a *NoStateError.
+func ResetKeys(tx store.CircuitTx, keys []string, all bool, now time.Time) (closed []Closed, err error) {
 	if all {
 		keys = tx.Keys()
 	}
 	for _, k := range keys {
 		if !tx.Has(k) {
-			return nil, k, nil
+			return nil, &NoStateError{Key: k}
 		}
 	}
 	for _, k := range keys {
 		c, err := tx.Circuit(k)
 		if err != nil {
-			return nil, "", err
+			return nil, err
 		}
 		if _, _, err := Reset(tx, k, now); err != nil {
-			return nil, "", err
+			return nil, err
 		}
 		closed = append(closed, Closed{k, orClosed(c.State)})
 	}
-	return closed, "", nil
+	return closed, nil
 }

@@ -1,6 +1,7 @@
 package circuit_test
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -204,11 +205,17 @@ func TestResetKeysIsAllOrNothing(t *testing.T) {
 	circuit.Trip(r, "a", t0, 0, "")
 	circuit.Trip(r, "b", t0, 0, "")
 	r.events = nil
-	closed, missing, err := circuit.ResetKeys(r, []string{"a", "nope", "b"}, false, t0)
-	if err != nil || missing != "nope" || closed != nil || len(r.events) != 0 || orClosed(r.circuits["a"].State) != breaker.Open {
-		t.Fatalf("ResetKeys(a, nope, b) = %v, %q, %v; events %v; want nothing done, nope missing", closed, missing, err, r.events)
+	closed, err := circuit.ResetKeys(r, []string{"a", "nope", "b"}, false, t0)
+	var ns *circuit.NoStateError
+	if !errors.As(err, &ns) || ns.Key != "nope" || closed != nil || len(r.events) != 0 || orClosed(r.circuits["a"].State) != breaker.Open {
+		t.Fatalf("ResetKeys(a, nope, b) = %v, %v; events %v; want nothing done, nope missing", closed, err, r.events)
 	}
-	closed, _, err = circuit.ResetKeys(r, nil, true, t0)
+	// "" is a key like any other (h13): one with no state is missing too.
+	closed, err = circuit.ResetKeys(r, []string{"a", ""}, false, t0)
+	if !errors.As(err, &ns) || ns.Key != "" || closed != nil || len(r.events) != 0 {
+		t.Fatalf("ResetKeys(a, '') = %v, %v; want nothing done, '' missing", closed, err)
+	}
+	closed, err = circuit.ResetKeys(r, nil, true, t0)
 	if err != nil || len(closed) != 2 || closed[0].From != breaker.Open || orClosed(r.circuits["b"].State) != breaker.Closed {
 		t.Errorf("ResetKeys(all) = %v, %v; want a and b closed from open", closed, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // LaunchFailure returns the line of the child's stderr that shows that the
@@ -25,7 +26,11 @@ import (
 //     printed anything after it did start);
 //   - the status is the one the interpreter exits with then (python3 2,
 //     node 1, ...): a hook that quotes such a line and exits 2 on purpose
-//     keeps its 2.
+//     keeps its 2;
+//   - what the error says is missing really is: the script, resolved
+//     against the run's working directory, cannot be opened (a script that
+//     is there started, whatever its stderr says), the #! interpreter is
+//     not an executable file, env's program is not on the run's PATH.
 //
 // A hook that started and ran a helper that could not start is not a
 // launch failure: the helper is not the command guard ran.
@@ -53,7 +58,67 @@ func (r *Result) LaunchFailure() string {
 	if dir == "" {
 		dir, _ = os.Getwd()
 	}
-	return launchFailure(argv, lines, r.ExitCode, dir)
+	return launchFailure(argv, lines, r.ExitCode, dir, getenv(env, "PATH"))
+}
+
+// getenv returns the value of name in env, the last one given.
+func getenv(env []string, name string) string {
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
+			v = val
+		}
+	}
+	return v
+}
+
+// missing reports whether script, resolved against dir, cannot be opened
+// for reading: what an interpreter that says it cannot open it must have
+// found. A script that is there, a regular file guard can open, started
+// (the run's user is guard's), so a launch error naming it was printed by
+// something else: the script itself, quoting one, or faking one.
+func missing(script, dir string) bool {
+	p := script
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return true
+	}
+	if !fi.Mode().IsRegular() {
+		return false // a directory or a device: not "cannot open" for want of a file
+	}
+	// O_NONBLOCK: never wait on a file, whatever it turns into.
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return true // there, but unreadable: Errno 13 is a launch failure too
+	}
+	f.Close()
+	return false
+}
+
+// executable reports whether path is an executable regular file.
+func executable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+}
+
+// onPath reports whether prog is an executable file on path (a PATH
+// value), or, if it names a directory, at that path.
+func onPath(prog, path string) bool {
+	if strings.Contains(prog, "/") {
+		return executable(prog)
+	}
+	for _, d := range filepath.SplitList(path) {
+		if d == "" {
+			d = "."
+		}
+		if executable(filepath.Join(d, prog)) {
+			return true
+		}
+	}
+	return false
 }
 
 // stderrLines splits a stderr tail into lines, without the line ends and
@@ -102,8 +167,8 @@ var nodeReportLine = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // launchFailure is LaunchFailure for the command argv, which exited with
-// code and left lines on stderr, run in dir.
-func launchFailure(argv []string, lines []string, code int, dir string) string {
+// code and left lines on stderr, run in dir with PATH path.
+func launchFailure(argv []string, lines []string, code int, dir, path string) string {
 	argv = skipEnv(argv)
 	if len(argv) == 0 {
 		return ""
@@ -114,17 +179,17 @@ func launchFailure(argv []string, lines []string, code int, dir string) string {
 	switch {
 	case isPython(name):
 		script := scriptArg(argv[1:], pythonValued, "-c", "-m")
-		if m := re["python"].FindStringSubmatch(last); m != nil && code == 2 && script != "" && samePath(m[1], script, dir) {
+		if m := re["python"].FindStringSubmatch(last); m != nil && code == 2 && script != "" && samePath(m[1], script, dir) && missing(script, dir) {
 			return last
 		}
 	case name == "perl":
 		script := scriptArg(argv[1:], nil, "-e", "-E")
-		if m := re["perl"].FindStringSubmatch(last); m != nil && code == 2 && script != "" && m[1] == script {
+		if m := re["perl"].FindStringSubmatch(last); m != nil && code == 2 && script != "" && m[1] == script && missing(script, dir) {
 			return last
 		}
 	case isShell(name):
 		script := scriptArg(argv[1:], shellValued, "-c", "-s")
-		if script == "" {
+		if script == "" || !missing(script, dir) {
 			return ""
 		}
 		if m := re["dash"].FindStringSubmatch(last); m != nil && code == 2 && filepath.Base(m[1]) == name && m[2] == script {
@@ -138,7 +203,7 @@ func launchFailure(argv []string, lines []string, code int, dir string) string {
 		}
 	case name == "node" || name == "nodejs":
 		script := scriptArg(argv[1:], nodeValued, "-e", "--eval", "-p", "--print")
-		if script != "" && code == 1 {
+		if script != "" && code == 1 && nodeMissing(script, dir) {
 			return nodeFailure(lines, script, dir)
 		}
 	case name == "bun" || name == "deno":
@@ -147,7 +212,7 @@ func launchFailure(argv []string, lines []string, code int, dir string) string {
 			args = args[1:]
 		}
 		script := scriptArg(args, nil, "-e", "--eval")
-		if script == "" || code != 1 {
+		if script == "" || code != 1 || !missing(script, dir) {
 			return ""
 		}
 		// Bun may end its report with its version.
@@ -163,11 +228,22 @@ func launchFailure(argv []string, lines []string, code int, dir string) string {
 			return lines[end]
 		}
 	case name == "uv" && len(argv) > 1 && argv[1] == "run":
-		return uvFailure(argv[2:], lines, code, dir)
+		return uvFailure(argv[2:], lines, code, dir, path)
 	case strings.Contains(argv[0], "/"):
-		return shebangFailure(argv[0], last, code)
+		return shebangFailure(argv[0], last, code, path)
 	}
 	return ""
+}
+
+// nodeMissing is missing for Node's main module, which Node also looks
+// for with its extensions: node hook finds hook.js.
+func nodeMissing(script, dir string) bool {
+	for _, ext := range []string{"", ".js", ".mjs", ".cjs"} {
+		if !missing(script+ext, dir) {
+			return false
+		}
+	}
+	return true
 }
 
 // nodeFailure finds Node's report that it could not find its main module,
@@ -200,7 +276,7 @@ func nodeFailure(lines []string, script, dir string) string {
 // uvFailure is launchFailure for uv run ARGS: uv could not spawn the
 // command it was to run, named by one of args, or uv ran an interpreter
 // that could not open its script.
-func uvFailure(args []string, lines []string, code int, dir string) string {
+func uvFailure(args []string, lines []string, code int, dir, path string) string {
 	// The command uv runs is its first word that is not an option (or an
 	// option's value).
 	for i := 0; i < len(args); i++ {
@@ -217,7 +293,7 @@ func uvFailure(args []string, lines []string, code int, dir string) string {
 		}
 		if name := filepath.Base(a); isPython(name) || name == "node" || isShell(name) {
 			// uv runs the interpreter, which reports as it would alone.
-			return launchFailure(args[i:], lines, code, dir)
+			return launchFailure(args[i:], lines, code, dir, path)
 		}
 		break
 	}
@@ -236,6 +312,12 @@ func uvFailure(args []string, lines []string, code int, dir string) string {
 		}
 		for _, a := range args {
 			if a == m[1] && !strings.HasPrefix(a, "-") {
+				// uv runs a file it is given (x.py, ./tool) that is
+				// there: it did not fail to spawn it. (A bare name is
+				// looked for in the environment, not in dir.)
+				if (strings.Contains(a, "/") || strings.HasSuffix(a, ".py")) && !missing(a, dir) {
+					return ""
+				}
 				return l
 			}
 		}
@@ -247,13 +329,13 @@ func uvFailure(args []string, lines []string, code int, dir string) string {
 // shebangFailure is launchFailure for a script run by path whose #!
 // interpreter is not there: bash says "bad interpreter" (126), or the
 // env(1) of its #! line says it cannot find the program (127).
-func shebangFailure(script, last string, code int) string {
+func shebangFailure(script, last string, code int, path string) string {
 	re := launchPatterns()
-	if m := re["interpreter"].FindStringSubmatch(last); m != nil && code == 126 && m[2] == script {
+	if m := re["interpreter"].FindStringSubmatch(last); m != nil && code == 126 && m[2] == script && !executable(m[3]) {
 		return last
 	}
 	if m := re["env"].FindStringSubmatch(last); m != nil && code == 127 {
-		if prog := shebangEnvProgram(script); prog != "" && prog == m[1] {
+		if prog := shebangEnvProgram(script); prog != "" && prog == m[1] && !onPath(prog, path) {
 			return last
 		}
 	}

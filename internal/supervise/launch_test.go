@@ -133,6 +133,60 @@ func TestLaunchFailure(t *testing.T) {
 	}
 }
 
+// TestLaunchFailureNamesAScriptThatIsThere covers h13: a launch error
+// that names a script that is there (relative to the run's directory), or
+// a #! interpreter or env program that is there, was not printed because
+// it could not start: the status stands.
+func TestLaunchFailureNamesAScriptThatIsThere(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"x.py", "x.pl", "x.sh", "hook.js", "mod.js", "hook.ts", "sub/y.py"} {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755)
+		os.WriteFile(filepath.Join(dir, f), []byte("#!/bin/sh\n"), 0o755)
+	}
+	envScript := filepath.Join(dir, "env.sh")
+	os.WriteFile(envScript, []byte("#!/usr/bin/env sh\necho\n"), 0o755)
+	badScript := filepath.Join(dir, "bad.sh")
+	os.WriteFile(badScript, []byte("#!/bin/sh\necho\n"), 0o755)
+	abs := func(p string) string { return filepath.Join(dir, p) }
+	py := func(p string) string {
+		return "/usr/bin/python3: can't open file '" + p + "': [Errno 2] No such file or directory"
+	}
+	const uvCause = "\n  Caused by: No such file or directory (os error 2)\n"
+	for _, tc := range []struct {
+		name string
+		argv []string
+		exit int
+		tail string
+	}{
+		{"python, relative", []string{"python3", "x.py"}, 2, py(abs("x.py"))},
+		{"python, absolute", []string{"python3", abs("x.py")}, 2, py(abs("x.py"))},
+		{"python, in a subdirectory", sh("python3 sub/y.py"), 2, py(abs("sub/y.py"))},
+		{"perl", []string{"perl", "x.pl"}, 2, `Can't open perl script "x.pl": No such file or directory`},
+		{"dash", []string{"sh", "x.sh"}, 2, "sh: 0: cannot open x.sh: No such file"},
+		{"bash", []string{"bash", "x.sh"}, 127, "bash: x.sh: No such file or directory"},
+		{"zsh", []string{"zsh", "x.sh"}, 127, "zsh: can't open input file: x.sh"},
+		{"node", []string{"node", "hook.js"}, 1, nodeReport(abs("hook.js"))},
+		{"node, its extension", []string{"node", "mod"}, 1, nodeReport(abs("mod"))},
+		{"bun", []string{"bun", "run", "hook.ts"}, 1, `error: Module not found "hook.ts"`},
+		{"uv run", []string{"uv", "run", "x.py"}, 2, "error: Failed to spawn: `x.py`" + uvCause},
+		{"bad interpreter that is there", []string{badScript}, 126, "bash: " + badScript + ": /bin/sh: bad interpreter: No such file or directory"},
+		{"env program on PATH", []string{envScript}, 127, "/usr/bin/env: 'sh': No such file or directory"},
+	} {
+		r := Result{ExitCode: tc.exit, Tail: []byte(tc.tail), Argv: tc.argv, Env: []string{"PATH=/usr/bin:/bin"}, Dir: dir}
+		if got := r.LaunchFailure(); got != "" {
+			t.Errorf("%s: LaunchFailure of %q (exit %d, stderr %q) = %q; want none: the script is there", tc.name, tc.argv, tc.exit, tc.tail, got)
+		}
+		// The same, with the script gone, is one.
+		if tc.name == "python, relative" {
+			os.Rename(abs("x.py"), abs("x.py.gone"))
+			if got := r.LaunchFailure(); got == "" {
+				t.Errorf("%s, the script gone: no launch failure", tc.name)
+			}
+			os.Rename(abs("x.py.gone"), abs("x.py"))
+		}
+	}
+}
+
 // TestLaunchFailureOfRealInterpreters runs the interpreters found on this
 // machine with a script that is not there, and with one that started and
 // then blocked after a helper could not start.

@@ -139,7 +139,7 @@ func WriteSlowest(w io.Writer, t Timings, n int, keyWidth int) {
 	tb := &table{header: []string{"RUNS", "P50", "P95", "MAX", "KEY"}}
 	for _, h := range hooks {
 		d := h.DurationMS
-		tb.rows = append(tb.rows, []string{fmt.Sprint(d.Count), ms(d.P50), ms(d.P95), ms(d.Max), ellipsize(Printable(h.Key), keyWidth)})
+		tb.rows = append(tb.rows, []string{fmt.Sprint(d.Count), ms(d.P50), ms(d.P95), ms(d.Max), ellipsize(KeyText(h.Key), keyWidth)})
 	}
 	tb.write(w)
 }

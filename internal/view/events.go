@@ -15,7 +15,7 @@ import (
 func WriteEvents(w io.Writer, evs []store.Event) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, ev := range evs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ev.Time.UTC().Format(jsonx.TimeLayout), ev.Event, Printable(ev.Key), Printable(DescribeEvent(&ev)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ev.Time.UTC().Format(jsonx.TimeLayout), ev.Event, KeyText(ev.Key), Printable(DescribeEvent(&ev)))
 	}
 	tw.Flush()
 }

@@ -107,12 +107,40 @@ func spentBudgets(cool map[string]ServiceStatus) []string {
 	return out
 }
 
+// A tally counts the keys by what happens to their calls, as Prometheus's
+// guard_circuits does: a key in observe mode whose circuit is not closed is
+// neither open nor half-open, since its calls all run, but observe. (The
+// JSON report keeps the Python guardrails' counts, which count it open.)
+type tally struct{ active, open, halfOpen, observe int }
+
+func (r Report) tally() tally {
+	t := tally{active: r.ActiveHooks, open: r.DisabledHooks, halfOpen: r.HalfOpenHooks}
+	for _, d := range r.DisabledHookDetails {
+		if d.Mode == "observe" {
+			t.open--
+			t.observe++
+		}
+	}
+	for _, d := range r.HalfOpenHookDetails {
+		if d.Mode == "observe" {
+			t.halfOpen--
+			t.observe++
+		}
+	}
+	return t
+}
+
 // SlowestInReport is how many of the slowest hooks the text report lists.
 const SlowestInReport = 5
 
 func WriteText(w io.Writer, r Report, now time.Time) {
 	fmt.Fprintf(w, "guard health report for %s\n\n", Printable(r.StateFile))
-	fmt.Fprintf(w, "  keys:       %d (%d active, %d open, %d half-open)\n", r.TotalHooks, r.ActiveHooks, r.DisabledHooks, r.HalfOpenHooks)
+	t := r.tally()
+	fmt.Fprintf(w, "  keys:       %d (%d active, %d open, %d half-open", r.TotalHooks, t.active, t.open, t.halfOpen)
+	if t.observe > 0 {
+		fmt.Fprintf(w, ", %d in observe mode: would skip, run anyway", t.observe)
+	}
+	fmt.Fprintf(w, ")\n")
 	fmt.Fprintf(w, "  executions: %d, of which %d failed\n", r.TotalExecutions, r.TotalFailures)
 	if spent := spentBudgets(r.Cooldown); len(spent) > 0 {
 		fmt.Fprintf(w, "  cooldowns:  %s\n", strings.Join(spent, "; "))
@@ -124,7 +152,7 @@ func WriteText(w io.Writer, r Report, now time.Time) {
 				fmt.Fprintf(w, "\n              ")
 			}
 			d := r.DurationMS[k]
-			fmt.Fprintf(w, "%s p95 %s (p50 %s, max %s, %d runs)", ellipsize(Printable(k), KeyWidth), ms(d.P95), ms(d.P50), ms(d.Max), d.Count)
+			fmt.Fprintf(w, "%s p95 %s (p50 %s, max %s, %d runs)", ellipsize(KeyText(k), KeyWidth), ms(d.P95), ms(d.P50), ms(d.Max), d.Count)
 		}
 		fmt.Fprintln(w)
 	}
@@ -141,7 +169,7 @@ func WriteText(w io.Writer, r Report, now time.Time) {
 			if d.Mode == "observe" {
 				title += " (observe mode: would skip, runs anyway)"
 			}
-			fmt.Fprintf(w, "\n%s: %s\n", title, Printable(d.Command))
+			fmt.Fprintf(w, "\n%s: %s\n", title, KeyText(d.Command))
 			fmt.Fprintf(w, "  why:        %s\n", Printable(whyOpen(d)))
 			fmt.Fprintf(w, "  failures:   %d since it last closed, %d in a row\n", d.FailureCount, d.ConsecutiveFailures)
 			if d.LastError != nil {
@@ -189,8 +217,15 @@ const TrailLength = 15
 func WriteMarkdown(w io.Writer, r Report, events store.Events, now time.Time) error {
 	fmt.Fprintf(w, "# guard health report\n\n")
 	fmt.Fprintf(w, "Generated %s from %s.\n\n", stamp(r.GeneratedAt), mdCode(r.StateFile))
-	fmt.Fprintf(w, "| keys | active | open | half-open | executions | failures |\n|---:|---:|---:|---:|---:|---:|\n")
-	fmt.Fprintf(w, "| %d | %d | %d | %d | %d | %d |\n", r.TotalHooks, r.ActiveHooks, r.DisabledHooks, r.HalfOpenHooks, r.TotalExecutions, r.TotalFailures)
+	// The observe column only when there are such keys, as the text has it.
+	t := r.tally()
+	if t.observe == 0 {
+		fmt.Fprintf(w, "| keys | active | open | half-open | executions | failures |\n|---:|---:|---:|---:|---:|---:|\n")
+		fmt.Fprintf(w, "| %d | %d | %d | %d | %d | %d |\n", r.TotalHooks, t.active, t.open, t.halfOpen, r.TotalExecutions, r.TotalFailures)
+	} else {
+		fmt.Fprintf(w, "| keys | active | open | half-open | observe mode, not closed | executions | failures |\n|---:|---:|---:|---:|---:|---:|---:|\n")
+		fmt.Fprintf(w, "| %d | %d | %d | %d | %d | %d | %d |\n", r.TotalHooks, t.active, t.open, t.halfOpen, t.observe, r.TotalExecutions, r.TotalFailures)
+	}
 	if spent := spentBudgets(r.Cooldown); len(spent) > 0 {
 		fmt.Fprintf(w, "\nAction budgets spent: %s.\n", mdText(strings.Join(spent, "; ")))
 	}
@@ -198,7 +233,7 @@ func WriteMarkdown(w io.Writer, r Report, events store.Events, now time.Time) er
 		fmt.Fprintf(w, "\n## Run times\n\n| key | runs | p50 | p95 | max |\n|---|---:|---:|---:|---:|\n")
 		for _, k := range slow {
 			d := r.DurationMS[k]
-			fmt.Fprintf(w, "| %s | %d | %s | %s | %s |\n", mdCode(k), d.Count, ms(d.P50), ms(d.P95), ms(d.Max))
+			fmt.Fprintf(w, "| %s | %d | %s | %s | %s |\n", mdCode(KeyText(k)), d.Count, ms(d.P50), ms(d.P95), ms(d.Max))
 		}
 	}
 	details := append(append([]HookDetail{}, r.DisabledHookDetails...), r.HalfOpenHookDetails...)
@@ -215,7 +250,7 @@ func WriteMarkdown(w io.Writer, r Report, events store.Events, now time.Time) er
 		if d.Mode == "observe" {
 			title += " (observe mode: would skip, runs anyway)"
 		}
-		fmt.Fprintf(w, "\n## %s: %s\n\n", title, mdCode(d.Command))
+		fmt.Fprintf(w, "\n## %s: %s\n\n", title, mdCode(KeyText(d.Command)))
 		fmt.Fprintf(w, "- **Why:** %s\n", mdText(whyOpen(d)))
 		fmt.Fprintf(w, "- **Failures:** %d since it last closed, %d in a row\n", d.FailureCount, d.ConsecutiveFailures)
 		if d.LastError != nil {

@@ -218,13 +218,13 @@ func StatusTable(w io.Writer, sts []KeyStatus, now time.Time, keyWidth int, colo
 		if st.LastError != nil {
 			last = Printable(LastError(*st.LastError, 60))
 		}
-		row := []string{state, fmt.Sprint(st.FailureCount), nextTry(st, now), st.DurationMS.Brief(), ellipsize(Printable(st.Key), keyWidth), last}
+		row := []string{state, fmt.Sprint(st.FailureCount), nextTry(st, now), st.DurationMS.Brief(), ellipsize(KeyText(st.Key), keyWidth), last}
 		if projects {
 			key, project := st.Key, "-"
 			if st.Project != "" {
 				key, project = strings.TrimSuffix(key, circuit.ProjectSep+st.Project), st.Project
 			}
-			row = []string{row[0], row[1], row[2], row[3], ellipsize(Printable(key), keyWidth), Printable(project), last}
+			row = []string{row[0], row[1], row[2], row[3], ellipsize(KeyText(key), keyWidth), Printable(project), last}
 		}
 		t.rows = append(t.rows, row)
 		running += len(st.Running)
@@ -253,7 +253,7 @@ func StatusTable(w io.Writer, sts []KeyStatus, now time.Time, keyWidth int, colo
 			if r.RemainingMS != nil {
 				left = (time.Duration(*r.RemainingMS) * time.Millisecond).Truncate(time.Second).String()
 			}
-			t.rows = append(t.rows, []string{fmt.Sprint(pid), (time.Duration(r.ElapsedMS) * time.Millisecond).Truncate(time.Second).String(), left, ellipsize(Printable(st.Key), keyWidth)})
+			t.rows = append(t.rows, []string{fmt.Sprint(pid), (time.Duration(r.ElapsedMS) * time.Millisecond).Truncate(time.Second).String(), left, ellipsize(KeyText(st.Key), keyWidth)})
 		}
 	}
 	t.write(w)

@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"guard/config"
+	"guard/internal/circuit"
 	"guard/internal/jsonx"
 	"guard/internal/supervise"
 )
@@ -59,6 +60,22 @@ func Printable(s string) string {
 		i += n
 	}
 	return b.String()
+}
+
+// KeyText writes a key for people to read, in every text output (status,
+// report, log, notices, doctor): as it is when it has nothing to escape
+// and no backslash, else as the one shell word circuit.KeyWord writes. So
+// two keys never show the same: the key made of "e" and the escape
+// character shows as $'e\x1b', the text e\x1b as 'e\x1b', a newline as
+// $'\n' and the text \n as '\n'; and what shows pastes as guard reset's
+// KEY. The empty key shows as its shell word too, a pair of single quotes.
+// (Printable alone would show both of each pair alike.) JSON keeps keys as
+// they are.
+func KeyText(key string) string {
+	if key != "" && !strings.Contains(key, `\`) && Printable(key) == key {
+		return key
+	}
+	return circuit.KeyWord(key)
 }
 
 // printableRune reports whether r, n bytes long, prints as itself.

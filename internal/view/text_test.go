@@ -32,6 +32,43 @@ func TestPrintable(t *testing.T) {
 	}
 }
 
+// TestKeyText: keys that Printable shows alike (an escape character and
+// the text \x1b, a newline and the text \n, U+202E and the text \u202e, a
+// byte and the text that spells it) show apart, each as the shell word that
+// names it; a key with nothing escaped and no backslash shows as it is
+// (h13 m16).
+func TestKeyText(t *testing.T) {
+	tests := []struct{ key, want string }{
+		{"lint", "lint"},
+		{"python3 check.py", "python3 check.py"},
+		{"it's", "it's"},
+		{"e\x1b", `$'e\x1b'`},
+		{`e\x1b`, `'e\x1b'`},
+		{"n\nl", `$'n\nl'`},
+		{`n\nl`, `'n\nl'`},
+		{"r\u202el", `$'r\xe2\x80\xael'`},
+		{`r\u202el`, `'r\u202el'`},
+		{`a\xceb`, `$'a\xceb'`}, // the stored key of a byte
+		{`a\\xceb`, `'a\xceb'`}, // the stored key of the text
+		{`back\slash`, `'back\slash'`},
+		{"", "''"},
+	}
+	seen := map[string]string{}
+	for _, tc := range tests {
+		got := KeyText(tc.key)
+		if got != tc.want {
+			t.Errorf("KeyText(%q) = %q; want %q", tc.key, got, tc.want)
+		}
+		if other, ok := seen[got]; ok {
+			t.Errorf("%q and %q both show as %s", other, tc.key, got)
+		}
+		seen[got] = tc.key
+		if Printable(got) != got {
+			t.Errorf("KeyText(%q) = %q is not safe to print", tc.key, got)
+		}
+	}
+}
+
 func TestErrorLine(t *testing.T) {
 	err := errors.New("cannot reach the database at postgres://u:s3cret@h/db?password=s3cret: \x1b[2Jgone\u202e\nsecond line")
 	got := ErrorLine(err)

@@ -79,6 +79,14 @@ func TestExitStatusesOfGuardItself(t *testing.T) {
 		{[]string{"guard", "run"}, exitUsage, "nothing to run"},
 		{[]string{"guard", "run", "--nope"}, exitUsage, "flag provided but not defined"},
 		{[]string{"guard", "--version"}, 0, ""},
+		// h13 m30: guard help [COMMAND] is the help, as guard cooldown help is.
+		{[]string{"guard", "help"}, 0, ""},
+		{[]string{"guard", "help", "run"}, 0, ""},
+		{[]string{"guard", "help", "cooldown", "check"}, 0, ""},
+		{[]string{"guard", "help", "help"}, 0, ""},
+		{[]string{"guard", "help", "nosuch"}, exitUsage, `unknown command "nosuch"`},
+		{[]string{"guard", "--state", "X", "help", "status"}, 0, ""},
+		{[]string{"guard", "help", "--config=C", "cooldown"}, 0, ""},
 	}
 	for _, tc := range tests {
 		var stdout, stderr bytes.Buffer

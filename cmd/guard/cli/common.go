@@ -124,20 +124,25 @@ func (e *env) handoff(err error) error {
 	return fmt.Errorf("%v (and it could not be started: %v)", err, xerr)
 }
 
-// findGuardPG returns the guard-pg to hand a database state over to: the
-// one beside this guard, else the one on PATH, whichever is guard-pg of
-// this very build (see isOurGuardPG). guard trusts it with the hook's
-// call, exit status included, so a stranger of that name (a script, an
-// older guard-pg whose command line may differ) is never run. If none
-// will do, why says what was wrong with those found ("" if none was).
-func findGuardPG() (path, why string) {
+// findGuardPG returns the guard-pg to hand a database state over to (see
+// findOurs).
+func findGuardPG() (path, why string) { return findOurs("guard-pg") }
+
+// findOurs returns the companion command name (guard-pg, guard-web) to
+// hand a command over to: the one beside this guard, else the one on
+// PATH, whichever is that command of this very build (see isOurs). guard
+// trusts it with the hook's call, exit status included, so a stranger of
+// that name (a script, an older build whose command line may differ) is
+// never run. If none will do, why says what was wrong with those found
+// ("" if none was).
+func findOurs(name string) (path, why string) {
 	var candidates []string
 	if exe, err := os.Executable(); err == nil {
-		if p := filepath.Join(filepath.Dir(exe), "guard-pg"); isExecutable(p) {
+		if p := filepath.Join(filepath.Dir(exe), name); isExecutable(p) {
 			candidates = append(candidates, p)
 		}
 	}
-	if p, err := exec.LookPath("guard-pg"); err == nil {
+	if p, err := exec.LookPath(name); err == nil {
 		if abs, err := filepath.Abs(p); err == nil {
 			p = abs
 		}
@@ -147,7 +152,7 @@ func findGuardPG() (path, why string) {
 	}
 	var whys []string
 	for _, p := range candidates {
-		err := isOurGuardPG(p)
+		err := isOurs(p, name)
 		if err == nil {
 			return p, ""
 		}
@@ -156,10 +161,17 @@ func findGuardPG() (path, why string) {
 	return "", strings.Join(whys, "; ")
 }
 
-// isOurGuardPG checks, from its build information and without running it,
-// that the file at path is guard's guard-pg command, built from the same
-// module version and source revision as this guard.
-func isOurGuardPG(path string) error {
+// isOurGuardPG checks that the file at path is guard's guard-pg of this
+// very build (see isOurs).
+func isOurGuardPG(path string) error { return isOurs(path, "guard-pg") }
+
+// isOurs checks, from its build information and without running it, that
+// the file at path is guard's command name (guard-pg, guard-web), built
+// from the same module version and source revision as this guard. (A
+// test binary, which is none of guard's commands, passes for a copy of
+// itself: guard's end-to-end tests run one test binary as guard and
+// guard-web.)
+func isOurs(path, name string) error {
 	info, err := readBuildInfo(path)
 	if err != nil {
 		return errors.New("is not a Go program")
@@ -168,7 +180,9 @@ func isOurGuardPG(path string) error {
 	if !ok {
 		return errors.New("cannot be checked: this guard has no build information")
 	}
-	if want := own.Main.Path + "/cmd/guard-pg"; info.Path != want || info.Main.Path != own.Main.Path {
+	want := own.Main.Path + "/cmd/" + name
+	testCopy := info.Path == own.Path && !strings.HasPrefix(own.Path, own.Main.Path+"/cmd/")
+	if (info.Path != want && !testCopy) || info.Main.Path != own.Main.Path {
 		return fmt.Errorf("is %s, not %s", info.Path, want)
 	}
 	if got, want := buildVersion(info), buildVersion(own); got != want {

@@ -156,7 +156,7 @@ func (e *env) doctorGuard(c *cli.Context, check func(doctor.Checked, []doctor.Fi
 		}
 		check(state, probs)
 		if serr == nil {
-			e.doctorCircuits(v, check)
+			e.doctorCircuits(cfg, v, check)
 		}
 	} else {
 		state.Detail = "cannot be opened"
@@ -202,19 +202,23 @@ func (e *env) doctorGuard(c *cli.Context, check func(doctor.Checked, []doctor.Fi
 }
 
 // doctorCircuits reports the open and half-open circuits.
-func (e *env) doctorCircuits(v store.CircuitView, check func(doctor.Checked, []doctor.Finding)) {
+func (e *env) doctorCircuits(cfg *config.Config, v store.CircuitView, check func(doctor.Checked, []doctor.Finding)) {
 	now := e.now()
 	sts, err := view.Statuses(v, nil, nil, now, liveness(host(e.getenv)).Alive)
 	if err != nil {
 		check(doctor.Checked{What: "circuits", Detail: "unreadable"}, []doctor.Finding{{Where: "state", Problem: view.ErrorLine(err), Fix: "the next guard run sets the entry aside"}})
 		return
 	}
+	markObserve(cfg, sts)
 	var probs []doctor.Finding
 	for _, st := range sts {
 		if st.State == string(breaker.Closed) {
 			continue
 		}
 		problem := "circuit " + st.State
+		if st.Mode == "observe" {
+			problem += " in observe mode (the hook still runs: nothing is skipped)"
+		}
 		if st.OpenReason != nil {
 			problem += ": " + *st.OpenReason
 		}
@@ -225,7 +229,7 @@ func (e *env) doctorCircuits(v store.CircuitView, check func(doctor.Checked, []d
 		if st.State == string(breaker.Open) && !st.RetryAfter.IsZero() {
 			fix += " (or it probes by itself at " + st.RetryAfter.UTC().Format("2006-01-02T15:04:05Z") + ")"
 		}
-		probs = append(probs, doctor.Finding{Where: "key " + st.Key, Problem: problem, Fix: fix})
+		probs = append(probs, doctor.Finding{Where: "key " + st.Key, Problem: problem, Fix: fix, Key: st.Key})
 	}
 	check(doctor.Checked{What: "circuits", Detail: fmt.Sprintf("%d keys, %d not closed", len(sts), len(probs))}, probs)
 }
@@ -264,7 +268,39 @@ func writable(path string) []doctor.Finding {
 	if err := unix.Access(path, unix.R_OK|unix.W_OK); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return []doctor.Finding{{Where: path, Problem: "is not readable and writable: " + err.Error(), Fix: "chmod u+rw " + path}}
 	}
+	// Permissions are not all: a full filesystem (or a spent quota) takes
+	// every write, and every run would warn. Write as guard writes the
+	// state: a file of a state's size in that directory, synced.
+	if err := writeProbe(at); err != nil {
+		fix := "free some space on the filesystem of " + at + ", or move the state (state_file, GUARD_STATE)"
+		if !errors.Is(err, unix.ENOSPC) && !errors.Is(err, unix.EDQUOT) {
+			fix = "make " + at + " writable, or move the state (state_file, GUARD_STATE)"
+		}
+		return []doctor.Finding{{Where: path, Problem: fmt.Sprintf("a test write of %d KiB in %s failed: %v%s", probeSize>>10, at, err, unguarded), Fix: fix}}
+	}
 	return nil
+}
+
+// probeSize is how much doctor writes to see that the state's directory
+// takes a write: a few KiB, the size of a small state file.
+const probeSize = 8 << 10
+
+// writeProbe writes probeSize bytes to a new temp file in dir, syncs it,
+// and removes it.
+func writeProbe(dir string) error {
+	f, err := os.CreateTemp(dir, ".guard-doctor-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(make([]byte, probeSize))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // writeDoctor prints the report for people.
@@ -284,7 +320,11 @@ func writeDoctor(e *env, r doctorReport) {
 	}
 	fmt.Fprintf(e.stdout, "\n%d %s:\n", len(r.Problems), plural(len(r.Problems), "problem", "problems"))
 	for i, p := range r.Problems {
-		fmt.Fprintf(e.stdout, "%2d. %s: %s\n    fix: %s\n", i+1, view.Printable(p.Where), view.Printable(p.Problem), view.Printable(p.Fix))
+		where := view.Printable(p.Where)
+		if p.Key != "" {
+			where = "key " + view.KeyText(p.Key)
+		}
+		fmt.Fprintf(e.stdout, "%2d. %s: %s\n    fix: %s\n", i+1, where, view.Printable(p.Problem), view.Printable(p.Fix))
 	}
 }
 

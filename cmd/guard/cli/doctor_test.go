@@ -46,3 +46,39 @@ func TestWritableStateDirectory(t *testing.T) {
 		t.Errorf("writable(read-only/sub/s.json) = %+v; want it not writable", got)
 	}
 }
+
+// TestWritableFullFilesystem covers h13 m23: a state whose filesystem is
+// full passes every permission check, yet every run warns "no space left
+// on device". doctor writes a few KiB there (and removes them) to see.
+func TestWritableFullFilesystem(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to mount a tiny tmpfs")
+	}
+	dir := t.TempDir()
+	if err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", dir).Run(); err != nil {
+		t.Skipf("cannot mount a tmpfs: %v", err)
+	}
+	t.Cleanup(func() { exec.Command("umount", dir).Run() })
+	state := filepath.Join(dir, "state.json")
+	os.WriteFile(state, []byte(`{"version":1,"hooks":{}}`), 0o600)
+	if got := writable(state); len(got) > 0 {
+		t.Fatalf("writable on a filesystem with room = %+v; want no problem", got)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".guard-doctor-*")); len(left) > 0 {
+		t.Errorf("doctor's test file was left behind: %v", left)
+	}
+	fill, _ := os.Create(filepath.Join(dir, "fill"))
+	for {
+		if _, err := fill.Write(make([]byte, 4096)); err != nil {
+			break
+		}
+	}
+	fill.Close()
+	got := writable(state)
+	if len(got) != 1 || !strings.Contains(got[0].Problem, "no space left on device") || !strings.Contains(got[0].Fix, "free some space") {
+		t.Errorf("writable on a full filesystem = %+v; want a problem that says there is no space", got)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".guard-doctor-*")); len(left) > 0 {
+		t.Errorf("doctor's test file was left behind: %v", left)
+	}
+}

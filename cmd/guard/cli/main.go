@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -169,6 +170,7 @@ func (e *env) main(args []string) int {
 		return e.complete(args)
 	}
 	args = hoistGlobalFlags(args)
+	args = helpCommand(args)
 	e.args = args
 	if len(args) > 1 && args[1] == "run" {
 		// guard's hot path skips urfave/cli when it can.
@@ -178,6 +180,33 @@ func (e *env) main(args []string) int {
 	}
 	app := e.app()
 	return e.exitStatus(app.Run(reorderFlags(app, args)))
+}
+
+// helpCommand reads "guard help [COMMAND...]" as "guard [COMMAND...]
+// --help": the help of guard, or of that command, on stdout, exit 0, as
+// "guard cooldown help" has it. (A command that is not guard's is still a
+// usage error.) Global flags given with it (guard --state X help status)
+// are dropped: help reads no state. Any other command line is returned as
+// it is.
+func helpCommand(args []string) []string {
+	if len(args) < 2 || args[1] != "help" {
+		return args
+	}
+	out := []string{args[0]}
+	for i := 2; i < len(args); i++ {
+		a := args[i]
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch {
+		case strings.HasPrefix(a, "-") && slices.Contains(globalFlags, name):
+			if !hasValue {
+				i++ // its value
+			}
+		case a == "help" && len(out) == 1:
+		default:
+			out = append(out, a)
+		}
+	}
+	return append(out, "--help")
 }
 
 // exitStatus turns what a command returned into guard's exit status,

@@ -148,11 +148,15 @@ func (e *env) report(c *cli.Context) error {
 	if out == "" {
 		out = stdio
 	}
-	if err := e.writeOutput(out, buf.Bytes(), 0o644, "guard.prom"); err != nil {
+	if err := e.writeOutput(out, buf.Bytes(), 0o644, reportFileName[format]); err != nil {
 		return fmt.Errorf("cannot write report: %w", err)
 	}
 	return nil
 }
+
+// reportFileName is the file name --output DIR suggests for each format
+// (html's is guard-web's, "guard.html").
+var reportFileName = map[string]string{"text": "guard.txt", "json": "guard.json", "markdown": "guard.md", "prometheus": "guard.prom"}
 
 // buildReport is the health report of the keys' statuses sts, with the
 // budgets of the cooldown state.

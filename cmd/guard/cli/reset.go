@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -54,10 +55,10 @@ func (e *env) reset(c *cli.Context) error {
 		if err != nil {
 			return false, err
 		}
-		var key string
-		closed, key, err = circuit.ResetKeys(tx, keys, all, now)
-		if key != "" {
-			missing = view.UnknownKey(key, tx)
+		closed, err = circuit.ResetKeys(tx, keys, all, now)
+		if ns := (*circuit.NoStateError)(nil); errors.As(err, &ns) {
+			missing = view.UnknownKey(ns.Key, tx)
+			return false, nil
 		}
 		return len(closed) > 0, err
 	})

@@ -235,7 +235,7 @@ func (e *env) launchFailureExit(key string, b config.Breaker, res *supervise.Res
 		return res.ExitCode
 	}
 	e.notef("guard: %s did not start (%s): recorded as a failure; exit %d instead of 2, so that Claude Code does not take it for a block (launch_failure_exit)",
-		view.Truncate(view.Printable(key), 80), view.Truncate(view.Printable(line), 160), b.LaunchFailureExit)
+		view.Truncate(view.KeyText(key), 80), view.Truncate(view.Printable(line), 160), b.LaunchFailureExit)
 	return b.LaunchFailureExit
 }
 

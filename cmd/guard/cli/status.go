@@ -393,6 +393,13 @@ func (e *env) addTimings(cfg *config.Config, sts []view.KeyStatus) {
 	t := e.timings(cfg)
 	for i := range sts {
 		sts[i].DurationMS = t[sts[i].Key]
+	}
+	markObserve(cfg, sts)
+}
+
+// markObserve marks the keys in observe mode.
+func markObserve(cfg *config.Config, sts []view.KeyStatus) {
+	for i := range sts {
 		if cfg.For(circuit.RuleKey(sts[i].Key)).Mode == "observe" {
 			sts[i].Mode = "observe"
 		}

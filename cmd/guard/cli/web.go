@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"syscall"
 	"time"
@@ -38,20 +37,21 @@ func SetWeb(w Web) { web = w }
 const handedOverWeb = "GUARD_HANDED_OVER_WEB"
 
 // handoffWeb runs this very command line again as guard-web, found beside
-// this guard, else on PATH, replacing this process. It returns only if it
-// cannot, with an error that says how to install guard-web.
+// this guard, else on PATH, and used only if it is guard-web of this very
+// build (see findOurs), replacing this process: a stranger of that name (a
+// script that exits 2, an older build) is never run. It returns only if it
+// cannot, with an error that says why and how to install guard-web.
 func (e *env) handoffWeb(what string) error {
 	if os.Getenv(handedOverWeb) != "" {
 		return fmt.Errorf("%s: the guard-web that guard handed it to has no dashboard either (a copy of guard?); build it with go install ./cmd/guard-web", what)
 	}
-	exe, _ := os.Executable()
-	path := filepath.Join(filepath.Dir(exe), "guard-web")
-	if exe == "" || !isExecutable(path) {
-		path, _ = exec.LookPath("guard-web")
+	path, why := findOurs("guard-web")
+	if why != "" && path == "" {
+		return fmt.Errorf("%s: guard-web not used: %s; install it again with make install (or go install ./cmd/guard-web)", what, why)
 	}
 	if path == "" || !e.exits {
 		dir := "guard's directory"
-		if exe != "" {
+		if exe, err := os.Executable(); err == nil {
 			dir = filepath.Dir(exe)
 		}
 		return fmt.Errorf("%s needs guard-web, the dashboard, which is neither beside this guard (in %s) nor on PATH: install it with make install (or go install ./cmd/guard-web); it is kept apart so that no guard call pays for a web server", what, dir)

@@ -29,6 +29,10 @@ type Finding struct {
 	Problem string `json:"problem"`
 	Fix     string `json:"fix"`
 	Warning bool   `json:"-"`
+	// Key is the circuit key a finding is about, if it is about one: the
+	// text report writes it so that two keys never show the same (Where
+	// keeps it as it is, for JSON).
+	Key string `json:"-"`
 }
 
 // A Checked is one thing that was checked, with what was found.
