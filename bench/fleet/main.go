@@ -277,12 +277,15 @@ func (b *bench) fleet() {
 // paired measures the targets' pairs side by side, alternating, so that
 // the load of a shared machine falls on both sides alike: one call with
 // 10 and with 10,000 keys in PostgreSQL (calls interleaved), and 16
-// callers on distinct keys with 100 and 10,000 keys in PostgreSQL and 10
-// keys in the file (cells alternated three times; the median).
+// callers on distinct keys with 100 and 10,000 keys in PostgreSQL, the
+// same through pgbouncer (the set-up docs/postgres.md gives a fleet), and
+// 10 keys in the file (cells alternated three times; the median).
 func (b *bench) paired() {
 	pg10, bin := b.state("postgres", 10)
 	pg10k, _ := b.state("postgres", 10000)
 	pg100, _ := b.state("postgres", 100)
+	bn10k, _ := b.state("pgbouncer", 10000)
+	bn100, _ := b.state("pgbouncer", 100)
 	file10, fbin := b.state("file", 10)
 	const runs = 100
 	var t10, t10k []time.Duration
@@ -298,7 +301,9 @@ func (b *bench) paired() {
 	cells := []struct {
 		name, bin, state string
 		rates            []float64
-	}{{"PostgreSQL, 10,000 keys", bin, pg10k, nil}, {"PostgreSQL, 100 keys", bin, pg100, nil}, {"file, 10 keys", fbin, file10, nil}}
+	}{{"PostgreSQL, 10,000 keys", bin, pg10k, nil}, {"PostgreSQL, 100 keys", bin, pg100, nil},
+		{"PostgreSQL through pgbouncer, 10,000 keys", bin, bn10k, nil}, {"PostgreSQL through pgbouncer, 100 keys", bin, bn100, nil},
+		{"file, 10 keys", fbin, file10, nil}}
 	for range 3 {
 		for i := range cells {
 			cells[i].rates = append(cells[i].rates, b.throughput(cells[i].bin, cells[i].state, 16, false).rate)
@@ -306,7 +311,7 @@ func (b *bench) paired() {
 	}
 	fmt.Printf("### Side by side\n\n")
 	fmt.Printf("One closed call (`guard-pg`), alternating between a state of 10 keys and one of 10,000, %d calls each: median %s ms with 10 keys, %s ms with 10,000.\n\n", runs, ms(t10[runs/2]), ms(t10k[runs/2]))
-	fmt.Printf("16 callers on distinct keys, %s a cell, the three cells run in turn three times:\n\n| state | calls/s (each turn) | median |\n|---|---|---:|\n", *dur)
+	fmt.Printf("16 callers on distinct keys, %s a cell, the cells run in turn three times:\n\n| state | calls/s (each turn) | median |\n|---|---|---:|\n", *dur)
 	for _, c := range cells {
 		r := slices.Clone(c.rates)
 		slices.Sort(r)
@@ -443,6 +448,12 @@ func (b *bench) targets() {
 		a, c := pg10k.rate/pg100.rate, pg10k.rate/file10.rate
 		fmt.Printf("| PostgreSQL, 16 callers on distinct keys, 10,000 keys | ≥ 0.8x the same with 100 keys | %.2fx (%.0f vs %.0f calls/s) | %s |\n", a, pg10k.rate, pg100.rate, yes(a >= 0.8))
 		fmt.Printf("| the same | ≥ 0.5x the file with 10 keys | %.2fx (vs %.0f calls/s) | %s |\n", c, file10.rate, yes(c >= 0.5))
+		if bn10k, ok := r["paired/PostgreSQL through pgbouncer, 10,000 keys"]; ok {
+			bn100 := r["paired/PostgreSQL through pgbouncer, 100 keys"]
+			a, c := bn10k.rate/bn100.rate, bn10k.rate/file10.rate
+			fmt.Printf("| the same through pgbouncer (transaction mode, 4 server connections) | ≥ 0.8x the same with 100 keys | %.2fx (%.0f vs %.0f calls/s) | %s |\n", a, bn10k.rate, bn100.rate, yes(a >= 0.8))
+			fmt.Printf("| the same | ≥ 0.5x the file with 10 keys | %.2fx (vs %.0f calls/s) | %s |\n", c, file10.rate, yes(c >= 0.5))
+		}
 	}
 	if one10k, ok := r["one/10000"]; ok {
 		one10 := r["one/10"]
