@@ -7,17 +7,36 @@
 #   bench/run.sh                  # 200 runs of each scenario, 16 x 200 in parallel
 #   bench/run.sh -runs 50 -out '' # quicker, print only
 #   bench/run.sh --stress         # then the long fault-injection runs
+#   bench/run.sh --baseline REV   # and a closed call of guard as built at
+#                                 # git revision REV, interleaved
 #
 # Other flags go to the driver (go run ./bench/driver -h).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stress=false
+baseline=
 args=()
-for a in "$@"; do
-	if [ "$a" = --stress ]; then stress=true; else args+=("$a"); fi
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--stress) stress=true ;;
+	--baseline) baseline=$2; shift ;;
+	*) args+=("$1") ;;
+	esac
+	shift
 done
 bin=$(mktemp -d)
-trap 'rm -rf "$bin"' EXIT
+trap 'rm -rf "$bin"; git worktree prune' EXIT
+if [ -n "$baseline" ]; then
+	# guard as it was at $baseline, built the same way, with that
+	# revision's example config (a newer one may name keys it does not know).
+	rev=$(git rev-parse --short "$baseline^{commit}")
+	git worktree add -q --detach "$bin/base-src" "$rev"
+	make --no-print-directory -C "$bin/base-src" build >/dev/null
+	cp "$bin/base-src/guard" "$bin/guard-base"
+	cp "$bin/base-src/guardrails.example.yaml" "$bin/base.yaml"
+	git worktree remove --force "$bin/base-src"
+	args+=(-baseline "$bin/guard-base" -baseline-config "$bin/base.yaml" -baseline-name "guard at $rev")
+fi
 # The build make install makes (see Makefile): static, without urfave/cli's
 # man-page generator.
 make --no-print-directory build >/dev/null

@@ -45,6 +45,9 @@ var (
 	gobench  = flag.String("gobench", "", "output of go test -bench to include in the report")
 	keep     = flag.Bool("keep", false, "keep the scratch directory (state files, event logs) and print its path")
 	config   = flag.String("config", "guardrails.example.yaml", "the guardrails.yaml in place for every guard call (empty: none)")
+	baseline = flag.String("baseline", "", "an earlier guard binary whose closed call is measured beside this one's, interleaved (empty: not measured)")
+	baseName = flag.String("baseline-name", "", "what the report calls the baseline (empty: its path)")
+	baseCfg  = flag.String("baseline-config", "", "the guardrails.yaml in place for the baseline's calls (its own version's example; empty: -config)")
 )
 
 // A scenario is one command measured again and again.
@@ -103,6 +106,18 @@ func main() {
 	if *guardPG != "" {
 		writeState(filepath.Join(dir, "k10pg.json"), 10, false)
 		scenarios = append(scenarios, &scenario{id: "pg", name: "closed call, guard-pg (10 keys)", argv: []string{*guardPG, "run", "--name", benchKey(5), "--", "/bin/true"}, env: stateEnv("k10pg.json")})
+	}
+	if *baseline != "" {
+		// An earlier guard on the same calls, with the example config of
+		// its own version (a newer one may name keys it does not know).
+		env := stateEnv("k10base.json")
+		if *baseCfg != "" {
+			abs, err := filepath.Abs(*baseCfg)
+			check(err)
+			env = append(env, "GUARD_CONFIG="+abs) // the last one wins
+		}
+		writeState(filepath.Join(dir, "k10base.json"), 10, false)
+		scenarios = append(scenarios, &scenario{id: "base", name: "closed call (10 keys), baseline", argv: []string{*baseline, "run", "--name", benchKey(5), "--", "/bin/true"}, env: env})
 	}
 	if *goflock != "" {
 		scenarios = append(scenarios, &scenario{id: "goflock", name: "goflock LOCKFILE /bin/true", argv: []string{*goflock, filepath.Join(dir, "goflock.lock"), "/bin/true"}, env: baseEnv})
@@ -301,6 +316,14 @@ func writeReport(w io.Writer, ss []*scenario, thr throughputResult, dir string) 
 		fmt.Fprintf(w, "That leaves %.2f ms of a closed call for the state (peek, register the run, update, event log line) within 1.6x flock; here they take %.2f ms.\n", budget/1e6, float64(closed-pass)/1e6)
 	} else {
 		fmt.Fprintf(w, "That is already over the 1.6x a closed call may cost, before the state's own work (peek, register the run, update, event log line: %.2f ms here).\n", float64(closed-pass)/1e6)
+	}
+	if b := by["base"]; b != nil {
+		name := *baseName
+		if name == "" {
+			name = "`" + *baseline + "`"
+		}
+		fmt.Fprintf(w, "\nThe baseline row is an earlier build of guard (%s), run interleaved with this one on the same calls with its own version's example config: this guard's closed call is %.2fx the baseline's (%s against %s).\n",
+			name, float64(closed)/float64(median(b.wall)), ms(closed), ms(median(b.wall)))
 	}
 	if pg := by["pg"]; pg != nil {
 		fmt.Fprintf(w, "\n`guard-pg` is guard with the PostgreSQL driver (pgx) linked in, here on the same kind of JSON file: its larger binary starts more slowly (%.2fx a closed call of guard). `make install` installs both and guard hands a `postgres://` state to guard-pg, so a call on a file never pays for the driver; `make install-pg` (guard-pg installed as guard) does.\n",
