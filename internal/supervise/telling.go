@@ -7,13 +7,19 @@ import "strings"
 // indented under another (a "Caused by:", a stack trace, an object dump):
 // then that line, with the cause after it if there is one, so that uv's
 // "error: Failed to spawn: `check.py`" is not reduced to its "Caused by:
-// No such file or directory".
+// No such file or directory". A runtime's own trailer after its report
+// (Node's "Node.js v20.1.0") is not the telling line, and neither is a
+// list under the error (Node's "Require stack:"): an error's heading
+// ("TypeError: ...") just above the trace is.
 func Telling(msg string) string {
 	var lines []string
 	for _, l := range strings.Split(msg, "\n") {
 		if l = strings.TrimRight(l, " \t\r"); strings.TrimSpace(l) != "" {
 			lines = append(lines, l)
 		}
+	}
+	for len(lines) > 1 && runtimeTrailer(lines[len(lines)-1]) {
+		lines = lines[:len(lines)-1]
 	}
 	if len(lines) == 0 {
 		return strings.TrimSpace(msg)
@@ -26,6 +32,13 @@ func Telling(msg string) string {
 		if indented(lines[i]) {
 			continue
 		}
+		// The error's heading, if it is a few lines up (above a list
+		// such as Node's "Require stack:\n- /p/hook.js").
+		for j := i; j >= 0 && j > i-4 && !errorHeading(lines[i]); j-- {
+			if !indented(lines[j]) && errorHeading(lines[j]) {
+				i = j
+			}
+		}
 		line := strings.TrimSpace(lines[i])
 		if cause, ok := strings.CutPrefix(strings.TrimSpace(last), "Caused by:"); ok {
 			line += "; caused by:" + cause
@@ -35,4 +48,47 @@ func Telling(msg string) string {
 	return strings.TrimSpace(last)
 }
 
-func indented(line string) bool { return line[0] == ' ' || line[0] == '\t' }
+// runtimeTrailer reports whether line is what Node and Bun print after an
+// uncaught error's report: their own version ("Node.js v20.1.0", "Bun
+// v1.1.0 (Linux x64)"). Hand-written, as is errorHeading: a regular
+// expression compiled at start-up would cost every guard run.
+func runtimeTrailer(line string) bool {
+	for _, p := range []string{"Node.js v", "Bun v"} {
+		if v, ok := strings.CutPrefix(line, p); ok && v != "" && v[0] >= '0' && v[0] <= '9' && !strings.Contains(v, ": ") {
+			return true
+		}
+	}
+	return false
+}
+
+// errorHeading reports whether line is an error's first line in Node,
+// Python, Java and alike: "Error: ...", "TypeError: ...", "Error
+// [ERR_X]: ...", "java.lang.IllegalStateException: ...".
+func errorHeading(line string) bool {
+	name, _, ok := strings.Cut(line, ":")
+	if !ok {
+		return false
+	}
+	if b := strings.IndexByte(name, ' '); b >= 0 {
+		if !strings.HasPrefix(name[b:], " [") || !strings.HasSuffix(name, "]") {
+			return false
+		}
+		name = name[:b]
+	}
+	if !strings.HasSuffix(name, "Error") && !strings.HasSuffix(name, "Exception") {
+		return false
+	}
+	for _, r := range name {
+		if !(r == '_' || r == '$' || r == '.' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// indented reports whether line belongs to the block under another line:
+// it is indented, or it only closes brackets (the "}" that ends Node's
+// dump of an error's properties).
+func indented(line string) bool {
+	return line[0] == ' ' || line[0] == '\t' || strings.Trim(line, "}])") == ""
+}

@@ -182,11 +182,14 @@ func WriteText(w io.Writer, r Report, now time.Time) {
 }
 
 func whyOpen(d HookDetail) string {
-	why := "after failures"
-	if d.OpenReason != nil {
+	// A circuit another tool opened (the Python wrapper) has no reason.
+	why := "failures"
+	if d.OpenReason != nil && *d.OpenReason != "" {
 		why = *d.OpenReason
 	}
 	switch {
+	case d.Forced && why == "failures":
+		return fmt.Sprintf("tripped by hand at %s", stamp(d.DisabledAt))
 	case d.Forced:
 		return fmt.Sprintf("tripped by hand at %s (%s)", stamp(d.DisabledAt), why)
 	case d.State == string(breaker.HalfOpen):

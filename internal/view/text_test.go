@@ -5,6 +5,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
+
+	"guard/internal/jsonx"
 )
 
 func TestPrintable(t *testing.T) {
@@ -97,5 +100,24 @@ func TestJSONSafe(t *testing.T) {
 	}
 	if got := JSONSafe("{\"k\": \"a\xceb\"}"); got != "{\"k\": \"a\xceb\"}" {
 		t.Errorf("JSONSafe changed a byte that is not UTF-8: %q", got)
+	}
+}
+
+// A circuit opened by another tool has no open_reason: the report says
+// "after failures" once (real-hooks re-run, N2).
+func TestWhyOpen(t *testing.T) {
+	at := jsonx.Time{Time: time.Date(2026, 11, 24, 3, 0, 0, 0, time.UTC)}
+	reason := "3 failures in a row"
+	for _, tc := range []struct {
+		d    HookDetail
+		want string
+	}{
+		{HookDetail{State: "open", DisabledAt: at}, "opened at 2026-11-24T03:00:00Z after failures"},
+		{HookDetail{State: "open", DisabledAt: at, OpenReason: &reason}, "opened at 2026-11-24T03:00:00Z after 3 failures in a row"},
+		{HookDetail{State: "open", DisabledAt: at, Forced: true}, "tripped by hand at 2026-11-24T03:00:00Z"},
+	} {
+		if got := whyOpen(tc.d); got != tc.want {
+			t.Errorf("whyOpen(%+v) = %q; want %q", tc.d, got, tc.want)
+		}
 	}
 }

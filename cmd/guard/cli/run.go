@@ -139,6 +139,9 @@ func (e *env) guardRun(l runLine) (err error) {
 		return e.unguarded(argv, only)
 	}
 
+	// From here guard may wait for a lock, and a signal must then end it
+	// with 128+n (its handler in place), not kill it by default.
+	<-e.sigsReady
 	hooks, err := e.openHooks(cfg)
 	if err != nil {
 		return e.guardFailed(cfg, b, argv, key, err)
