@@ -29,7 +29,15 @@ type Options struct {
 	Getenv  func(string) string // nil: os.Getenv
 	Environ func() []string     // nil: os.Environ
 	Home    string              // "": os.UserHomeDir
+
+	// Stdin is what a Path of "-" reads ('guard config check -'). With no
+	// Stdin, a Path of "-" is an error: under guard run, standard input is
+	// the hook's.
+	Stdin io.Reader
 }
+
+// StdinSource is the Source of a configuration read from standard input.
+const StdinSource = "standard input"
 
 // ErrInvalid is matched by every error Load returns about the content of
 // the configuration (as opposed to failing to read it).
@@ -95,7 +103,13 @@ func Load(opts Options) (*Config, error) {
 	if xerr != nil {
 		return nil, invalid("config file %s: %v", path, xerr)
 	}
-	if path != "" {
+	switch {
+	case path == "-" && opts.Path == "-" && opts.Stdin != nil:
+		path = StdinSource
+		data, err = io.ReadAll(opts.Stdin)
+	case path == "-":
+		return nil, invalid("config file -: standard input is read only by 'guard config check -' (a file really named so is ./-)")
+	case path != "":
 		data, err = os.ReadFile(path)
 	}
 	switch {

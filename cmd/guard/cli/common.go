@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,10 +34,17 @@ func (e *env) loadConfig(c *cli.Context) (*config.Config, error) {
 // loadConfigFrom loads the config at path (empty: the default), with the
 // state file overridden by state if it is not empty.
 func (e *env) loadConfigFrom(path, state string) (*config.Config, error) {
+	return e.loadConfigReading(path, state, nil)
+}
+
+// loadConfigReading is loadConfigFrom, with a path of "-" read from stdin
+// if stdin is not nil ('guard config check -').
+func (e *env) loadConfigReading(path, state string, stdin io.Reader) (*config.Config, error) {
 	cfg, err := config.Load(config.Options{
 		Path:    path,
 		Getenv:  e.getenv,
 		Environ: e.environ,
+		Stdin:   stdin,
 	})
 	if err != nil {
 		return nil, err

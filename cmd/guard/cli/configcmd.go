@@ -27,8 +27,8 @@ Example:
 			Name:      "check",
 			Usage:     "print the effective configuration, or what is wrong with it",
 			ArgsUsage: "[FILE]",
-			Description: `Loads FILE (default: --config, $GUARD_CONFIG, then ~/.claude/guardrails.yaml)
-with the GUARDRAILS_* and GUARD_* environment variables applied, and prints
+			Description: `Loads FILE (default: --config, $GUARD_CONFIG, then ~/.claude/guardrails.yaml;
+- reads standard input) with the GUARDRAILS_* and GUARD_* environment variables applied, and prints
 the effective configuration with every setting spelled out. An invalid file
 prints the problem with its file and line, and exits 1.
 
@@ -38,6 +38,7 @@ the hooks rules.
 Examples:
    guard config check
    guard config check ./guardrails.yaml
+   printf 'lock_timeout: 1s\n' | guard config check -
    guard config check --key "python3 lint.py"`,
 			Flags: append([]cli.Flag{
 				&cli.StringFlag{Name: "key", Usage: "show the settings for `KEY`"},
@@ -56,7 +57,10 @@ func (e *env) configCheck(c *cli.Context) error {
 			return err
 		}
 	}
-	cfg, err := e.loadConfig(c)
+	cfg, err := e.loadConfigReading(c.String("config"), c.String("state"), e.stdin)
+	if err == nil && c.String("cooldown-state") != "" {
+		cfg.Cooldown.StateFile = c.String("cooldown-state")
+	}
 	if err != nil {
 		return err
 	}
