@@ -14,7 +14,9 @@
 // the file just before it was removed finds, once it has the lock, that
 // the name now leads elsewhere or nowhere, and tries again: two runs never
 // hold one name. A file left by a guard that was killed is taken over by
-// the next run of its key, or removed by List once its holder is dead.
+// the next run of its key, or removed by sweepRuns once it is an hour old;
+// List skips it meanwhile (its holder is dead), and removes nothing: it
+// never locks a slot, so that it can never make a caller think one taken.
 // Creating and removing a file costs a run some tens of microseconds
 // (BENCHMARKS.md).
 //
