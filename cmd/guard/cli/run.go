@@ -112,6 +112,9 @@ func (e *env) guardRun(l runLine) (err error) {
 	if err != nil {
 		return &usageError{err: err}
 	}
+	if l.shellMissing {
+		e.warnf("--shell %s: not found on PATH, in /bin or in /usr/bin; /bin/sh runs the command", view.Printable(l.Shell))
+	}
 	cfg, err := e.loadConfigFrom(l.config, l.state)
 	if err != nil {
 		e.warnf("%v; running %q unguarded", view.ErrorLine(err), key)

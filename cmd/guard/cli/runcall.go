@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -24,6 +25,8 @@ type Call struct {
 	Timeout, Cooldown                                   *time.Duration
 	FailureThreshold, SuccessThreshold, CooldownSeconds *int
 	OnSkip                                              *string // --on-skip allow|block
+
+	shellMissing bool // --shell named a shell that is nowhere: /bin/sh runs Command
 }
 
 // Target works out what to run, under which key, and which key the
@@ -47,7 +50,9 @@ func (l *Call) commandLine() (argv []string, key string, err error) {
 	case l.HasCommand && len(l.Args) > 0:
 		return nil, "", errors.New("give -c 'STRING' or -- CMD, not both")
 	case l.HasCommand:
-		argv, key = []string{ShellPath(l.Shell), "-c", l.Command}, l.Command
+		sh, found := FindShell(l.Shell)
+		l.shellMissing = !found
+		argv, key = []string{sh, "-c", l.Command}, l.Command
 	case len(l.Args) > 0:
 		argv = l.Args
 		key = circuit.CommandKey(argv)
@@ -104,20 +109,33 @@ func (l *Call) Settings(cfg *config.Config, key string) (config.Breaker, error) 
 }
 
 // ShellPath returns the program that runs a -c string for --shell name:
-// /bin/sh for "" or sh; else name, found on PATH if it has no slash, and
-// /bin/sh if it is not there (guard then runs the hook with sh rather than
-// not at all).
+// /bin/sh for "" or sh; else name, found on PATH if it has no slash, then
+// in /bin and /usr/bin (a hook's PATH may leave them out), and /bin/sh if
+// it is not there: guard then runs the hook with sh rather than not at
+// all, and FindShell tells the caller, who warns.
 func ShellPath(name string) string {
+	p, _ := FindShell(name)
+	return p
+}
+
+// FindShell is ShellPath, and reports false when it fell back to /bin/sh
+// for a shell it could not find.
+func FindShell(name string) (string, bool) {
 	if name == "" || name == "sh" || name == "/bin/sh" {
-		return "/bin/sh"
+		return "/bin/sh", true
 	}
 	if strings.ContainsRune(name, '/') {
-		return name
+		return name, true
 	}
 	if p, err := exec.LookPath(name); err == nil {
-		return p
+		return p, true
 	}
-	return "/bin/sh"
+	for _, dir := range []string{"/bin/", "/usr/bin/"} {
+		if fi, err := os.Stat(dir + name); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return dir + name, true
+		}
+	}
+	return "/bin/sh", false
 }
 
 // Salvage finds the command in a guard run command line (args, from the
