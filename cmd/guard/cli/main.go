@@ -115,6 +115,7 @@ type env struct {
 	// watching, when set, keeps the event logs status --watch reads from
 	// one frame to the next.
 	watching *watchEvents
+	fitCols  int // status --watch on a terminal: its width, which keys shorten to fit
 
 	// exits is set when the process ends with the command, so that what
 	// the operating system undoes anyway (signal subscriptions) is left.

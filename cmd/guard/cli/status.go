@@ -145,11 +145,15 @@ func (e *env) status(c *cli.Context) error {
 			}
 		}
 		buf.Reset()
+		rows, cols := 0, 0
+		if term {
+			rows, cols = termSize(e.stdout)
+			e.fitCols = cols
+		}
 		if err := e.statusOnce(c, &buf); err != nil {
 			return err
 		}
 		if term {
-			rows, cols := termSize(e.stdout)
 			e.stdout.Write(frame(buf.String(), clear, interval, rows, cols))
 			continue
 		}
@@ -261,6 +265,30 @@ func termSize(w io.Writer) (rows, cols int) {
 	return int(ws.Row), int(ws.Col)
 }
 
+// fitKeys returns the key width at which the KEY column of the status
+// table ends within the terminal's width (e.fitCols), so that --watch on a
+// narrow terminal still tells long keys apart: cut at the screen's edge,
+// they would all show the same first letters; shortened in the middle,
+// they keep their ends. It never goes under 5 columns, nor over width.
+func (e *env) fitKeys(sts []view.KeyStatus, now time.Time, width int) int {
+	var b bytes.Buffer
+	view.StatusTable(&b, sts, now, width, false)
+	header, _, _ := strings.Cut(b.String(), "\n")
+	start := strings.Index(header, "KEY")
+	if start < 0 {
+		return width
+	}
+	room := e.fitCols - 1 - start // the header is plain ASCII
+	longest := 0
+	for _, st := range sts {
+		longest = max(longest, len([]rune(view.KeyText(st.Key))))
+	}
+	if longest <= room || (width > 0 && width <= room) {
+		return width
+	}
+	return max(room, 5)
+}
+
 // A keyStatus is one element of 'guard status --json': the key's status,
 // and whether guard knows the key at all: the state has an entry for it,
 // or it has a run in flight. A key it does not know is shown as a closed
@@ -302,6 +330,9 @@ func (e *env) statusOnce(c *cli.Context, w io.Writer) error {
 		width := view.KeyWidth
 		if c.Bool("wide") {
 			width = 0
+		}
+		if e.fitCols > 0 && !c.Bool("wide") {
+			width = e.fitKeys(sts, now, width)
 		}
 		view.StatusTable(w, sts, now, width, e.color())
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 
 	"guard/internal/ptytest"
 	"guard/internal/store/file"
+	"guard/internal/view"
 )
 
 // TestColourOnlyOnATerminalWithoutNoColor covers hostile-user finding 13:
@@ -222,5 +224,37 @@ func TestWatchKeepsItsEventLogCache(t *testing.T) {
 	cfg.StateFile = filepath.Join(dir, "other.json")
 	if third, _ := e.runEvents(cfg); third == first {
 		t.Errorf("the cache outlived a change of state file")
+	}
+}
+
+// On a narrow terminal, --watch shortens keys in the middle so that the
+// KEY column ends on the screen: long keys that differ only at the end
+// stay apart (hostile-user-2 re-run: at 40 columns, five keys all showed
+// as "a-rath").
+func TestWatchKeysFitTheWidth(t *testing.T) {
+	now := time.Date(2026, 11, 24, 3, 0, 0, 0, time.UTC)
+	var sts []view.KeyStatus
+	for i := range 5 {
+		sts = append(sts, view.KeyStatus{Key: fmt.Sprintf("a-rather-long-key-name-for-a-hook-number-%04d", i), State: "closed"})
+	}
+	for _, cols := range []int{50, 60, 80, 200} { // "closed (no state)" starts KEY at 44
+		e := &env{fitCols: cols}
+		width := e.fitKeys(sts, now, view.KeyWidth)
+		var b bytes.Buffer
+		view.StatusTable(&b, sts, now, width, false)
+		var shown []string
+		for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n")[1:] {
+			line = clip(line, cols-1)
+			if seen := slices.Index(shown, line); seen >= 0 {
+				t.Errorf("%d columns: two keys show alike: %q", cols, line)
+			}
+			shown = append(shown, line)
+			if !strings.Contains(line, fmt.Sprintf("%d", len(shown)-1)) {
+				t.Errorf("%d columns: the key's end is cut off: %q", cols, line)
+			}
+		}
+	}
+	if got := (&env{fitCols: 200}).fitKeys(sts, now, 0); got != 0 {
+		t.Errorf("--wide on a wide terminal: key width %d; want 0 (whole keys)", got)
 	}
 }
