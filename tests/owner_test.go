@@ -296,3 +296,139 @@ func TestPlantedSymlinkAtAnOutputIsRefused(t *testing.T) {
 		t.Errorf("our own link was not followed: %v", err)
 	}
 }
+
+// TestPlantedSymlinkAtSettingsIsRefused covers h21 N1: install and
+// uninstall (--dry-run too) follow the rule of every file guard writes for
+// the settings file they rewrite: another user's symlink in a sticky
+// world-writable directory, at the file or at a directory on the way to it,
+// is refused (exit 1) with the link and the reason, and nothing is read to
+// be rewritten, written or backed up through it. The state that install
+// moves off the Python wrapper keeps the state's rule. Our own link, and
+// the directory owner's, are followed as ever, and stay links.
+func TestPlantedSymlinkAtSettingsIsRefused(t *testing.T) {
+	needRoot(t)
+	const bare = `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"echo hi"}]}]}}` + "\n"
+	const wrapped = `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"guard run -c 'echo hi'"}]}]}}` + "\n"
+	for _, tc := range []struct {
+		verb, doc string
+		dryRun    bool
+		dir       bool // the planted link is a directory on the way
+	}{
+		{"install", bare, false, false},
+		{"install", bare, false, true},
+		{"install", bare, true, false},
+		{"uninstall", wrapped, false, false},
+		{"uninstall", wrapped, false, true},
+		{"uninstall", wrapped, true, true},
+	} {
+		name := tc.verb
+		if tc.dryRun {
+			name += " --dry-run"
+		}
+		if tc.dir {
+			name += " through a directory"
+		}
+		t.Run(name, func(t *testing.T) {
+			sb := newSandbox(t, "")
+			st := sb.path("st")
+			os.Mkdir(st, 0o777)
+			os.Chmod(st, 0o777|os.ModeSticky)
+			victimDir := sb.path("victim")
+			os.Mkdir(victimDir, 0o755)
+			victim := filepath.Join(victimDir, "settings.json")
+			os.WriteFile(victim, []byte(tc.doc), 0o644)
+			link, target, settings := filepath.Join(st, "settings.json"), victim, filepath.Join(st, "settings.json")
+			if tc.dir {
+				link, target, settings = filepath.Join(st, "dl"), victimDir, filepath.Join(st, "dl", "settings.json")
+			}
+			if err := os.Symlink(target, link); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Lchown(link, otherUID, otherGID); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{tc.verb, "--settings", settings}
+			if tc.verb == "install" {
+				args = append(args, "--binary", "guard")
+			}
+			if tc.dryRun {
+				args = append(args, "--dry-run")
+			}
+			code, stdout, stderr := sb.guard(args...)
+			if code != 1 || !strings.Contains(stderr, link+" (owned by uid 65534): refusing to follow a symlink another user owns in a sticky world-writable directory") {
+				t.Errorf("guard %s: exit %d, stderr %q; want it refused (exit 1), naming the link", strings.Join(args, " "), code, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("guard %s read through the link: stdout %q", strings.Join(args, " "), stdout)
+			}
+			if data, _ := os.ReadFile(victim); string(data) != tc.doc {
+				t.Errorf("written through the link: %q", data)
+			}
+			if entries, _ := os.ReadDir(victimDir); len(entries) != 1 {
+				t.Errorf("%d files beside the link's target; want only it (no backup)", len(entries))
+			}
+		})
+	}
+
+	t.Run("own links", func(t *testing.T) {
+		sb := newSandbox(t, "")
+		st := sb.path("st")
+		os.Mkdir(st, 0o777)
+		os.Chmod(st, 0o777|os.ModeSticky)
+		real := sb.path("dotfiles.json")
+		os.WriteFile(real, []byte(bare), 0o644)
+		for _, owner := range []string{"ours", "the directory's"} {
+			if owner == "the directory's" {
+				os.Chown(st, otherUID, otherGID)
+			}
+			mine := filepath.Join(st, "settings.json")
+			os.Remove(mine)
+			os.Symlink(real, mine)
+			if owner == "the directory's" {
+				os.Lchown(mine, otherUID, otherGID)
+			}
+			for _, verb := range []string{"install", "uninstall"} {
+				if code, _, stderr := sb.guard(verb, "--settings", mine); code != 0 {
+					t.Fatalf("guard %s through %s link: exit %d: %s", verb, owner, code, stderr)
+				}
+				if fi, err := os.Lstat(mine); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+					t.Errorf("guard %s replaced %s link: %v", verb, owner, err)
+				}
+			}
+			if data, _ := os.ReadFile(real); string(data) != bare {
+				t.Errorf("after install and uninstall through %s link: %q; want the bytes back", owner, data)
+			}
+			if backups, _ := filepath.Glob(real + ".bak-*"); len(backups) == 0 {
+				t.Errorf("no backup beside the link's target through %s link", owner)
+			}
+		}
+	})
+
+	t.Run("moved state", func(t *testing.T) {
+		sb := newSandbox(t, "")
+		st := sb.path("st")
+		os.Mkdir(st, 0o777)
+		os.Chmod(st, 0o777|os.ModeSticky)
+		victim := sb.path("victim.json")
+		const state = `{"hooks":{"lint":{"state":"open"}}}` + "\n"
+		os.WriteFile(victim, []byte(state), 0o644)
+		link := filepath.Join(st, "hook_state.json")
+		os.Symlink(victim, link)
+		os.Lchown(link, otherUID, otherGID)
+		sb.env = append(sb.env, "GUARD_STATE="+link)
+		settings := sb.path("settings.json")
+		os.WriteFile(settings, []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"python3 /opt/g/circuit_breaker_wrapper.py -- python3 lint.py"}]}]}}`), 0o644)
+		for _, verb := range []string{"install", "uninstall"} {
+			code, _, stderr := sb.guard(verb, "--settings", settings)
+			if code != 0 || !strings.Contains(stderr, "state was not moved") || !strings.Contains(stderr, "refusing to follow a symlink another user owns") {
+				t.Errorf("guard %s: exit %d, stderr %q; want the settings rewritten and the state left, saying why", verb, code, stderr)
+			}
+			if data, _ := os.ReadFile(victim); string(data) != state {
+				t.Fatalf("guard %s wrote the state through the link: %q", verb, data)
+			}
+		}
+		if beside, _ := filepath.Glob(victim + "?*"); len(beside) > 0 {
+			t.Errorf("files made beside the link's target: %q", beside)
+		}
+	})
+}

@@ -25,10 +25,21 @@ type File struct {
 // replaces the file atomically, keeping its mode, owner and group. verb
 // names the rewrite in errors. A file that is not JSON is left untouched,
 // with its line and column in the error.
+//
+// A symlink at path, or on the way to it, is followed (the file is
+// replaced, the link stays: a settings.json kept in a dotfiles repository),
+// under the rule of every file guard writes (atomicfile.Resolve): another
+// user's symlink in a sticky world-writable directory is refused with
+// atomicfile.ErrUnsafeLink, naming the link, before anything is read, and
+// nothing is written through it, a backup included.
 func RewriteFile(path, verb string, now time.Time, dryRun bool, rewrite func([]byte) (Result, error)) (File, error) {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real // replace the file, not the link to it
+	real, err := atomicfile.Resolve(path)
+	if err != nil {
+		return File{Path: path}, fmt.Errorf("%w; nothing changed", err)
 	}
+	if abs, _ := filepath.Abs(path); real != abs {
+		path = real // replace the file, not the link to it
+	} // else no link: keep the name as given, for messages
 	f := File{Path: path}
 	info, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -302,15 +302,6 @@ func unquoteDouble(w string) string {
 	return w
 }
 
-// programOf returns the program argv runs, behind wrappers such as env.
-func programOf(argv []string) string {
-	prog := shell.Command{Words: argv}.Program()
-	if len(prog) == 0 {
-		return ""
-	}
-	return prog[0]
-}
-
 // pythonArgs reports whether an exec-form hook (its program and its
 // arguments) runs the Python wrapper.
 func pythonArgs(argv []string) bool {

@@ -369,12 +369,14 @@ func (r *Result) installExec(doc []byte, h hook, desc Hook, opts Options) error 
 }
 
 // leaveExec says why an exec-form hook that runs argv is not wrapped, or
-// returns "".
+// returns "". Whether it calls guard is asked of the shell line that runs
+// argv (shell.Join), as of a shell-form hook's command: guard behind env,
+// or in the script of bash -c, is guard as much as guard itself.
 func (r *Result) leaveExec(h hook, argv []string, opts Options) string {
 	switch {
 	case pythonArgs(argv):
 		return WhyPyArgs
-	case isGuardProgram(programOf(argv)):
+	case callsGuard(shell.Join(argv)):
 		return WhyGuard
 	case opts.skip(shell.Join(argv)):
 		return WhyExcluded
@@ -453,7 +455,7 @@ func (r *Result) uninstall(doc []byte, h hook) {
 		if h.execForm() && argsOK {
 			at, _, ok := execWrapped(cmd, args)
 			if !ok {
-				if isGuardProgram(cmd) && len(args) > 0 && args[0] == "run" {
+				if RunsGuard(shell.Join(append([]string{cmd}, args...))) {
 					r.leave(h, shell.Join(append([]string{cmd}, args...)), WhyEdited)
 				}
 				return

@@ -452,6 +452,44 @@ func TestGuardCallForms(t *testing.T) {
 	}
 }
 
+// TestExecGuardCallForms covers h21 N3: an exec-form hook that calls guard
+// is recognised as the shell form is (its argv read as the shell line that
+// runs it), through a shell's -c script (sh, bash, behind env or
+// /usr/bin/env, options clustered), behind env, or as guard itself: left
+// alone as a guard call, never wrapped a second time, and reported, not
+// touched, by Uninstall.
+func TestExecGuardCallForms(t *testing.T) {
+	for _, argv := range [][]string{
+		{"bash", "-c", "guard run -c x9"},
+		{"sh", "-c", "guard-pg run -c x"},
+		{"sh", "-ec", "cd /srv && /usr/local/bin/guard run -- ./lint.sh"},
+		{"/bin/bash", "--norc", "-lc", `sh -c 'guard run -c x'`},
+		{"env", "bash", "-c", "guard run -c x"},
+		{"/usr/bin/env", "bash", "-c", "guard run -c x"},
+		{"env", "A=1", "sh", "-c", `"$HOME/.local/bin/guard" run -c x`},
+		{"env", "A=1", "/usr/bin/guard", "run", "--", "x"},
+		{"$HOME/.local/bin/guard", "run", "-c", "x"},
+		{"guard", "cooldown", "hook"},
+	} {
+		args, _ := json.Marshal(argv[1:])
+		doc := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":` + string(jsonString(argv[0])) + `,"args":` + string(args) + `}]}]}}`
+		r, err := Install([]byte(doc), Options{Binary: bin})
+		if err != nil || len(r.Changes) != 0 || len(r.Left) != 1 || r.Left[0].Why != WhyGuard {
+			t.Errorf("%q: changes %+v, left %+v (%v); want it left alone as a guard call", argv, r.Changes, r.Left, err)
+		}
+		if slices.Contains(argv, "run") || strings.Contains(argv[len(argv)-1], " run ") {
+			if u, _ := Uninstall([]byte(doc)); len(u.Changes) != 0 || len(u.Left) != 1 || u.Left[0].Why != WhyEdited {
+				t.Errorf("%q: Uninstall %+v, left %+v; want it reported, not touched", argv, u.Changes, u.Left)
+			}
+		}
+	}
+	// A shell that runs something else is wrapped, as ever.
+	doc := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"bash","args":["-c","echo guard run; ./guardctl run"]}]}]}}`
+	if r, err := Install([]byte(doc), Options{Binary: bin}); err != nil || len(r.Changes) != 1 {
+		t.Errorf("bash -c 'echo guard run; ./guardctl run': changes %+v, left %+v (%v); want it wrapped", r.Changes, r.Left, err)
+	}
+}
+
 // TestBinaryNeedsQuotes covers m5: a --binary path with characters the
 // shell or JSON must quote installs hooks that Uninstall recognises and
 // undoes, and that a second install leaves as they are.

@@ -44,7 +44,8 @@ blocks too. Other members ("timeout", "async", "if", "matcher", ...) are kept.
 
 Left alone, and listed with the reason, so a second install changes nothing:
 hooks that already call guard (guard-pg, a quoted "$HOME/.../guard", behind
-VAR=value or env, inside bash -c '...' too), hooks run by another shell
+VAR=value or env, inside bash -c '...' too, in the exec form as in the
+shell form), hooks run by another shell
 ("shell": "powershell"), http, prompt, agent and mcp_tool hooks, hooks with
 two "command" members, hooks Claude Code does not run ("args" with no
 "command"), hooks that name the Python wrapper's script in a form install

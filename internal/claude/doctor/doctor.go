@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"guard/internal/claude"
+	"guard/internal/shell"
 )
 
 // A Finding is one problem, where it is, and what to do about it. A
@@ -331,9 +332,9 @@ func Hook(h claude.Hook, env Env) []Finding {
 		}
 		inner := run
 		if exec {
-			inner = strings.Join(argv, " ")
+			inner = shell.Join(argv) // read as the shell form is: bash -c 'guard run ...' included
 		}
-		if claude.RunsGuard(inner) || len(argv) > 1 && isGuardName(argv[0]) && argv[1] == "run" {
+		if claude.RunsGuard(inner) {
 			add("runs behind guard twice", "edit it to one guard run -c '...' around the hook's own command")
 		}
 		if strings.Contains(inner, claude.PythonWrapper) {
@@ -381,9 +382,4 @@ func Hook(h claude.Hook, env Env) []Finding {
 // a hook whose program or script never started).
 func blocks(h claude.Hook) bool {
 	return h.Guard == "" && PolicyEvents[h.Event]
-}
-
-func isGuardName(w string) bool {
-	b := filepath.Base(w)
-	return b == "guard" || b == "guard-pg"
 }

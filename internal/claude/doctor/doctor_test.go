@@ -213,3 +213,31 @@ func TestGuardInsideShellString(t *testing.T) {
 		t.Errorf("Hook = %q; want it behind guard twice", got)
 	}
 }
+
+// TestGuardBehindGuardExecForm (h21 N3): an exec-form hook behind guard
+// whose own program calls guard, through a shell's -c script or behind
+// env, runs behind guard twice, as the shell form does; one that only
+// mentions guard does not.
+func TestGuardBehindGuardExecForm(t *testing.T) {
+	env := testEnv(t, t.TempDir())
+	for _, tc := range []struct {
+		argv  []string
+		twice bool
+	}{
+		{[]string{"bash", "-c", "guard run -c x9"}, true},
+		{[]string{"/usr/bin/env", "bash", "-c", "cd /srv && guard-pg run -- ./lint.sh"}, true},
+		{[]string{"env", "A=1", "guard", "run", "--", "x"}, true},
+		{[]string{"guard", "run", "-c", "x"}, true},
+		{[]string{"echo", "guard", "run"}, false},
+		{[]string{"bash", "-c", "echo guard run"}, false},
+	} {
+		h := claude.Hook{Event: "Stop", Exec: true, Command: "guard", Args: append([]string{"run", "--"}, tc.argv...), Guard: "guard", InnerArgv: tc.argv}
+		var got []string
+		for _, f := range Hook(h, env) {
+			got = append(got, f.Problem)
+		}
+		if twice := strings.Contains(strings.Join(got, "\n"), "runs behind guard twice"); twice != tc.twice {
+			t.Errorf("Hook(guard run -- %q) = %q; want behind guard twice: %v", tc.argv, got, tc.twice)
+		}
+	}
+}
