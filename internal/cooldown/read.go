@@ -140,7 +140,9 @@ type folder struct {
 	unsure   []Unsure
 	services []string
 	loaded   bool
-	samples  *samples
+	// knownSeen is services as a set.
+	knownSeen map[string]bool
+	samples   *samples
 	// inArgs is set while the words of a program guard does not know are
 	// read as a command it may run; argReads counts those reads.
 	inArgs   bool
@@ -162,6 +164,17 @@ func (f *folder) namesWhole() bool {
 		}
 	}
 	return f.wholeNames == 2
+}
+
+// knownSet returns the services the state knows, as a set.
+func (f *folder) knownSet() map[string]bool {
+	if f.knownSeen == nil {
+		f.knownSeen = map[string]bool{}
+		for _, s := range f.known() {
+			f.knownSeen[s] = true
+		}
+	}
+	return f.knownSeen
 }
 
 // known returns the services the state knows, read once.
@@ -527,37 +540,59 @@ func (f *folder) tryHoles(s *samples, c shell.Command, holes []int) bool {
 const maxScan = 4 << 20
 
 // names reports whether text names a budgeted program or a service the
-// state knows, as a word.
+// state knows, as a word, however bash spells it (see spelled).
 func (f *folder) names(text string) bool {
-	if len(text) > maxScan || f.namesProgram(text) {
+	if len(text) > maxScan {
 		return true
 	}
-	known := f.known()
-	for _, w := range tokens(text) {
-		if slices.Contains(known, w) {
-			return true
-		}
-	}
-	return false
+	s := f.sampled()
+	known := f.knownSet()
+	return spelled(text, func(w string) bool { return s.programs[w] || known[w] })
 }
 
+// namesProgram reports whether text names a budgeted program, as a word,
+// however bash spells it.
 func (f *folder) namesProgram(text string) bool {
 	if len(text) > maxScan {
 		return true
 	}
 	s := f.sampled()
-	for _, w := range tokens(text) {
-		if s.programs[w] {
+	return spelled(text, func(w string) bool { return s.programs[w] })
+}
+
+// spelled reports whether is holds for a word of text, or of a copy of it
+// with its quotes, backslashes and escapes taken out (shell.Spellings):
+// text guard cannot read may spell docker d\ocker, d""ocker or
+// $'\x64ocker', and bash runs docker all the same.
+func spelled(text string, is func(string) bool) bool {
+	if anyToken(text, is) {
+		return true
+	}
+	for _, sp := range shell.Spellings(text) {
+		if anyToken(sp, is) {
 			return true
 		}
 	}
 	return false
 }
 
-func tokens(text string) []string {
-	return strings.FieldsFunc(text, func(r rune) bool {
-		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-' || r == '.')
-	})
+// anyToken reports whether is holds for a token of text: a run of
+// letters, digits, '_', '-' and '.'.
+func anyToken(text string, is func(string) bool) bool {
+	start := -1
+	for i, r := range text {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-' || r == '.' {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && is(text[start:i]) {
+			return true
+		}
+		start = -1
+	}
+	return start >= 0 && is(text[start:])
 }
 
 // samples are what the patterns look like: an example of each, the runs
