@@ -35,10 +35,12 @@ type Unsure struct {
 	Text   string // the part, as written
 	Reason string // why guard cannot read it
 	// Risky reports that it may take a budgeted action: it runs commands
-	// guard cannot see at all (eval "$CMD", curl ... | bash, $CMD), a
-	// pattern matches it for some value of what guard cannot read, or it
-	// names a budgeted program or a service the state knows. A risky part
-	// is refused for a human; any other is allowed with a warning.
+	// guard cannot see at all (eval "$CMD", curl ... | bash, $CMD), it is
+	// over one of shell.Read's limits (guard has not read it), a pattern
+	// matches it for some value of what guard cannot read, or it names a
+	// budgeted program or a service the state knows, however bash spells
+	// it. A risky part is refused for a human; any other is allowed with a
+	// warning.
 	Risky bool
 	// Hint says what to do instead, for a risky part.
 	Hint string
@@ -409,9 +411,17 @@ func (f *folder) unread(n *shell.Node) {
 		// A program's words that do not parse as a command are no
 		// command (psql -c 'SELECT ...').
 		return
-	case n.Limit:
-		// What guard did not read may be anything in the command.
+	case n.Failed:
+		// guard's own reader failed (a bug): judged by what the command
+		// names, as a bug of guard's never blocks on its own.
 		u.Risky = f.namesWhole()
+		u.Hint = "split the command, or ask a human to run it"
+	case n.Limit:
+		// Over a limit, guard has not read it, and no search of the text
+		// can stand in for a reading: bash spells a name in ways no text
+		// shows ($(printf '\144ocker')). With any budget to keep, a human
+		// decides.
+		u.Risky = len(f.r.Patterns) > 0
 		u.Hint = "split the command, or ask a human to run it"
 	case n.Opaque:
 		// Code in another language: refused only if it names a budgeted

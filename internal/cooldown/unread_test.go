@@ -40,6 +40,8 @@ func TestReadRefusesWhatItCannotReadHoweverItIsSpelled(t *testing.T) {
 		{"ansi-c 101 deep", nest("$(", `$'\x64ocker' restart $'\x77eb'`, ")", 101)},
 		{"backslash-newline 101 deep", nest("$(", "d\\\nocker restart w\\\neb", ")", 101)},
 		{"crlf 101 deep", nest("$(", "d\\ocker restart w\\eb\r\n", ")", 101)},
+		{"printf 101 deep", nest("$(", `$(printf '\144ocker') restart $(printf '\167eb')`, ")", 101)},
+		{"nothing named 101 deep", nest("$(", "echo hi", ")", 101)},
 		// A line that does not parse: bash may still run it (guard's parser
 		// and bash's differ at the edges).
 		{"backslashes, no parse", `d\ocker restart x (`},
@@ -97,6 +99,8 @@ func TestReadOfMegabytesIsFast(t *testing.T) {
 	r := rules(t)
 	for _, cmd := range []string{
 		strings.Repeat(`d\'"o$'\x24\x27`, 300000),
+		strings.Repeat("${x:-", 700000),
+		nest("$(", strings.Repeat(`w\e"b" `, 500000), ")", 101),
 	} {
 		start := time.Now()
 		rd := r.Read(cmd)
