@@ -35,10 +35,12 @@ type Unsure struct {
 	Text   string // the part, as written
 	Reason string // why guard cannot read it
 	// Risky reports that it may take a budgeted action: it runs commands
-	// guard cannot see at all (eval "$CMD", curl ... | bash, $CMD), a
-	// pattern matches it for some value of what guard cannot read, or it
-	// names a budgeted program or a service the state knows. A risky part
-	// is refused for a human; any other is allowed with a warning.
+	// guard cannot see at all (eval "$CMD", curl ... | bash, $CMD), it is
+	// over one of shell.Read's limits (guard has not read it), a pattern
+	// matches it for some value of what guard cannot read, or it names a
+	// budgeted program or a service the state knows, however bash spells
+	// it. A risky part is refused for a human; any other is allowed with a
+	// warning.
 	Risky bool
 	// Hint says what to do instead, for a risky part.
 	Hint string
@@ -140,7 +142,9 @@ type folder struct {
 	unsure   []Unsure
 	services []string
 	loaded   bool
-	samples  *samples
+	// knownSeen is services as a set.
+	knownSeen map[string]bool
+	samples   *samples
 	// inArgs is set while the words of a program guard does not know are
 	// read as a command it may run; argReads counts those reads.
 	inArgs   bool
@@ -162,6 +166,17 @@ func (f *folder) namesWhole() bool {
 		}
 	}
 	return f.wholeNames == 2
+}
+
+// knownSet returns the services the state knows, as a set.
+func (f *folder) knownSet() map[string]bool {
+	if f.knownSeen == nil {
+		f.knownSeen = map[string]bool{}
+		for _, s := range f.known() {
+			f.knownSeen[s] = true
+		}
+	}
+	return f.knownSeen
 }
 
 // known returns the services the state knows, read once.
@@ -396,9 +411,17 @@ func (f *folder) unread(n *shell.Node) {
 		// A program's words that do not parse as a command are no
 		// command (psql -c 'SELECT ...').
 		return
-	case n.Limit:
-		// What guard did not read may be anything in the command.
+	case n.Failed:
+		// guard's own reader failed (a bug): judged by what the command
+		// names, as a bug of guard's never blocks on its own.
 		u.Risky = f.namesWhole()
+		u.Hint = "split the command, or ask a human to run it"
+	case n.Limit:
+		// Over a limit, guard has not read it, and no search of the text
+		// can stand in for a reading: bash spells a name in ways no text
+		// shows ($(printf '\144ocker')). With any budget to keep, a human
+		// decides.
+		u.Risky = len(f.r.Patterns) > 0
 		u.Hint = "split the command, or ask a human to run it"
 	case n.Opaque:
 		// Code in another language: refused only if it names a budgeted
@@ -527,37 +550,59 @@ func (f *folder) tryHoles(s *samples, c shell.Command, holes []int) bool {
 const maxScan = 4 << 20
 
 // names reports whether text names a budgeted program or a service the
-// state knows, as a word.
+// state knows, as a word, however bash spells it (see spelled).
 func (f *folder) names(text string) bool {
-	if len(text) > maxScan || f.namesProgram(text) {
+	if len(text) > maxScan {
 		return true
 	}
-	known := f.known()
-	for _, w := range tokens(text) {
-		if slices.Contains(known, w) {
-			return true
-		}
-	}
-	return false
+	s := f.sampled()
+	known := f.knownSet()
+	return spelled(text, func(w string) bool { return s.programs[w] || known[w] })
 }
 
+// namesProgram reports whether text names a budgeted program, as a word,
+// however bash spells it.
 func (f *folder) namesProgram(text string) bool {
 	if len(text) > maxScan {
 		return true
 	}
 	s := f.sampled()
-	for _, w := range tokens(text) {
-		if s.programs[w] {
+	return spelled(text, func(w string) bool { return s.programs[w] })
+}
+
+// spelled reports whether is holds for a word of text, or of a copy of it
+// with its quotes, backslashes and escapes taken out (shell.Spellings):
+// text guard cannot read may spell docker d\ocker, d""ocker or
+// $'\x64ocker', and bash runs docker all the same.
+func spelled(text string, is func(string) bool) bool {
+	if anyToken(text, is) {
+		return true
+	}
+	for _, sp := range shell.Spellings(text) {
+		if anyToken(sp, is) {
 			return true
 		}
 	}
 	return false
 }
 
-func tokens(text string) []string {
-	return strings.FieldsFunc(text, func(r rune) bool {
-		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-' || r == '.')
-	})
+// anyToken reports whether is holds for a token of text: a run of
+// letters, digits, '_', '-' and '.'.
+func anyToken(text string, is func(string) bool) bool {
+	start := -1
+	for i, r := range text {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-' || r == '.' {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && is(text[start:i]) {
+			return true
+		}
+		start = -1
+	}
+	return start >= 0 && is(text[start:])
 }
 
 // samples are what the patterns look like: an example of each, the runs

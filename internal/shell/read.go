@@ -64,6 +64,9 @@ type Node struct {
 	// Limit marks an Unread part over one of the limits above: what guard
 	// did not read may be anything in the line.
 	Limit bool
+	// Failed marks a Limit part guard's own reader failed on (a bug), not
+	// one over a limit.
+	Failed bool
 	// Hidden marks a part that runs commands guard cannot see at all: an
 	// Unread string or script whose text comes from a variable, a
 	// command's output or a pipe (eval "$CMD", sh -c "$(curl ...)", curl
@@ -138,7 +141,7 @@ func readWith(steps *int, fn func(r *reader) *Node) (n *Node) {
 	}()
 	defer func() {
 		if v := recover(); v != nil {
-			n = &Node{Kind: Unread, Limit: true, Reason: fmt.Sprintf("guard could not read it (%v)", v)}
+			n = &Node{Kind: Unread, Limit: true, Failed: true, Reason: fmt.Sprintf("guard could not read it (%v)", v)}
 		}
 	}()
 	return fn(r)

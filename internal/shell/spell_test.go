@@ -1,0 +1,63 @@
+package shell
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestSpellings: every way bash spells a word shows the word in one of the
+// copies Spellings makes.
+func TestSpellings(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{`d\ocker restart w\eb`, "docker restart web"},
+		{`d\\ocker restart w\\\\eb`, "docker restart web"}, // nested a level or two
+		{`d""ocker restart w""eb`, "docker restart web"},
+		{`d'o'cker restart 'w'eb`, "docker restart web"},
+		{"d``ocker", "docker"},
+		{`d$"o"cker`, "docker"},
+		{"d\\\nocker restart w\\\neb", "docker restart web"},
+		{"d\\\r\nocker restart web\r\n", "docker restart web\n"},
+		{`d${x}ocker restart w$Xeb`, "docker restart w"}, // $Xeb is one variable
+		{`d${x}ocker restart w${X}eb`, "docker restart web"},
+		{`${x:-d}ocker restart ${y-w}eb`, "docker restart web"},
+		{`${x:=docker} restart ${#y}web`, "docker restart web"},
+		{`d$()ocker restart w$1eb`, "docker restart web"},
+		{`$'\x64ocker' restart $'\167eb'`, "docker restart web"},
+		{`$'\u0064\U00000064'`, "dd"},
+		{`$'\x64\'o\'cker'`, "docker"},
+		{`eval $'\x24\x27\\x64ocker\x27'`, "eval docker"}, // eval decodes it again
+		{`$'\q\x'`, "qx"},
+		{"echo hi", ""},
+	}
+	for _, tc := range tests {
+		got := Spellings(tc.text)
+		if tc.want == "" {
+			if len(got) > 0 {
+				t.Errorf("Spellings(%q) = %q; want none", tc.text, got)
+			}
+			continue
+		}
+		if !slices.Contains(got, tc.want) {
+			t.Errorf("Spellings(%q) = %q; want %q among them", tc.text, got, tc.want)
+		}
+	}
+}
+
+// TestSpellingsIsLinear: megabytes are spelled out at once, whatever they
+// hold.
+func TestSpellingsIsLinear(t *testing.T) {
+	for _, s := range []string{
+		strings.Repeat(`$'\x24\x27`, 1<<19),
+		strings.Repeat("${", 1<<20),
+		strings.Repeat(`d\'"o`, 1<<20),
+		strings.Repeat("$'", 1<<20),
+	} {
+		start := time.Now()
+		Spellings(s)
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("Spellings of %d bytes took %v", len(s), d)
+		}
+	}
+}
