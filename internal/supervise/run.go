@@ -258,6 +258,12 @@ func killBackground(pgid int, grace time.Duration) string {
 		time.Sleep(min(nap, time.Until(deadline)))
 	}
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	// SIGKILL cannot be caught, but a process dies only once the kernel
+	// runs it again: wait for that (briefly), so that what guard reports
+	// as ended is ended when guard exits.
+	for nap, end := time.Millisecond, time.Now().Add(time.Second); groupAlive(pgid) && time.Now().Before(end); nap = min(2*nap, 20*time.Millisecond) {
+		time.Sleep(nap)
+	}
 	return "SIGKILL"
 }
 
