@@ -1,10 +1,14 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 
 	"guard/internal/atomicfile"
 )
@@ -18,16 +22,42 @@ const stdio = "-"
 // is a directory is refused as a usage error before anything is written:
 // the rename would fail with a confusing "file exists", or, worse, the
 // name would be taken for a directory the user meant to fill. name is the
-// file name to suggest inside it.
+// file name to suggest inside it. A path that can only name a directory
+// (it ends in / or in /. or /..) but names none is an error too, as it is
+// for cp(1): writing there would make a file of the directory's name, or
+// replace the file the path names.
+//
+// Every command that writes a file it is given comes through here (state
+// and cooldown export, report --output).
 func (e *env) writeOutput(path string, data []byte, mode os.FileMode, name string) error {
 	if path == stdio {
 		_, err := e.stdout.Write(data)
 		return err
 	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+	fi, err := os.Stat(path)
+	if err == nil && fi.IsDir() {
 		return usagef("%s is a directory; give a file name, such as %s (or - for stdout)", path, filepath.Join(path, name))
 	}
+	if namesDir(path) {
+		if err == nil || errors.Is(err, syscall.ENOTDIR) {
+			return fmt.Errorf("%s: not a directory", path)
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s: no such directory", path)
+		}
+		return err
+	}
 	return atomicfile.WriteFile(path, data, mode, nil)
+}
+
+// namesDir reports whether path can only name a directory: it ends in a
+// slash, or its last element is . or ..
+func namesDir(path string) bool {
+	if strings.HasSuffix(path, string(filepath.Separator)) {
+		return true
+	}
+	base := path[strings.LastIndexByte(path, filepath.Separator)+1:]
+	return base == "." || base == ".."
 }
 
 // readInput reads the file path names, or stdin when path is "-".
