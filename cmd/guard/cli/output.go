@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"guard/internal/atomicfile"
+	"guard/internal/jsonx"
 )
 
 // stdio is the file name that means stdout for an output and stdin for an
@@ -60,13 +61,16 @@ func namesDir(path string) bool {
 	return base == "." || base == ".."
 }
 
-// readInput reads the file path names, or stdin when path is "-".
+// readInput reads the file path names, or stdin when path is "-", past a
+// UTF-8 byte order mark (a checkpoint an editor saved with one is taken,
+// and the state it becomes has none).
 func (e *env) readInput(path string) ([]byte, error) {
 	if path == stdio {
 		if e.stdin == nil {
 			return nil, nil
 		}
-		return io.ReadAll(e.stdin)
+		data, err := io.ReadAll(e.stdin)
+		return jsonx.TrimBOM(data), err
 	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return nil, usagef("%s is a directory; give a file (or - for stdin)", path)
@@ -75,5 +79,5 @@ func (e *env) readInput(path string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read checkpoint: %w", err)
 	}
-	return data, nil
+	return jsonx.TrimBOM(data), nil
 }
