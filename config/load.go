@@ -99,9 +99,10 @@ func Load(opts Options) (*Config, error) {
 	path, explicit := opts.path()
 	var data []byte
 	err := fs.ErrNotExist
+	written := path
 	path, xerr := expandPath(path, opts)
 	if xerr != nil {
-		return nil, invalid("config file %s: %v", path, xerr)
+		return nil, invalid("config file %s: %v", written, xerr)
 	}
 	switch {
 	case path == "-" && opts.Path == "-" && opts.Stdin != nil:
@@ -156,10 +157,16 @@ func Load(opts Options) (*Config, error) {
 var ErrNoHome = errors.New("HOME is not set, so there is no ~/.claude; set HOME, or name the file (GUARD_STATE, GUARD_COOLDOWN_STATE or --state)")
 
 // expandPath expands a leading ~ and $VARIABLES, as the Python guardrails
-// do. A variable that is not set (or set to "") is an error: left as
-// written, "${XDG_STATE_HOME}/guard" would be a relative path, and every
-// project a hook runs in would get a state of its own. With no home
-// directory, a path under ~ is "", which callers refuse (ErrNoHome).
+// do, and ${VAR:-default} and ${VAR-default} as the shell does (see
+// expandVars). A variable that is used and is not set, or is set to "", is
+// an error: left as written, "${XDG_STATE_HOME}/guard" would be a relative
+// path, and every project a hook runs in would get a state of its own. With
+// no home directory, a path under ~ is "", which callers refuse (ErrNoHome).
+//
+// ~USER is refused rather than looked up: looking it up would take os/user
+// (cgo and NSS in one build, /etc/passwd alone in a static one, so the two
+// builds could disagree) for a form no hook needs, and left as written it
+// would be a directory named "~USER" wherever the path is taken from.
 func expandPath(p string, opts Options) (string, error) {
 	if strings.Contains(p, "://") {
 		return p, nil // a URL (postgres://...): its $ and ~ are its own
@@ -169,23 +176,33 @@ func expandPath(p string, opts Options) (string, error) {
 			return "", nil
 		}
 		p = opts.Home + p[1:]
+	} else if strings.HasPrefix(p, "~") {
+		user, _, _ := strings.Cut(p, "/")
+		return "", fmt.Errorf("%s: guard expands ~ (your home, $HOME) but not ~USER; write that user's home directory out (a directory really named so is ./%s)", user, user)
 	}
-	var unset []string
-	p = os.Expand(p, func(name string) string {
-		v := opts.Getenv(name)
-		if v == "" {
-			unset = append(unset, "$"+name)
-		}
-		return v
-	})
-	if len(unset) > 0 {
-		verb := "is"
-		if len(unset) > 1 {
-			verb = "are"
-		}
-		return "", fmt.Errorf("%s %s not set, so the path would not mean what it says; set it, or write the path out", strings.Join(unset, ", "), verb)
+	p, unset, empty, err := expandVars(p, func(name string) (string, bool) { return lookupEnv(opts, name) })
+	if err != nil {
+		return "", err
+	}
+	if len(unset)+len(empty) > 0 {
+		return "", fmt.Errorf("%s, so the path would not mean what it says; set it (or give a default, ${VAR:-default}), or write the path out", varProblem(unset, empty))
 	}
 	return p, nil
+}
+
+// lookupEnv returns the variable name's value and whether it is set: one
+// set to "" is told from one not set by the environment's list, which is
+// read only then.
+func lookupEnv(opts Options, name string) (string, bool) {
+	if v := opts.Getenv(name); v != "" {
+		return v, true
+	}
+	for _, kv := range opts.Environ() {
+		if len(kv) == len(name)+1 && kv[len(name)] == '=' && kv[:len(name)] == name {
+			return "", true
+		}
+	}
+	return "", false
 }
 
 // expandLocation expands a state location (see expandPath) and checks it

@@ -74,13 +74,28 @@ func TestUnsetVariableInAPathIsAnError(t *testing.T) {
 		{"event_log", "logging:\n  event_log: $NOPE/ev.jsonl\n", nil, "guardrails.yaml:2: logging.event_log: $NOPE is not set"},
 		{"logging.file", "logging:\n  file: $NOPE/x.log\n", nil, "logging.file: $NOPE is not set"},
 		{"cooldown", "cooldown:\n  state_file: $A/$B.json\n", nil, "cooldown.state_file: $A, $B are not set"},
-		{"set to empty", "state_file: $EMPTY/s.json\n", []string{"EMPTY="}, "$EMPTY is not set"},
+		{"set to empty", "state_file: $EMPTY/s.json\n", []string{"EMPTY="}, "state_file: $EMPTY is empty, so"},
+		{"unset and empty", "state_file: $A/$EMPTY/$B/$A.json\n", []string{"EMPTY="}, "state_file: $A, $B are not set and $EMPTY is empty, so"},
+		{"empty, with - default", "state_file: ${EMPTY-/var/state}/s.json\n", []string{"EMPTY="}, "$EMPTY is empty"},
+		{"unset default", "state_file: ${XDG_STATE_HOME:-$NOPE/.local/state}/guard/state.json\n", nil, "state_file: $NOPE is not set"},
+		{"unclosed", "state_file: ${XDG_STATE_HOME/guard/state.json\n", []string{"XDG_STATE_HOME=/var/state"}, `state_file: "${XDG_STATE_HOME/guard/state.json" has no closing }`},
+		{"other form", "state_file: ${XDG_STATE_HOME:=/x}/guard/state.json\n", []string{"XDG_STATE_HOME=/var/state"}, "${XDG_STATE_HOME:=/x} is not a form guard can expand"},
+		{"~user", "state_file: ~root/x.json\n", nil, "guardrails.yaml:1: state_file: ~root: guard expands ~ (your home, $HOME) but not ~USER"},
+		{"~user in GUARD_STATE", "", []string{"GUARD_STATE=~root/x.json"}, "GUARD_STATE: ~root: guard expands ~"},
+		{"~user in GUARD_COOLDOWN_STATE", "", []string{"GUARD_COOLDOWN_STATE=~nobody"}, "GUARD_COOLDOWN_STATE: ~nobody: guard expands ~"},
+		{"~user in event_log", "logging:\n  event_log: ~root/e.jsonl\n", nil, "guardrails.yaml:2: logging.event_log: ~root:"},
 		{"GUARD_STATE", "", []string{"GUARD_STATE=$UNSET/x.json"}, "GUARD_STATE: $UNSET is not set"},
 		{"GUARD_COOLDOWN_STATE", "", []string{"GUARD_COOLDOWN_STATE=${UNSET}/c.json"}, "GUARD_COOLDOWN_STATE: $UNSET is not set"},
 		{"GUARDRAILS_STATE_FILE", "", []string{"GUARDRAILS_STATE_FILE=$UNSET/x.json"}, "GUARDRAILS_STATE_FILE: $UNSET is not set"},
 		{"GUARDRAILS_LOGGING_EVENT_LOG", "", []string{"GUARDRAILS_LOGGING_EVENT_LOG=$UNSET/e.jsonl"}, "GUARDRAILS_LOGGING_EVENT_LOG: $UNSET is not set"},
 		{"expands to a database URL with a space", "state_file: $DB\n", []string{"DB= postgres://h/db"}, "white space around"},
 		{"set", "state_file: $XDG_STATE_HOME/guard/state.json\n", []string{"XDG_STATE_HOME=/var/state"}, ""},
+		{"default, set", "state_file: ${XDG_STATE_HOME:-$HOME/.local/state}/guard/state.json\n", []string{"XDG_STATE_HOME=/var/state"}, ""},
+		{"default, unset", "state_file: ${XDG_STATE_HOME:-/var/state}/guard/state.json\n", nil, ""},
+		{"default, empty", "state_file: ${XDG_STATE_HOME:-/var/state}/guard/state.json\n", []string{"XDG_STATE_HOME="}, ""},
+		{"- default, unset", "state_file: ${XDG_STATE_HOME-/var/state}/guard/state.json\n", nil, ""},
+		{"nested default", "state_file: ${A:-${B:-/var/state}}/guard/state.json\n", []string{"A="}, ""},
+		{"default from a variable", "state_file: ${XDG_STATE_HOME:-$S}/guard/state.json\n", []string{"S=/var/state"}, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -97,6 +112,20 @@ func TestUnsetVariableInAPathIsAnError(t *testing.T) {
 				t.Fatalf("Load = %v; want an invalid-config error with %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// A config file named with a variable that is not set, or with ~USER, is
+// named as it was written in the error (it was "config file : ...").
+func TestConfigPathExpansionErrorNamesIt(t *testing.T) {
+	for _, tc := range []struct{ env, want string }{
+		{"GUARD_CONFIG=${NOPE}/g.yaml", "config file ${NOPE}/g.yaml: $NOPE is not set"},
+		{"GUARD_CONFIG=~root/g.yaml", "config file ~root/g.yaml: ~root: guard expands ~"},
+	} {
+		_, err := Load(testOptions(t.TempDir(), "", tc.env))
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: Load = %v; want an invalid-config error with %q", tc.env, err, tc.want)
+		}
 	}
 }
 

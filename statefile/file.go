@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"guard/internal/atomicfile"
+	"guard/internal/jsonx"
 )
 
 // DefaultLockTimeout is how long Lock waits when Options.LockTimeout is 0.
@@ -148,8 +149,8 @@ func Resolve(path string) (string, error) { return resolve(path) }
 // much as the file's, is checked before it is followed (see checkLink).
 func resolve(path string) (string, error) { return atomicfile.Resolve(path) }
 
-// read returns the document's bytes, or nil if the file does not exist or
-// holds only white space. It reads into the buffer Recycle handed back, if
+// read returns the document's bytes, past a UTF-8 byte order mark, or nil
+// if the file does not exist or holds only white space. It reads into the buffer Recycle handed back, if
 // there is one.
 func (f *File) read() ([]byte, error) {
 	// O_NONBLOCK: a FIFO at the path must not hang guard in open.
@@ -188,6 +189,9 @@ func (f *File) read() ([]byte, error) {
 			data = append(data, 0)[:len(data)]
 		}
 	}
+	// A byte order mark an editor put there is read past (guard never
+	// writes one), here where every reader of a state file comes.
+	data = jsonx.TrimBOM(data)
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, nil
 	}

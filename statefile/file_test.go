@@ -241,6 +241,51 @@ func TestEmptyFileIsEmptyState(t *testing.T) {
 	}
 }
 
+// A file that starts with a UTF-8 byte order mark (n5c) is read past it by
+// every reader: Read, Load, ReadLocked, Swap and Update, which writes the
+// document back without one and moves nothing aside. A file of a mark
+// alone is no document.
+func TestByteOrderMarkIsReadPast(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	os.WriteFile(path, []byte("\xef\xbb\xbf{\"n\": 41, \"kept\": true}\n"), 0o600)
+	f := open(t, path)
+	for name, read := range map[string]func() ([]byte, error){"Read": f.Read, "ReadLocked": f.ReadLocked} {
+		if data, err := read(); err != nil || !strings.HasPrefix(string(data), "{") {
+			t.Errorf("%s = %q, %v; want the document without the mark", name, data, err)
+		}
+	}
+	var c counter
+	if ok, err := Load(f, &c); !ok || err != nil || c.N != 41 {
+		t.Errorf("Load = %v, %v, n %d; want true, nil, 41", ok, err, c.N)
+	}
+	if err := f.Swap(func(old []byte) ([]byte, error) {
+		if !strings.HasPrefix(string(old), "{") {
+			t.Errorf("Swap gave %q; want the document without the mark", old)
+		}
+		return old, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(path, []byte("\xef\xbb\xbf{\"n\": 41, \"kept\": true}\n"), 0o600)
+	if err := Update(f, increment); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if strings.HasPrefix(string(data), "\xef\xbb\xbf") {
+		t.Errorf("Update wrote a byte order mark: %q", data)
+	}
+	if c := readCounter(t, path); c.N != 42 || !strings.Contains(string(data), `"kept": true`) {
+		t.Errorf("after Update: %s; want n 42 and the member kept", data)
+	}
+	if matches, _ := filepath.Glob(path + ".corrupt-*"); len(matches) != 0 {
+		t.Errorf("a file with a byte order mark was moved aside: %v", matches)
+	}
+	os.WriteFile(path, []byte("\xef\xbb\xbf\n"), 0o600)
+	if ok, err := Load(f, &c); ok || err != nil {
+		t.Errorf("Load of a mark alone = %v, %v; want false, nil", ok, err)
+	}
+}
+
 func TestLockTimesOut(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
 	holder := open(t, path)

@@ -32,7 +32,9 @@ func (f *File) Lock() (unlock func(), err error) {
 	fl := flock.New(f.LockPath(), flock.SetFlag(flag), flock.SetPermissions(0o600))
 	ok, err := fl.TryLock()
 	if errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(filepath.Dir(f.path), 0o700); err != nil {
+		// Made by root for a user, the directory is the user's (see
+		// MkdirAll), as the state and the lock made in it are.
+		if err := MkdirAll(filepath.Dir(f.path), 0o700, ""); err != nil {
 			return nil, fmt.Errorf("cannot create state directory: %w", err)
 		}
 		ok, err = fl.TryLock()

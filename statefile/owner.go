@@ -1,6 +1,8 @@
 package statefile
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -59,7 +61,7 @@ func CheckBeside(path string) error {
 }
 
 // GiveToOwnerOf makes path (a file guard created beside a state file: its
-// lock, its runs directory and slots) belong to the owner of ref (the state
+// lock, its runs directory and slots, the directories it made: MkdirAll) belong to the owner of ref (the state
 // file, or the directory it is to be in), when guard runs as root for a
 // user: otherwise the user's own guard could no longer open it. It does
 // nothing when not root, and is best effort.
@@ -84,4 +86,52 @@ func GiveToOwnerOf(path, ref string) {
 	if got, ok := pi.Sys().(*syscall.Stat_t); ok && (got.Uid != want.Uid || got.Gid != want.Gid) {
 		_ = os.Lchown(path, int(want.Uid), int(want.Gid))
 	}
+}
+
+// MkdirAll creates dir, and the directories above it that are missing,
+// with mode perm, as os.MkdirAll does; and when guard runs as root for a
+// user, gives each directory it made to the owner of ref (see
+// GiveToOwnerOf): the state, for a directory made beside or for it (an
+// event log's, the slots'). With no ref (ref "", or a state not made
+// yet), each is given to the owner of the nearest directory above it that
+// was there, as a state file root creates is given to its directory's
+// owner: so a state's own directory, made before the state, is its
+// owner's. A directory another process made meanwhile is left as it is.
+func MkdirAll(dir string, perm os.FileMode, ref string) error {
+	if os.Geteuid() != 0 {
+		return os.MkdirAll(dir, perm)
+	}
+	if ref != "" {
+		if _, err := os.Stat(ref); err != nil {
+			ref = ""
+		}
+	}
+	var missing []string // deepest first
+	for d := filepath.Clean(dir); ; {
+		if _, err := os.Lstat(d); err == nil {
+			if ref == "" {
+				ref = d
+			}
+			break
+		}
+		missing = append(missing, d)
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		err := os.Mkdir(missing[i], perm)
+		if err == nil {
+			if ref != "" {
+				GiveToOwnerOf(missing[i], ref)
+			}
+			continue
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+	}
+	return os.MkdirAll(dir, perm) // a no-op, or MkdirAll's own error
 }

@@ -85,6 +85,62 @@ func TestRootKeepsUsersFilesTheirs(t *testing.T) {
 	}
 }
 
+// TestRootMakesUsersDirectoriesTheirs covers n5d: the directories guard
+// run as root creates for a user's state (the state's own directory, and
+// the event log's that logging.event_log names) are the user's, as the
+// files in them are; root:root 0700, they would lock the user's own guard
+// out of its event log ("permission denied" on every later run).
+func TestRootMakesUsersDirectoriesTheirs(t *testing.T) {
+	needRoot(t)
+	sb := newSandbox(t, "")
+	dir := sb.path("user")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chown(dir, otherUID, otherGID)
+
+	// The event log in directories that do not exist yet, beside a state
+	// the user has.
+	state := filepath.Join(dir, "state.json")
+	os.WriteFile(state, []byte("{}\n"), 0o600)
+	os.Chown(state, otherUID, otherGID)
+	events := filepath.Join(dir, "logs", "guard", "events.jsonl")
+	os.WriteFile(sb.path("guardrails.yaml"), []byte("logging:\n  event_log: "+events+"\n"), 0o600)
+	sb.env = append(sb.env, "GUARD_STATE="+state)
+	if code, _, stderr := sb.guard("run", "--name", "k", "--", "sh", "-c", "exit 1"); code != 1 || stderr != "" {
+		t.Fatalf("guard run: exit %d, stderr %q; want 1 and no warning", code, stderr)
+	}
+	for _, p := range []string{filepath.Join(dir, "logs"), filepath.Dir(events), events} {
+		if uid, gid := owner(t, p); uid != otherUID || gid != otherGID {
+			t.Errorf("%s is owned by %d:%d; want the state's owner %d:%d", p, uid, gid, otherUID, otherGID)
+		}
+	}
+
+	// A state in directories that do not exist yet: they take the owner
+	// of the directory they are made in, as a new state file does.
+	state = filepath.Join(dir, "new", "deeper", "state.json")
+	os.WriteFile(sb.path("guardrails.yaml"), nil, 0o600)
+	sb.env = append(sb.env, "GUARD_STATE="+state)
+	if code, _, stderr := sb.guard("run", "--name", "k", "--", "sh", "-c", "exit 1"); code != 1 || stderr != "" {
+		t.Fatalf("guard run: exit %d, stderr %q; want 1 and no warning", code, stderr)
+	}
+	for _, p := range []string{filepath.Join(dir, "new"), filepath.Dir(state), state, state + ".lock", filepath.Join(filepath.Dir(state), "state.events.jsonl")} {
+		if uid, gid := owner(t, p); uid != otherUID || gid != otherGID {
+			t.Errorf("%s is owned by %d:%d; want the user's %d:%d", p, uid, gid, otherUID, otherGID)
+		}
+	}
+
+	// Made in root's own directory, they stay root's.
+	state = sb.path("rootdir/state.json")
+	sb.env = append(sb.env, "GUARD_STATE="+state)
+	if code, _, stderr := sb.guard("run", "--", "true"); code != 0 || stderr != "" {
+		t.Fatalf("guard run: exit %d, stderr %q", code, stderr)
+	}
+	if uid, _ := owner(t, sb.path("rootdir")); uid != 0 {
+		t.Errorf("rootdir is owned by %d; want root's", uid)
+	}
+}
+
 // TestPlantedSymlinkIsRefused covers hostile-user finding 6: a state path
 // in a sticky world-writable directory that is another user's symlink is
 // not followed.

@@ -441,3 +441,18 @@ func ObjectValue(raw []byte) ([]Member, error) {
 	ms, _, err := Members(raw, "")
 	return ms, err
 }
+
+// bom is the UTF-8 encoding of U+FEFF, the byte order mark some editors
+// (Notepad, PowerShell's Out-File) put at the start of a file.
+const bom = "\xef\xbb\xbf"
+
+// TrimBOM returns data without a leading UTF-8 byte order mark: RFC 8259
+// lets a parser ignore one, and encoding/json and the scanner here do not.
+// It is a three-byte prefix test, cheap enough for every read of a state
+// file; guard never writes one.
+func TrimBOM(data []byte) []byte {
+	if len(data) >= 3 && data[0] == bom[0] && data[1] == bom[1] && data[2] == bom[2] {
+		return data[3:]
+	}
+	return data
+}

@@ -111,3 +111,18 @@ func TestParseNumbersAndTypes(t *testing.T) {
 		t.Errorf("ParseTimeValue = %v, %v", tm, err)
 	}
 }
+
+func TestTrimBOM(t *testing.T) {
+	for in, want := range map[string]string{
+		"\xef\xbb\xbf{}":  "{}",
+		"{}":              "{}",
+		"":                "",
+		"\xef\xbb":        "\xef\xbb",
+		"\xef\xbb\xbf":    "",
+		" \xef\xbb\xbf{}": " \xef\xbb\xbf{}", // only a leading mark
+	} {
+		if got := string(TrimBOM([]byte(in))); got != want {
+			t.Errorf("TrimBOM(%q) = %q; want %q", in, got, want)
+		}
+	}
+}

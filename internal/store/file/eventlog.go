@@ -91,7 +91,10 @@ func (l *EventLog) openLocked() (*os.File, error) {
 	for {
 		f, err := statefile.OpenBeside(l.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if errors.Is(err, os.ErrNotExist) {
-			if err := os.MkdirAll(filepath.Dir(l.Path), 0o700); err != nil {
+			// Made by root, the directories are the state's owner's,
+			// as the log is: else the user's own guard could not
+			// write it (n5d).
+			if err := statefile.MkdirAll(filepath.Dir(l.Path), 0o700, l.Owner); err != nil {
 				return nil, fmt.Errorf("cannot create event log directory: %w", err)
 			}
 			f, err = statefile.OpenBeside(l.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)

@@ -159,10 +159,9 @@ func try(dir, path string, run slotRecord) (*slotFile, bool, error) {
 	for {
 		f, err := statefile.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 		if errors.Is(err, os.ErrNotExist) {
-			if err := os.MkdirAll(dir, 0o700); err != nil {
+			if err := statefile.MkdirAll(dir, 0o700, statePath(dir)); err != nil {
 				return nil, false, fmt.Errorf("cannot create slot directory: %w", err)
 			}
-			statefile.GiveToOwnerOf(dir, statePath(dir))
 			f, err = statefile.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 		}
 		if err != nil {
