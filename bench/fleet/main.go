@@ -318,7 +318,42 @@ func (b *bench) paired() {
 		fmt.Printf("| %s | %.0f, %.0f, %.0f | %.0f |\n", c.name, c.rates[0], c.rates[1], c.rates[2], r[1])
 		b.results["paired/"+c.name] = cell{rate: r[1]}
 	}
-	fmt.Println()
+	fmt.Printf("\nFor scale, what a connection costs this server and no more: 16 goroutines in one process that only connect, run `select 1` and close, against the same server (no process started, no guard), reach **%.0f connections a second**.\n\n", b.connections(16))
+}
+
+// connections returns how many connections a second n goroutines make to
+// the server when each only connects, runs select 1 and closes: the
+// ceiling a caller that connects once a call cannot pass on this machine.
+func (b *bench) connections(n int) float64 {
+	url := b.newDB()
+	var mu sync.Mutex
+	count := 0
+	var wg sync.WaitGroup
+	start := time.Now()
+	end := start.Add(*dur)
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(end) {
+				ctx := context.Background()
+				c, err := pgx.Connect(ctx, url)
+				if err != nil {
+					fail(err)
+				}
+				_, err = c.Exec(ctx, "select 1")
+				c.Close(ctx)
+				if err != nil {
+					fail(err)
+				}
+				mu.Lock()
+				count++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return float64(count) / time.Since(start).Seconds()
 }
 
 // rtt measures closed calls through the delay proxy at several round-trip
