@@ -16,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -126,8 +127,14 @@ func main() {
 		s.once()
 		s.wall, s.cpu, s.rss = nil, nil, 0
 	}
+	// Each round runs every scenario once, in a new random order: a
+	// scenario's cost must not depend on which one ran before it (the
+	// floor's fsyncs leave the filesystem's journal busy for whatever
+	// follows).
+	order := slices.Clone(scenarios)
 	for range *runs {
-		for _, s := range scenarios {
+		rand.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, s := range order {
 			s.once()
 		}
 	}
