@@ -1,6 +1,9 @@
 package shell
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // Normal returns the simple command c in the normal form guard matches
 // budget patterns against: the program's words with wrappers taken off
@@ -44,19 +47,19 @@ func (c Command) Normal() string {
 		// docker [global options] [container] VERB ... and
 		// docker [global options] compose [compose options] VERB ...
 		pos = append(pos, "docker")
-		rest := dropOptions(w[1:], dockerGlobal)
+		rest := dropOptions(w[1:], options().dockerGlobal)
 		if len(rest) > 0 && rest[0] == "container" {
 			rest = rest[1:]
 		}
 		if len(rest) > 0 && rest[0] == "compose" {
 			pos = append(pos, "compose")
-			rest = dropOptions(rest[1:], composeGlobal)
+			rest = dropOptions(rest[1:], options().composeGlobal)
 		}
-		take(rest, verbOptions)
+		take(rest, options().verbOptions)
 	} else if w[0] == "systemctl" {
-		take(w, systemctlOptions)
+		take(w, options().systemctlOptions)
 	} else {
-		take(w, verbOptions)
+		take(w, options().verbOptions)
 	}
 	if len(pos) > 0 && pos[0] == "systemctl" {
 		// A unit is named with or without its .service suffix.
@@ -70,7 +73,7 @@ func (c Command) Normal() string {
 // TakesValue reports whether Normal reads the word after the option opt
 // as its value (docker restart -t 5 web: 5 is -t's).
 func TakesValue(opt string) bool {
-	return verbOptions[opt] || dockerGlobal[opt] || composeGlobal[opt] || systemctlOptions[opt]
+	return options().verbOptions[opt] || options().dockerGlobal[opt] || options().composeGlobal[opt] || options().systemctlOptions[opt]
 }
 
 // dropOptions drops the options in front of words, with the values of the
@@ -88,16 +91,22 @@ func dropOptions(words []string, valued map[string]bool) []string {
 // The options that take a value as the next word, of docker, of compose,
 // and of the verbs whose actions guard budgets (restart, stop, start, up,
 // helm upgrade, ansible-playbook, systemctl, kubectl rollout restart).
-var (
-	dockerGlobal  = set("--config", "-c", "--context", "-H", "--host", "-l", "--log-level", "--tlscacert", "--tlscert", "--tlskey")
-	composeGlobal = set("-f", "--file", "-p", "--project-name", "--profile", "--env-file", "--project-directory", "--ansi", "--progress", "--parallel")
-	verbOptions   = set("-t", "--time", "--timeout", "-s", "--signal", "--scale", "--pull", "--wait-timeout",
-		"-n", "--namespace", "-f", "--values", "--set", "--version", "-i", "--inventory", "-e", "--extra-vars", "-l", "--limit",
-		"--kube-context", "--context", "-u", "--user")
-	systemctlOptions = set("-H", "--host", "-M", "--machine", "-t", "--type", "-p", "--property", "-s", "--signal", "--kill-whom",
-		"--kill-value", "-n", "--lines", "-o", "--output", "--root", "--image", "--job-mode", "--state", "--what", "--timestamp",
-		"--when", "--preset-mode", "--message", "--drop-in", "--reboot-argument")
-)
+// They are built on first use: guard run, which never reads a shell
+// command, does not pay for them at start-up.
+type optionSets struct{ dockerGlobal, composeGlobal, verbOptions, systemctlOptions map[string]bool }
+
+var options = sync.OnceValue(func() optionSets {
+	return optionSets{
+		dockerGlobal:  set("--config", "-c", "--context", "-H", "--host", "-l", "--log-level", "--tlscacert", "--tlscert", "--tlskey"),
+		composeGlobal: set("-f", "--file", "-p", "--project-name", "--profile", "--env-file", "--project-directory", "--ansi", "--progress", "--parallel"),
+		verbOptions: set("-t", "--time", "--timeout", "-s", "--signal", "--scale", "--pull", "--wait-timeout",
+			"-n", "--namespace", "-f", "--values", "--set", "--version", "-i", "--inventory", "-e", "--extra-vars", "-l", "--limit",
+			"--kube-context", "--context", "-u", "--user"),
+		systemctlOptions: set("-H", "--host", "-M", "--machine", "-t", "--type", "-p", "--property", "-s", "--signal", "--kill-whom",
+			"--kill-value", "-n", "--lines", "-o", "--output", "--root", "--image", "--job-mode", "--state", "--what", "--timestamp",
+			"--when", "--preset-mode", "--message", "--drop-in", "--reboot-argument"),
+	}
+})
 
 func set(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))

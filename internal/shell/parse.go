@@ -17,6 +17,7 @@ package shell
 
 import (
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -142,21 +143,23 @@ func source(n syntax.Node) string {
 }
 
 // wrappers are programs that run the command in their arguments, with the
-// options of theirs that take a value.
-var wrappers = map[string]map[string]bool{
-	"sudo":    {"-u": true, "-g": true, "-C": true, "-h": true, "-p": true, "-U": true, "-r": true, "-t": true, "-D": true, "--user": true, "--group": true, "--host": true, "--prompt": true, "--chdir": true},
-	"doas":    {"-u": true, "-C": true},
-	"env":     {"-u": true, "-C": true, "-S": true, "--unset": true, "--chdir": true},
-	"nice":    {"-n": true, "--adjustment": true},
-	"ionice":  {"-c": true, "-n": true, "-p": true, "--class": true, "--classdata": true},
-	"nohup":   {},
-	"time":    {"-f": true, "-o": true, "--format": true, "--output": true},
-	"command": {},
-	"exec":    {"-a": true},
-	"stdbuf":  {"-i": true, "-o": true, "-e": true},
-	"timeout": {"-s": true, "-k": true, "--signal": true, "--kill-after": true},
-	"builtin": {},
-}
+// options of theirs that take a value. Built on first use, as options are.
+var wrappers = sync.OnceValue(func() map[string]map[string]bool {
+	return map[string]map[string]bool{
+		"sudo":    {"-u": true, "-g": true, "-C": true, "-h": true, "-p": true, "-U": true, "-r": true, "-t": true, "-D": true, "--user": true, "--group": true, "--host": true, "--prompt": true, "--chdir": true},
+		"doas":    {"-u": true, "-C": true},
+		"env":     {"-u": true, "-C": true, "-S": true, "--unset": true, "--chdir": true},
+		"nice":    {"-n": true, "--adjustment": true},
+		"ionice":  {"-c": true, "-n": true, "-p": true, "--class": true, "--classdata": true},
+		"nohup":   {},
+		"time":    {"-f": true, "-o": true, "--format": true, "--output": true},
+		"command": {},
+		"exec":    {"-a": true},
+		"stdbuf":  {"-i": true, "-o": true, "-e": true},
+		"timeout": {"-s": true, "-k": true, "--signal": true, "--kill-after": true},
+		"builtin": {},
+	}
+})
 
 // Program returns the words of the command c runs, with wrappers (sudo,
 // env VAR=value, nice, timeout 5, ...) and their options taken off: for
@@ -165,7 +168,7 @@ var wrappers = map[string]map[string]bool{
 func (c Command) Program() []string {
 	w := c.Words
 	for len(w) > 0 {
-		opts, ok := wrappers[baseName(w[0])]
+		opts, ok := wrappers()[baseName(w[0])]
 		if !ok {
 			break
 		}
