@@ -32,7 +32,7 @@ func main() {
 	}
 	fmt.Println("## Sessions: what scope: session leaves behind")
 	fmt.Println()
-	fmt.Println("`bench/sessions`: one call of a hook in each of N sessions (`scope: session`, `session_retention: 1s`), then, with the sessions idle past it and the hourly sweep due, one more call. State file and runs directory:")
+	fmt.Println("`bench/sessions`: one call of a hook in each of N sessions (`scope: session`, `session_retention: 1s`), then, with the sessions idle past it and the hourly sweep due, one more call. State file and runs directory (where the runs of keys without max_concurrent share a pool of slot files, one per run that went on at the same time: one here, whatever the sessions):")
 	fmt.Println()
 	fmt.Println("| sessions | state file, sessions live | files in runs/, live | state file, sessions ended | files in runs/, ended |")
 	fmt.Println("|---:|---:|---:|---:|---:|")

@@ -2,23 +2,28 @@
 // processes, and the list of runs in flight that 'guard status' shows.
 //
 // Each run holds an flock on a slot file in a directory beside the state
-// file ("<state>.runs"). A key with a limit of N has N slot names; a run
-// takes any free one, or waits for one up to its queue timeout. A key with
-// no limit takes the first free name, adding one if none is. The kernel
+// file ("<state>.runs"). A key with a limit of N has N slot names of its
+// own; a run takes any free one, or waits for one up to its queue timeout.
+// A run of a key with no limit (most keys) takes the first free name of
+// one pool that every such key shares ("run-0.slot", "run-1.slot", ...),
+// adding one if none is free: there are never more of them than runs once
+// went on at the same time, whatever the number of keys. The kernel
 // releases a slot when its holder dies, however it dies, so a crash can
 // never leak one.
 //
-// A slot file exists only while a run holds it: Release removes it, still
-// holding its lock, so that a key with no run in flight leaves no file
-// behind (scope: session makes a key per session). A caller that opened
-// the file just before it was removed finds, once it has the lock, that
-// the name now leads elsewhere or nowhere, and tries again: two runs never
-// hold one name. A file left by a guard that was killed is taken over by
-// the next run of its key, or removed by sweepRuns once it is an hour old;
-// List skips it meanwhile (its holder is dead), and removes nothing: it
-// never locks a slot, so that it can never make a caller think one taken.
-// Creating and removing a file costs a run some tens of microseconds
-// (BENCHMARKS.md).
+// No key leaves a file of its own behind (scope: session makes a key per
+// session). A limited key's slot file exists only while a run holds it:
+// Release removes it, still holding its lock. A caller that opened the
+// file just before it was removed finds, once it has the lock, that the
+// name now leads elsewhere or nowhere, and tries again: two runs never
+// hold one name. A pool file is kept for the next run of any key, its
+// record blanked: creating and removing a file would cost every run about
+// 0.1 ms on ext4, reusing one about a tenth of that. A file left by a
+// guard that was killed is taken over by the next run that needs its
+// name, and every file no run holds that is an hour old is removed by
+// sweepRuns (the pool shrinks back after a burst); List skips a record
+// whose holder is dead, and removes nothing: it never locks a slot, so
+// that it can never make a caller think one taken.
 //
 // A slot file's first line is a line of JSON about the run that holds it
 // (key, PIDs, start time, deadline), written without fsync: it describes
@@ -82,6 +87,7 @@ type slotFile struct {
 	f    *os.File
 	path string
 	run  slotRecord
+	keep bool // a pool slot: blanked on release, not removed
 }
 
 // keyHash names a key's slot files. 64 bits of FNV-1a keep names short and
@@ -93,9 +99,12 @@ func keyHash(key string) string {
 	return fmt.Sprintf("%016x", h.Sum64())
 }
 
-// maxUnlimited bounds the slot files one unlimited key may have: runs at
-// once beyond it are not listed.
+// maxUnlimited bounds the pool of slot files the runs of unlimited keys
+// share: runs at once beyond it are not listed.
 const maxUnlimited = 1024
+
+// poolSlot is the name of the pool's slot i.
+func poolSlot(dir string, i int) string { return filepath.Join(dir, "run-"+strconv.Itoa(i)+".slot") }
 
 // acquire takes a slot for run.Key in dir. With limit 0 the key is
 // unlimited and the run takes the first free slot, adding one if none is.
@@ -112,15 +121,16 @@ func acquireOrStop(dir string, limit int, wait time.Duration, run slotRecord, st
 	prefix := filepath.Join(dir, keyHash(run.Key))
 	if limit <= 0 {
 		for i := range maxUnlimited {
-			s, ok, err := try(dir, prefix+"-u"+strconv.Itoa(i)+".slot", run)
+			s, ok, err := try(dir, poolSlot(dir, i), run)
 			if err != nil {
 				return nil, err
 			}
 			if ok {
+				s.keep = true
 				return s, nil
 			}
 		}
-		return nil, fmt.Errorf("%d runs of %q are in flight already", maxUnlimited, run.Key)
+		return nil, fmt.Errorf("%d runs are in flight already", maxUnlimited)
 	}
 	deadline := time.Now().Add(wait)
 	nap := time.Millisecond
@@ -222,9 +232,15 @@ func (s *slotFile) Started(childPID int) {
 	s.write()
 }
 
-// Release frees the slot: its file is removed, then its lock let go.
+// Release frees the slot: a limited key's file is removed, a pool slot's
+// record blanked (List takes an empty first line for a free slot); then
+// its lock is let go.
 func (s *slotFile) Release() {
-	_ = os.Remove(s.path)
+	if s.keep {
+		_, _ = s.f.WriteAt([]byte{'\n'}, 0)
+	} else {
+		_ = os.Remove(s.path)
+	}
 	_ = s.f.Close()
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -105,9 +107,15 @@ func TestListShowsLiveRunsOnly(t *testing.T) {
 	if len(runs) != 0 {
 		t.Errorf("after release List = %+v; want none", runs)
 	}
+	// The limited key's slot leaves no file behind; the pool's stays for
+	// the next run of any key, blank.
+	var names []string
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 || entries[0].Name() != filepath.Base(stale) { // released slots leave no file behind
-		t.Errorf("slot directory holds %v; want only the dead guard's file", entries)
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{filepath.Base(stale), "run-0.slot"}; !slices.Equal(names, want) {
+		t.Errorf("slot directory holds %v; want %v", names, want)
 	}
 }
 
@@ -134,7 +142,7 @@ func TestUnlimitedSlotsAreReused(t *testing.T) {
 
 	// A file a killed guard left is taken over; a shorter record over its
 	// longer one still reads back.
-	leftover := filepath.Join(dir, keyHash("k")+"-u0.slot")
+	leftover := poolSlot(dir, 0)
 	os.WriteFile(leftover, []byte(`{"key":"k","pid":999999,"child_pid":424242,"started":"2026-01-01T00:00:00Z","deadline":"2026-01-01T01:00:00Z"}`+"\n"), 0o600)
 	short := slotRecord{Key: "k", PID: os.Getpid(), Started: time.Now()}
 	c, err := acquire(dir, 0, 0, short)
@@ -146,18 +154,19 @@ func TestUnlimitedSlotsAreReused(t *testing.T) {
 	if err != nil || len(runs) != 1 || runs[0].ChildPID != 0 || !runs[0].Deadline.IsZero() {
 		t.Fatalf("List = %+v, %v; want the short record", runs, err)
 	}
-	if runs[0].Slot != keyHash("k")+"-u0.slot" {
+	if runs[0].Slot != "run-0.slot" {
 		t.Errorf("took slot %s; want the first one again", runs[0].Slot)
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 {
-		t.Errorf("slot directory holds %d files; want 1", len(entries))
+	if len(entries) != 2 {
+		t.Errorf("slot directory holds %d files; want the 2 that ran at once", len(entries))
 	}
 }
 
 // TestReleasedSlotsLeaveNoFiles covers hostile-user-2 m6: a key with no
-// run in flight has no slot file, however many keys came and went (one a
-// session under scope: session).
+// run in flight has no slot file of its own, however many keys came and
+// went (one a session under scope: session); the pool unlimited keys
+// share holds as many files as runs once went on at once, here one.
 func TestReleasedSlotsLeaveNoFiles(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state.json.runs")
 	for i := range 50 {
@@ -169,8 +178,12 @@ func TestReleasedSlotsLeaveNoFiles(t *testing.T) {
 			s.Release()
 		}
 	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-		t.Errorf("after every release the slot directory holds %d files; want none", len(entries))
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 || entries[0].Name() != "run-0.slot" {
+		t.Errorf("after every release the slot directory holds %v; want only the pool's one file", entries)
+	}
+	if data, _ := os.ReadFile(poolSlot(dir, 0)); strings.TrimSpace(strings.SplitN(string(data), "\n", 2)[0]) != "" {
+		t.Errorf("a released pool slot still names its run: %q", data)
 	}
 }
 
@@ -236,7 +249,7 @@ func TestSlotsRefuseSymlinks(t *testing.T) {
 	os.Mkdir(dir, 0o700)
 	victim := filepath.Join(t.TempDir(), "victim")
 	os.WriteFile(victim, []byte("precious\n"), 0o600)
-	os.Symlink(victim, filepath.Join(dir, keyHash("k")+"-u0.slot"))
+	os.Symlink(victim, poolSlot(dir, 0))
 	if _, err := acquire(dir, 0, 0, slotRecord{Key: "k", PID: os.Getpid(), Started: time.Now()}); err == nil {
 		t.Error("acquire through a symlinked slot file succeeded")
 	}
@@ -246,8 +259,8 @@ func TestSlotsRefuseSymlinks(t *testing.T) {
 }
 
 // BenchmarkListARun is what every guard run of an unlimited key pays to be
-// listed for 'guard status': a slot file created, locked and written, then
-// removed.
+// listed for 'guard status': a pool slot file opened, locked and written,
+// then blanked.
 func BenchmarkListARun(b *testing.B) {
 	dir := filepath.Join(b.TempDir(), "state.json.runs")
 	r := slotRecord{Key: "uv run check.py", PID: os.Getpid(), Started: time.Now()}
