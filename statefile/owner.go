@@ -65,6 +65,12 @@ func CheckBeside(path string) error {
 // file, or the directory it is to be in), when guard runs as root for a
 // user: otherwise the user's own guard could no longer open it. It does
 // nothing when not root, and is best effort.
+//
+// It gives path away only where its new owner could have made it
+// themselves: in a directory they own, or in a sticky world-writable one
+// such as /tmp. Elsewhere path stays root's: a guardrails.yaml the user
+// controls must not get root to hand them, say, an event log or a
+// directory of its making in /etc.
 func GiveToOwnerOf(path, ref string) {
 	if os.Geteuid() != 0 {
 		return
@@ -78,6 +84,16 @@ func GiveToOwnerOf(path, ref string) {
 	want, ok := ri.Sys().(*syscall.Stat_t)
 	if !ok || want.Uid == 0 {
 		return
+	}
+	dir := filepath.Dir(path)
+	di, err := os.Stat(dir)
+	if err != nil {
+		return
+	}
+	if _, shared := sharedDir(dir); !shared {
+		if parent, ok := di.Sys().(*syscall.Stat_t); !ok || parent.Uid != want.Uid {
+			return
+		}
 	}
 	pi, err := os.Lstat(path)
 	if err != nil {

@@ -488,3 +488,49 @@ func TestPlantedSymlinkAtSettingsIsRefused(t *testing.T) {
 		}
 	})
 }
+
+// Root gives a file or directory it made for a user's state to the user
+// only where the user could have made it: in a directory of theirs, or a
+// sticky world-writable one. A guardrails.yaml the user controls cannot
+// get root to hand them an event log, or a directory, in a directory of
+// root's (such as /etc): those stay root's (review of n5d).
+func TestRootGivesAwayOnlyWhereTheUserCouldHaveMadeIt(t *testing.T) {
+	needRoot(t)
+	sb := newSandbox(t, "")
+	dir := sb.path("user")
+	os.Mkdir(dir, 0o755)
+	os.Chown(dir, otherUID, otherGID)
+	state := filepath.Join(dir, "state.json")
+	os.WriteFile(state, []byte("{}\n"), 0o600)
+	os.Chown(state, otherUID, otherGID)
+	rootDir := sb.path("etc") // root's, as the sandbox is
+	os.Mkdir(rootDir, 0o755)
+	events := filepath.Join(rootDir, "made", "events.jsonl")
+	os.WriteFile(sb.path("guardrails.yaml"), []byte("logging:\n  event_log: "+events+"\n"), 0o600)
+	sb.env = append(sb.env, "GUARD_STATE="+state)
+	if code, _, _ := sb.guard("run", "--name", "k", "--", "true"); code != 0 {
+		t.Fatalf("guard run: exit %d", code)
+	}
+	for _, p := range []string{filepath.Dir(events), events} {
+		if uid, _ := owner(t, p); uid != 0 {
+			t.Errorf("%s, in root's directory, was given to %d; want root's", p, uid)
+		}
+	}
+
+	// In a sticky world-writable directory, where the user could have
+	// made it, the lock root creates beside the user's state is theirs.
+	tmp := sb.path("tmp")
+	os.Mkdir(tmp, 0o777)
+	os.Chmod(tmp, 0o777|os.ModeSticky)
+	shared := filepath.Join(tmp, "s.json")
+	os.WriteFile(shared, []byte("{}\n"), 0o600)
+	os.Chown(shared, otherUID, otherGID)
+	os.WriteFile(sb.path("guardrails.yaml"), nil, 0o600)
+	sb.env = append(sb.env, "GUARD_STATE="+shared)
+	if code, _, stderr := sb.guard("run", "--", "true"); code != 0 {
+		t.Fatalf("guard run: exit %d: %s", code, stderr)
+	}
+	if uid, _ := owner(t, shared+".lock"); uid != otherUID {
+		t.Errorf("the lock beside the user's state in a sticky directory is owned by %d; want the user's", uid)
+	}
+}
