@@ -55,6 +55,13 @@ func TestReadRefusesWhatItCannotReadHoweverItIsSpelled(t *testing.T) {
 		{"backticks, no parse", "d``ocker restart x ("},
 		{"known service, no parse", `foo restart w\eb (`},
 		{"known service in quotes, no parse", `foo restart "w"'e'b (`},
+		// A pattern, an offset or a command substitution spells the program
+		// out too (review of N2's fix).
+		{"pattern, no parse", `d${x#ock}ocker restart w${x#q}eb (`},
+		{"offset, no parse", `d${x:0:0}ocker restart x (`},
+		{"empty substitution, no parse", "d$(:)ocker restart w`true`eb ("},
+		{"brace alternatives, no parse", `{d,}ocker restart x (`},
+		{"python, pattern", `python3 -c 'import os; os.system("d${x#ock}ocker restart web")'`},
 		// Code in another language that names a budgeted program.
 		{"python", `python3 -c 'import os; os.system("d\\ocker restart x")'`},
 		{"python ansi-c", `python3 -c $'import os; os.system("\x64ocker restart x")'`},

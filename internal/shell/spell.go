@@ -4,6 +4,7 @@ package shell
 // out, for a search for the names they hold.
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -16,24 +17,29 @@ const maxDecodeRounds = 4
 // its quotes (single, double and back quotes, $'...' and $"...") and
 // backslashes taken out (a backslash-newline, or backslash-CR-LF, joins
 // two lines into one word), variables and parameter expansions taken as
-// empty but for a default they hold (d${x}ocker and ${x:-d}ocker are
-// docker), and, in the second, $'...' decoded first ($'\x64ocker' is
-// docker). Neither is a reading: they are copies of text in which a name
-// bash would run shows as a word (d\ocker, d"o"cker, d\<newline>ocker all
-// show docker). Callers search text itself as well: a copy may join what
-// text keeps apart.
+// empty but for a default they hold (d${x}ocker, d${x#ock}ocker and
+// ${x:-d}ocker are docker); then the same with $'...' decoded first
+// ($'\x64ocker' is docker), with command substitutions taken as empty
+// (d$(:)ocker and d`true`ocker are docker), and with each brace expansion
+// taken as its first and as its last alternative ({d,}ocker is docker).
+// None is a reading: they are copies of text in which a name bash would
+// run shows as a word. Callers search text itself as well: a copy may
+// join what text keeps apart.
 //
-// It returns only the copies that differ from text, each made in one pass
-// (the $'...' decoding in at most maxDecodeRounds), so it is linear in
-// the length of text.
+// It returns only the copies that differ from text and from each other,
+// each made in one pass (the $'...' decoding in at most maxDecodeRounds),
+// so it is linear in the length of text.
 func Spellings(text string) []string {
-	if strings.IndexAny(text, "\\'\"`$\r") < 0 {
+	if strings.IndexAny(text, "\\'\"`$\r{") < 0 {
 		return nil
 	}
 	var out []string
-	if p := unquoted(text); p != text {
-		out = append(out, p)
+	add := func(p string) {
+		if p != text && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
 	}
+	add(unquoted(text, false))
 	if strings.Contains(text, "$'") {
 		d := text
 		for range maxDecodeRounds {
@@ -42,17 +48,26 @@ func Spellings(text string) []string {
 				break
 			}
 		}
-		if p := unquoted(d); p != text && (len(out) == 0 || p != out[0]) {
-			out = append(out, p)
-		}
+		add(unquoted(d, false))
+	}
+	if strings.Contains(text, "$(") || strings.Contains(text, "`") {
+		add(unquoted(text, true))
+	}
+	if strings.Contains(text, "{") && strings.Contains(text, ",") {
+		add(unquoted(braceAlternative(text, false), false))
+		add(unquoted(braceAlternative(text, true), false))
 	}
 	return out
 }
 
 // unquoted returns s with quotes, backslashes, carriage returns and
 // backslash-newlines taken out, and variables ($x, ${x}, $1, $@, $())
-// taken out but for the default a ${x:-...} holds.
-func unquoted(s string) string {
+// taken out but for the default or alternative a ${x:-...}, ${x-...},
+// ${x:=...} or ${x:+...} holds (a pattern, an offset or a message, as in
+// ${x#...}, ${x/...}, ${x:1} or ${x:?...}, goes with its variable). With
+// noSubst, command substitutions ($(...), `...`) go too, whatever they
+// hold.
+func unquoted(s string, noSubst bool) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	open := 0 // ${ not yet closed
@@ -67,7 +82,14 @@ func unquoted(s string) string {
 				i += 2
 			}
 			continue
-		case '\'', '"', '`', '\r':
+		case '`':
+			if noSubst {
+				if j := strings.IndexByte(s[i+1:], '`'); j >= 0 {
+					i += j + 1
+				}
+			}
+			continue
+		case '\'', '"', '\r':
 			continue
 		case '}':
 			if open > 0 {
@@ -82,11 +104,19 @@ func unquoted(s string) string {
 			case n == '\'' || n == '"': // $'...', $"...": the quotes go next
 				continue
 			case n == '{':
-				i = skipParam(s, i+2) - 1
-				open++
+				j, keep := skipParam(s, i+2)
+				if keep {
+					i = j - 1
+					open++
+				} else {
+					i = closing(s, j, '{', '}')
+				}
 				continue
 			case n == '(' && strings.HasPrefix(s[i+2:], ")"):
 				i += 2
+				continue
+			case n == '(' && noSubst:
+				i = closing(s, i+2, '(', ')')
 				continue
 			case isNameByte(n) && !isDigit(n):
 				i++
@@ -105,9 +135,11 @@ func unquoted(s string) string {
 }
 
 // skipParam returns the index past the name of the parameter expansion
-// whose name starts at i (past "${"), and past the operator after it:
-// what is left up to its "}" is a default, a pattern or an offset.
-func skipParam(s string, i int) int {
+// whose name starts at i (past "${"), and past the operator after it, and
+// whether what is left up to its "}" is a word bash may put in its place
+// (the default of :- and -, the value of := and =, the alternative of :+
+// and +) rather than a pattern, an offset or a message.
+func skipParam(s string, i int) (int, bool) {
 	if i < len(s) && (s[i] == '!' || s[i] == '#') {
 		i++
 	}
@@ -119,10 +151,68 @@ func skipParam(s string, i int) int {
 	case i < len(s) && strings.IndexByte("@*#?$!-", s[i]) >= 0:
 		i++
 	}
-	for i < len(s) && strings.IndexByte(":-=+?#%/^,@~", s[i]) >= 0 {
-		i++
+	if i < len(s) && s[i] == ':' && i+1 < len(s) && strings.IndexByte("-=+", s[i+1]) >= 0 {
+		return i + 2, true
 	}
-	return i
+	if i < len(s) && strings.IndexByte("-=+}", s[i]) >= 0 {
+		if s[i] == '}' {
+			return i, true
+		}
+		return i + 1, true
+	}
+	return i, false
+}
+
+// closing returns the index of the bracket that closes the one opened
+// just before i (open and close nest), or the last index of s if none
+// does (callers then take the rest of s as one, so that every byte is
+// scanned a bounded number of times).
+func closing(s string, i int, open, close byte) int {
+	depth := 1
+	for ; i < len(s); i++ {
+		switch s[i] {
+		case open:
+			depth++
+		case close:
+			if depth--; depth == 0 {
+				return i
+			}
+		}
+	}
+	return len(s) - 1
+}
+
+// braceAlternative returns s with each brace expansion ({a,b,c}, not
+// ${...}) replaced by its first alternative, or its last if last: bash
+// makes a word of each, and a name may be spelled across one ({d,}ocker).
+func braceAlternative(s string, last bool) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != '{' || i > 0 && s[i-1] == '$' {
+			b.WriteByte(s[i])
+			continue
+		}
+		end := closing(s, i+1, '{', '}')
+		if s[end] != '}' || end == i {
+			b.WriteString(s[i:]) // no brace closes it, nor any after it
+			break
+		}
+		body := s[i+1 : end]
+		if !strings.Contains(body, ",") {
+			b.WriteString(s[i : end+1]) // each brace is scanned once
+			i = end
+			continue
+		}
+		alts := strings.Split(body, ",")
+		if last {
+			b.WriteString(alts[len(alts)-1])
+		} else {
+			b.WriteString(alts[0])
+		}
+		i = end
+	}
+	return b.String()
 }
 
 func isNameByte(c byte) bool {

@@ -30,6 +30,18 @@ func TestSpellings(t *testing.T) {
 		{`eval $'\x24\x27\\x64ocker\x27'`, "eval docker"}, // eval decodes it again
 		{`$'\q\x'`, "qx"},
 		{"echo hi", ""},
+		// A pattern, an offset or a message goes with its variable (review
+		// of n2: d${x#ock}ocker is docker when x is unset).
+		{`d${x#ock}ocker restart w${x%q}eb`, "docker restart web"},
+		{`d${x:0:0}ocker restart w${x/a/b}eb`, "docker restart web"},
+		{`d${x^^}ocker restart w${x:?no}eb`, "docker restart web"},
+		{`d${x#${y}}ocker`, "docker"},
+		// Command substitutions taken as empty, brace alternatives.
+		{"d$(:)ocker restart w`true`eb", "docker restart web"},
+		{`d$(echo $(true))ocker`, "docker"},
+		{`{d,}ocker restart {,w}eb`, "docker restart eb"},
+		{`{d,}ocker restart {,w}eb`, "ocker restart web"},
+		{`{x,d}ocker`, "docker"},
 	}
 	for _, tc := range tests {
 		got := Spellings(tc.text)
@@ -53,6 +65,13 @@ func TestSpellingsIsLinear(t *testing.T) {
 		strings.Repeat("${", 1<<20),
 		strings.Repeat(`d\'"o`, 1<<20),
 		strings.Repeat("$'", 1<<20),
+		strings.Repeat("{", 1<<20),
+		strings.Repeat("{a", 1<<20),
+		strings.Repeat("{a,", 1<<19),
+		strings.Repeat("$(", 1<<20),
+		strings.Repeat("${x#", 1<<19),
+		strings.Repeat("`", 1<<20),
+		strings.Repeat("}{", 1<<20),
 	} {
 		start := time.Now()
 		Spellings(s)
