@@ -32,11 +32,17 @@ func Telling(msg string) string {
 		if indented(lines[i]) {
 			continue
 		}
-		// The error's heading, if it is a few lines up (above a list
-		// such as Node's "Require stack:\n- /p/hook.js").
-		for j := i; j >= 0 && j > i-4 && !errorHeading(lines[i]); j-- {
-			if !indented(lines[j]) && errorHeading(lines[j]) {
-				i = j
+		// Under a list such as Node's "Require stack:\n- /p/hook.js", the
+		// error's heading just above it.
+		if strings.HasPrefix(lines[i], "- ") {
+			for j := i - 1; j >= 0 && j > i-8; j-- {
+				if errorHeading(lines[j]) {
+					i = j
+					break
+				}
+				if !strings.HasPrefix(lines[j], "- ") && !strings.HasSuffix(lines[j], ":") {
+					break
+				}
 			}
 		}
 		line := strings.TrimSpace(lines[i])
@@ -54,9 +60,15 @@ func Telling(msg string) string {
 // expression compiled at start-up would cost every guard run.
 func runtimeTrailer(line string) bool {
 	for _, p := range []string{"Node.js v", "Bun v"} {
-		if v, ok := strings.CutPrefix(line, p); ok && v != "" && v[0] >= '0' && v[0] <= '9' && !strings.Contains(v, ": ") {
-			return true
+		v, ok := strings.CutPrefix(line, p)
+		if !ok {
+			continue
 		}
+		v, platform, _ := strings.Cut(v, " ")
+		if platform != "" && !(strings.HasPrefix(platform, "(") && strings.HasSuffix(platform, ")")) {
+			return false
+		}
+		return v != "" && v[0] >= '0' && v[0] <= '9' && strings.Trim(v, "0123456789.") == ""
 	}
 	return false
 }

@@ -17,6 +17,11 @@ func TestTelling(t *testing.T) {
 		{"TypeError: x\nretried, still failing: 3 files\n", "retried, still failing: 3 files"},
 		{"Node.js v20.20.2\n", "Node.js v20.20.2"},
 		{"lint failed\n  src/a.go:1: unused\n", "lint failed"},
+		// The hook's own summary, and Java's root cause, beat an error
+		// heading above them (review).
+		{"TypeError: old noise\nsummary: 2 checks failed\n  - check a\n", "summary: 2 checks failed"},
+		{"java.lang.RuntimeException: wrap\n\tat A.b(A.java:1)\nCaused by: java.io.IOException: disk full\n\tat C.d(C.java:2)\n", "Caused by: java.io.IOException: disk full"},
+		{"checking runtime\nNode.js v18 or later is required\n", "Node.js v18 or later is required"},
 		{"", ""},
 	}
 	for _, tc := range tests {
@@ -39,6 +44,7 @@ func TestErrorHeading(t *testing.T) {
 	}
 	for line, want := range map[string]bool{
 		"Node.js v20.20.2": true, "Bun v1.1.0 (Linux x64)": true, "Node.js v": false, "Node.js version: 20": false, "Node.js v2: error: x": false,
+		"Node.js v18 or later is required": false, "Node.js v18.0.0-pre": false,
 	} {
 		if got := runtimeTrailer(line); got != want {
 			t.Errorf("runtimeTrailer(%q) = %v; want %v", line, got, want)
