@@ -120,15 +120,29 @@ func acquire(dir string, limit int, wait time.Duration, run slotRecord) (*slotFi
 func acquireOrStop(dir string, limit int, wait time.Duration, run slotRecord, stop func() bool) (*slotFile, error) {
 	prefix := filepath.Join(dir, keyHash(run.Key))
 	if limit <= 0 {
-		for i := range maxUnlimited {
+		// A pool slot that cannot be opened (another user's file, a
+		// directory or a symlink at its name) is passed over, not the end
+		// of the pool: every unlimited key shares it. A few in a row mean
+		// the directory itself is the trouble.
+		var failed error
+		for i, bad := 0, 0; i < maxUnlimited && bad < 8; i++ {
 			s, ok, err := try(dir, poolSlot(dir, i), run)
-			if err != nil {
+			var fileErr *slotFileError
+			if err != nil && !errors.As(err, &fileErr) {
 				return nil, err
+			}
+			if err != nil {
+				failed = err
+				bad++
+				continue
 			}
 			if ok {
 				s.keep = true
 				return s, nil
 			}
+		}
+		if failed != nil {
+			return nil, failed
 		}
 		return nil, fmt.Errorf("%d runs are in flight already", maxUnlimited)
 	}
@@ -160,6 +174,14 @@ func acquireOrStop(dir string, limit int, wait time.Duration, run slotRecord, st
 	}
 }
 
+// A slotFileError is try's failure to open or lock the one slot file it
+// tried (its directory was fine): another user's file, a directory or a
+// symlink at its name.
+type slotFileError struct{ err error }
+
+func (e *slotFileError) Error() string { return e.err.Error() }
+func (e *slotFileError) Unwrap() error { return e.err }
+
 // try locks the slot file at path without waiting, creating it (and dir)
 // if need be. It reports false if the slot is taken.
 func try(dir, path string, run slotRecord) (*slotFile, bool, error) {
@@ -175,14 +197,14 @@ func try(dir, path string, run slotRecord) (*slotFile, bool, error) {
 			f, err = statefile.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 		}
 		if err != nil {
-			return nil, false, fmt.Errorf("cannot open slot: %w", err)
+			return nil, false, &slotFileError{fmt.Errorf("cannot open slot: %w", err)}
 		}
 		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 			f.Close()
 			if errors.Is(err, syscall.EWOULDBLOCK) {
 				return nil, false, nil
 			}
-			return nil, false, fmt.Errorf("cannot lock slot: %w", err)
+			return nil, false, &slotFileError{fmt.Errorf("cannot lock slot: %w", err)}
 		}
 		if !stillAt(f, path) {
 			f.Close() // its holder released and removed it meanwhile

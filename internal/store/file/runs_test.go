@@ -249,9 +249,19 @@ func TestSlotsRefuseSymlinks(t *testing.T) {
 	os.Mkdir(dir, 0o700)
 	victim := filepath.Join(t.TempDir(), "victim")
 	os.WriteFile(victim, []byte("precious\n"), 0o600)
-	os.Symlink(victim, poolSlot(dir, 0))
-	if _, err := acquire(dir, 0, 0, slotRecord{Key: "k", PID: os.Getpid(), Started: time.Now()}); err == nil {
+	// A limited key's slot name that is a symlink is refused; a pool
+	// slot's is passed over (every unlimited key shares the pool), and
+	// the next one taken. Neither is followed.
+	os.Symlink(victim, filepath.Join(dir, keyHash("k")+"-0.slot"))
+	if _, err := acquire(dir, 1, 0, slotRecord{Key: "k", PID: os.Getpid(), Started: time.Now()}); err == nil {
 		t.Error("acquire through a symlinked slot file succeeded")
+	}
+	os.Symlink(victim, poolSlot(dir, 0))
+	s, err := acquire(dir, 0, 0, slotRecord{Key: "k", PID: os.Getpid(), Started: time.Now()})
+	if err != nil || s.path != poolSlot(dir, 1) {
+		t.Errorf("acquire with a symlink at the pool's first slot: %v, %v; want the second slot", s, err)
+	} else {
+		s.Release()
 	}
 	if data, _ := os.ReadFile(victim); string(data) != "precious\n" {
 		t.Errorf("the link's target was written: %q", data)
