@@ -72,14 +72,23 @@ func FuzzRedact(f *testing.F) {
 			// the open cannot be told from a URL followed by text.)
 			return
 		}
-		for _, s := range []string{
-			"postgres://u:" + pw + "@h:5432/db?sslmode=disable",
-			"postgres://u@h/db?sslmode=disable&password=" + strings.ReplaceAll(pw, "&", ""),
-			"error: cannot reach the database at postgres://u:" + pw + "@h/db: refused",
-			"parse \"postgres://u:" + pw + "@h/db\": invalid",
+		for _, in := range []func(string) string{
+			func(pw string) string { return "postgres://u:" + pw + "@h:5432/db?sslmode=disable" },
+			func(pw string) string {
+				return "postgres://u@h/db?sslmode=disable&password=" + strings.ReplaceAll(pw, "&", "")
+			},
+			func(pw string) string {
+				return "error: cannot reach the database at postgres://u:" + pw + "@h/db: refused"
+			},
+			func(pw string) string { return "parse \"postgres://u:" + pw + "@h/db\": invalid" },
 		} {
-			if got := Redact(s); strings.Contains(got, pw) {
-				t.Errorf("Redact(%q) = %q shows the password", s, got)
+			// What the text around a password becomes may spell it
+			// ("xxx@" in "postgres://u:xxxxx@h"): that is no leak.
+			if strings.Contains(Redact(in("s3cret")), pw) {
+				continue
+			}
+			if got := Redact(in(pw)); strings.Contains(got, pw) {
+				t.Errorf("Redact(%q) = %q shows the password", in(pw), got)
 			}
 		}
 	})
