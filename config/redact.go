@@ -173,6 +173,10 @@ func redactURLBody(body string) string {
 		user := rest[:at]
 		if c := strings.IndexByte(user, ':'); c >= 0 && c+1 < len(user) {
 			user = user[:c+1] + Masked
+		} else if c := strings.Index(strings.ToUpper(user), "%3A"); c >= 0 && c+3 < len(user) {
+			// A colon written %3A is, to a URL parser, part of the user's
+			// name; to the person who wrote it, a password's start.
+			user = user[:c+3] + Masked
 		}
 		out += user + "@"
 		rest = rest[at+1:]

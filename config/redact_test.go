@@ -48,6 +48,9 @@ func TestRedact(t *testing.T) {
 		{"running \"mysql --password=s3cret -e x\" unguarded", "running \"mysql --password=xxxxx -e x\" unguarded"},
 		{"passfile=/p/x and password= and x=1", "passfile=/p/x and password= and x=1"},
 		{"no url here: exit 1", "no url here: exit 1"},
+		// A colon percent-encoded in the user part (re-run of hostile-user-2 M7).
+		{"postgres://postgres%3As3cret@db/guard", "postgres://postgres%3Axxxxx@db/guard"},
+		{"at postgres://u%3as3cret@db/guard: refused", "at postgres://u%3axxxxx@db/guard: refused"},
 	}
 	for _, tc := range tests {
 		got := Redact(tc.in)
