@@ -214,13 +214,15 @@ func settings(path string, doc []byte, env Env) (Checked, []Finding, []claude.Ho
 // files whose copies differ (claude.Differing), and how to make them
 // match with guard install --binary bin ("" for where guard is).
 func Differing(g []claude.Copy, bin string) Finding {
-	var files, wrapped, bare []string
+	var files, wrapped, bare, forms []string
+	filesOf := map[string][]string{} // by the command each file's copy is
 	seen := map[string]bool{}
 	// Claude Code merges copies defined the same way: it runs each
 	// different one once.
 	runs := map[string]bool{}
 	for _, c := range g {
-		runs[strings.Join(append([]string{c.Hook.Command}, c.Hook.Args...), "\x00")] = true
+		form := strings.Join(append([]string{c.Hook.Command}, c.Hook.Args...), "\x00")
+		runs[form] = true
 		if seen[c.File] {
 			continue
 		}
@@ -228,6 +230,10 @@ func Differing(g []claude.Copy, bin string) Finding {
 		files = append(files, c.File)
 		if c.Hook.Guard != "" {
 			wrapped = append(wrapped, c.File)
+			if filesOf[form] == nil {
+				forms = append(forms, form)
+			}
+			filesOf[form] = append(filesOf[form], c.File)
 		} else {
 			bare = append(bare, c.File)
 		}
@@ -236,7 +242,17 @@ func Differing(g []claude.Copy, bin string) Finding {
 	where := strings.Join(files, " and ") + ", " + h.Event
 	how := "behind guard in " + strings.Join(wrapped, " and ") + ", bare in " + strings.Join(bare, " and ")
 	if len(bare) == 0 {
-		how = "behind different guards in each"
+		// Behind guard in each, written differently: say which files
+		// agree.
+		var groups []string
+		for i, f := range forms {
+			way := "one way"
+			if i > 0 {
+				way = "another"
+			}
+			groups = append(groups, way+" in "+strings.Join(filesOf[f], " and "))
+		}
+		how = "behind guard in each but written " + strings.Join(groups, ", ")
 	}
 	binFlag := ""
 	if bin != "" {

@@ -241,3 +241,14 @@ func TestGuardBehindGuardExecForm(t *testing.T) {
 		}
 	}
 }
+
+// TestDifferingSaysWhichCopiesAgree (real-hooks re-run): copies behind
+// guard in three files, two of them alike, are told apart by file.
+func TestDifferingSaysWhichCopiesAgree(t *testing.T) {
+	a := claude.Hook{Event: "Stop", Command: "guard run --shell bash -c './lint.sh'", Guard: "guard", Inner: "./lint.sh"}
+	b := claude.Hook{Event: "Stop", Command: "/usr/local/bin/guard run --shell bash -c './lint.sh'", Guard: "/usr/local/bin/guard", Inner: "./lint.sh"}
+	f := Differing([]claude.Copy{{File: "user", Hook: a}, {File: "project", Hook: b}, {File: "local", Hook: a}}, "")
+	if !strings.Contains(f.Problem, "behind guard in each but written one way in user and local, another in project") || !strings.Contains(f.Problem, "runs 2 times per event") {
+		t.Errorf("Differing = %s", f.Problem)
+	}
+}
