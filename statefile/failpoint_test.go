@@ -38,7 +38,7 @@ func crashAtEveryStep(t *testing.T, steps []string, relaxed string) {
 				t.Fatal(err)
 			}
 			old, _ := os.ReadFile(path)
-			want, _ := Marshal(&counter{N: 2})
+			want, _ := jsonx.MarshalDocument(&counter{N: 2})
 
 			cmd := exec.Command(os.Args[0], "-test.run=^TestChildIncrements$")
 			cmd.Env = append(os.Environ(), "STATEFILE_CHILD_PATH="+path, "STATEFILE_CHILD_N=1", "GUARD_FAILPOINT="+step, "STATEFILE_CHILD_RELAXED="+relaxed)

@@ -45,11 +45,6 @@ func (e *CorruptError) Error() string {
 func (e *CorruptError) Unwrap() error        { return e.Err }
 func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
 
-// Corrupt wraps err, found while decoding part of a document, so that it
-// matches ErrCorrupt: Update then moves the file aside as if it had not
-// parsed at all.
-func Corrupt(err error) error { return &CorruptError{Err: err} }
-
 // A Codec is a document type that reads and writes its own bytes, for a
 // speed encoding/json cannot give: a lazy decoder, say. Load and Update use
 // these methods instead of encoding/json when the document has them.
@@ -72,7 +67,7 @@ func marshalSegments(doc any) ([][]byte, error) {
 	if c, ok := doc.(SegmentCodec); ok {
 		return c.MarshalSegments()
 	}
-	out, err := Marshal(doc)
+	out, err := jsonx.MarshalDocument(doc)
 	return [][]byte{out}, err
 }
 
@@ -331,23 +326,6 @@ func (f *File) Swap(fn func(old []byte) ([]byte, error)) error {
 		return err
 	}
 	return f.replace(data)
-}
-
-// Marshal encodes doc the way a state file stores it: indented by two
-// spaces, without HTML escaping (keys are command lines, and "&&" should
-// read as "&&"), and ending in a newline. A Codec writes itself.
-func Marshal(doc any) ([]byte, error) {
-	if c, ok := doc.(Codec); ok {
-		return c.MarshalState()
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }
 
 // quarantine moves the current file to a name that is not taken yet. The

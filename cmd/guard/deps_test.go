@@ -88,3 +88,16 @@ func TestGuardPGLinksTheDriver(t *testing.T) {
 		t.Error("guard-pg does not link github.com/jackc/pgx/v5: it would not open a postgres:// state")
 	}
 }
+
+// The PostgreSQL backend reads and writes the hook-state document, whose
+// format (the checksum seal included) is internal/store/hookstate's; it has
+// no use for the file backend's storage, so it links neither statefile nor
+// the file lock nor atomicfile (architecture-2 defect 5).
+func TestPostgresBackendLinksNoFileStorage(t *testing.T) {
+	for _, line := range deps(t, "guard/internal/store/postgres") {
+		switch path := strings.TrimPrefix(line, "ext "); path {
+		case "guard/statefile", "guard/internal/atomicfile", "github.com/gofrs/flock":
+			t.Errorf("internal/store/postgres links %s, the file backend's storage", path)
+		}
+	}
+}

@@ -49,6 +49,24 @@ func UnmarshalObject(data []byte, v any, extra *Extra) error {
 	return nil
 }
 
+// MarshalDocument encodes doc the way guard's state files store it:
+// indented by two spaces, without HTML escaping (keys are command lines,
+// and "&&" should read as "&&"), and ending in a newline. A document that
+// writes itself (a MarshalState method, as statefile's Codec has) does.
+func MarshalDocument(doc any) ([]byte, error) {
+	if c, ok := doc.(interface{ MarshalState() ([]byte, error) }); ok {
+		return c.MarshalState()
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
 // MarshalObject encodes v, a struct without its own MarshalJSON (or a
 // pointer to one), as a JSON object, and appends the members of extra in
 // name order. It does not escape HTML characters.

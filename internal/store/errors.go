@@ -14,3 +14,15 @@ var (
 	// says what to grant.
 	ErrDenied = errors.New("permission denied")
 )
+
+// Corrupt wraps err, found while decoding a stored document or a part of
+// it (one key's entry, say), so that it matches ErrCorrupt. A document
+// type returns it from inside an update, and the backend then sets the
+// state aside and starts afresh, as if the whole of it had not parsed.
+func Corrupt(err error) error { return &corruptError{err} }
+
+type corruptError struct{ err error }
+
+func (e *corruptError) Error() string        { return "state does not parse: " + e.err.Error() }
+func (e *corruptError) Unwrap() error        { return e.err }
+func (e *corruptError) Is(target error) bool { return target == ErrCorrupt }

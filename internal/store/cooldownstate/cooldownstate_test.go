@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"guard/internal/jsonx"
 	"guard/internal/store"
-	"guard/statefile"
 )
 
 var (
@@ -28,7 +28,7 @@ func parse(t *testing.T, s string) *Document {
 
 func marshal(t *testing.T, d *Document) string {
 	t.Helper()
-	out, err := statefile.Marshal(d)
+	out, err := jsonx.MarshalDocument(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +282,7 @@ func FuzzDocument(f *testing.F) {
 			d.Record(name, restart, actions, t0, true, "")
 		}
 		d.tidy(t0, 48*time.Hour, actions)
-		out, err := statefile.Marshal(d)
+		out, err := jsonx.MarshalDocument(d)
 		if err != nil {
 			t.Fatalf("Marshal: %v", err)
 		}

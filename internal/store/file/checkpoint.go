@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"guard/internal/atomicfile"
-	"guard/statefile"
+	"guard/internal/jsonx"
 )
 
 // A checkpoint is a state file's store.Checkpoint: its export and import,
@@ -21,7 +21,7 @@ func (c checkpoint) Export() ([]byte, error) {
 	if err != nil || data != nil {
 		return data, err
 	}
-	return statefile.Marshal(c.empty)
+	return jsonx.MarshalDocument(c.empty)
 }
 
 func (c checkpoint) Check(data []byte) error { return c.check(data) }

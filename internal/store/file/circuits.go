@@ -92,7 +92,7 @@ func (s *Circuits) Update(now time.Time, fn func(tx store.CircuitTx) (changed bo
 		changed, err := fn(d)
 		pending = d.Pending()
 		if err != nil {
-			return false, err
+			return false, docError(err)
 		}
 		if aside = d.Aside(); len(aside) > 0 {
 			// Keep what is set aside before the file goes on without it.

@@ -191,3 +191,51 @@ func TestEndedSessionsLeaveNothingBehind(t *testing.T) {
 		t.Errorf("the runs directory holds %v; want only the pool's one file", entries)
 	}
 }
+
+// TestEntryThatDoesNotDecodeInAnUpdateSetsTheFileAside: a sealed file
+// whose checksum matches but whose entry for the key an update reads is
+// not laid out as guard writes it makes the document say store.ErrCorrupt
+// from inside the update; the file is then moved aside whole and the
+// update runs again on an empty state, as for a file that does not parse
+// (architecture-2 defect 5: the document's errors are store's, and the
+// file backend hands them to statefile).
+func TestEntryThatDoesNotDecodeInAnUpdateSetsTheFileAside(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hook_state.json")
+	// No comma between a's entry and b's.
+	body := "{\n  \"version\": 1,\n  \"hooks\": {\n    \"a\": {\"state\": \"closed\"}\n    \"b\": {\"state\": \"closed\"}\n  },\n  \"global_stats\": {},\n"
+	data := append([]byte(body), hookstate.Seal(hookstate.Checksum([]byte(body)))...)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var moved string
+	var cause error
+	s, err := openCircuits(path, statefile.Options{OnQuarantine: func(to string, err error) { moved, cause = to, err }}, hookstate.Retention{}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := 0
+	err = s.Update(t0, func(tx store.CircuitTx) (bool, error) {
+		runs++
+		_, err := circuit.Record(tx, "a", settings, t0, breaker.Result{Outcome: breaker.Failure, Error: "exit 1"}, circuit.Run{})
+		return true, err
+	})
+	if err != nil {
+		t.Fatalf("Update = %v; want the file set aside and the update done", err)
+	}
+	if runs != 2 || moved == "" {
+		t.Fatalf("update ran %d times, file moved to %q; want twice, and moved", runs, moved)
+	}
+	if !strings.Contains(cause.Error(), `hooks["a"] is not laid out as guard writes it`) || strings.Count(cause.Error(), "does not parse") != 1 {
+		t.Errorf("cause = %q", cause)
+	}
+	if kept, _ := os.ReadFile(moved); string(kept) != string(data) {
+		t.Error("the file set aside is not the file as it was")
+	}
+	d, err := s.document()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := d.Circuit("a"); c.ConsecutiveFailures != 1 {
+		t.Errorf("a after the update = %+v; want one failure", c)
+	}
+}

@@ -106,6 +106,18 @@ func storeError(err error) error {
 	return err
 }
 
+// docError makes an error a document returned from inside an update
+// match statefile.ErrCorrupt as well when it matches store.ErrCorrupt (a
+// key's entry that does not decode, say: the document types speak store's
+// errors, not statefile's), so that statefile sets the file aside and
+// runs the update again on an empty document.
+func docError(err error) error {
+	if errors.Is(err, store.ErrCorrupt) && !errors.Is(err, statefile.ErrCorrupt) {
+		return sentinelError{err, statefile.ErrCorrupt}
+	}
+	return err
+}
+
 // A sentinelError is an error that also matches one of store's sentinels.
 type sentinelError struct{ err, sentinel error }
 

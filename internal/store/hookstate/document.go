@@ -10,7 +10,6 @@ import (
 	"guard/breaker"
 	"guard/internal/jsonx"
 	"guard/internal/store"
-	"guard/statefile"
 )
 
 // Version is the document version this guard writes.
@@ -217,7 +216,7 @@ func (d *Document) UnmarshalState(data []byte) error {
 func (d *Document) topMembers(members []jsonx.Member) error {
 	for _, m := range members {
 		switch m.Key {
-		case "hooks", statefile.ChecksumMember:
+		case "hooks", ChecksumMember:
 		case "version":
 			v, err := jsonx.ParseInt(m.Value)
 			if err != nil {
@@ -254,7 +253,7 @@ func (d *Document) MarshalState() ([]byte, error) {
 func (d *Document) MarshalJSON() ([]byte, error) { return d.MarshalState() }
 
 // MarshalSegments writes the document for statefile, sealed (see
-// statefile.Seal) and laid out as source describes: indented by two spaces
+// Seal) and laid out as source describes: indented by two spaces
 // a level, global_stats after hooks, then the members guard does not know
 // in name order. The entries nobody touched are slices of the bytes they
 // were read from, a run of them one slice, when those bytes are guard's
@@ -289,7 +288,7 @@ func (d *Document) MarshalSegments() ([][]byte, error) {
 	}
 	w.b.WriteString(",\n")
 	segs := w.segments()
-	return append(segs, statefile.Seal(statefile.Checksum(segs...))), nil
+	return append(segs, Seal(Checksum(segs...))), nil
 }
 
 // writeSpliced writes the members of hooks for a document whose source is

@@ -12,7 +12,6 @@ import (
 	"guard/internal/circuit"
 	"guard/internal/jsonx"
 	"guard/internal/store"
-	"guard/statefile"
 )
 
 var t0 = time.Date(2026, 2, 10, 23, 35, 42, 0, time.UTC)
@@ -319,7 +318,7 @@ func BenchmarkUpdateOneKeyOf1000(b *testing.B) {
 	}
 	d.Tidy(t0, Retention{})
 	sealed, _ := d.MarshalState()
-	unsealed, _ := statefile.Unseal(sealed)
+	unsealed, _ := Unseal(sealed)
 	unsealed = append(append([]byte(nil), unsealed[:len(unsealed)-2]...), "\n}\n"...)
 	for _, bc := range []struct {
 		name string

@@ -7,7 +7,7 @@ import (
 
 	"guard/breaker"
 	"guard/internal/jsonx"
-	"guard/statefile"
+	"guard/internal/store"
 )
 
 // PeekData returns key's circuit in data, a state document, without
@@ -30,7 +30,7 @@ func PeekData(data []byte, key string) (breaker.Circuit, error) {
 	}
 	h := &Hook{}
 	if err := h.UnmarshalJSON(raw); err != nil {
-		return breaker.Circuit{}, statefile.Corrupt(err)
+		return breaker.Circuit{}, store.Corrupt(err)
 	}
 	if err := h.Check(); err != nil {
 		return breaker.Circuit{}, err // the update sets it aside

@@ -5,11 +5,11 @@ import (
 	"fmt"
 
 	"guard/internal/jsonx"
-	"guard/statefile"
+	"guard/internal/store"
 )
 
 // A source is the file a Document was read from, when guard wrote it: its
-// checksum matches (see statefile.Unseal), so the JSON needs no checking,
+// checksum matches (see Unseal), so the JSON needs no checking,
 // and its layout can be trusted:
 //
 //	{
@@ -62,7 +62,7 @@ func (d *Document) unmarshalSealed(data []byte) (bool, error) {
 // members that follow hooks, if data is sealed and laid out as guard lays
 // it out; otherwise it returns a nil source.
 func locate(data []byte) (src *source, version int, tail []byte) {
-	body, ok := statefile.Unseal(data)
+	body, ok := Unseal(data)
 	if !ok {
 		return nil, 0, nil
 	}
@@ -111,7 +111,7 @@ func (s *source) search(key string) (*entry, error) {
 	if e := s.entryAt(off, keyEnd, key); e != nil {
 		return e, nil
 	}
-	return nil, statefile.Corrupt(fmt.Errorf("hooks[%q] is not laid out as guard writes it", key))
+	return nil, store.Corrupt(fmt.Errorf("hooks[%q] is not laid out as guard writes it", key))
 }
 
 // entryAt returns the entry whose member starts at off, whose quoted key
@@ -143,18 +143,18 @@ func (s *source) list() ([]*entry, error) {
 		keyStart := off + len("\n    ")
 		keyEnd := keyStart + quotedLen(s.data[keyStart:s.end])
 		if keyEnd <= keyStart || keyEnd+len(": ") > s.end || string(s.data[keyEnd:keyEnd+2]) != ": " {
-			return nil, statefile.Corrupt(fmt.Errorf("hooks: entry at byte %d is not laid out as guard writes it", off))
+			return nil, store.Corrupt(fmt.Errorf("hooks: entry at byte %d is not laid out as guard writes it", off))
 		}
 		key, err := jsonx.ParseString(s.data[keyStart:keyEnd])
 		if err != nil {
-			return nil, statefile.Corrupt(fmt.Errorf("hooks: %w", err))
+			return nil, store.Corrupt(fmt.Errorf("hooks: %w", err))
 		}
 		e := s.entryAt(off, keyEnd, key)
 		if e == nil {
-			return nil, statefile.Corrupt(fmt.Errorf("hooks[%q] is not laid out as guard writes it", key))
+			return nil, store.Corrupt(fmt.Errorf("hooks[%q] is not laid out as guard writes it", key))
 		}
 		if seen[key] {
-			return nil, statefile.Corrupt(fmt.Errorf("hooks[%q] is there twice", key))
+			return nil, store.Corrupt(fmt.Errorf("hooks[%q] is there twice", key))
 		}
 		seen[key] = true
 		entries = append(entries, e)

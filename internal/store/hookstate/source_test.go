@@ -10,7 +10,7 @@ import (
 
 	"guard/breaker"
 	"guard/internal/circuit"
-	"guard/statefile"
+	"guard/internal/store"
 )
 
 // sealedFile is what guard writes for keys, each with one success.
@@ -199,7 +199,7 @@ func TestForgedChecksumDoesNotFool(t *testing.T) {
 	// guard writes this; someone forged it) must not panic or be written
 	// back as anything but an error.
 	body := "{\n  \"version\": 1,\n  \"hooks\": {\n    \"a\": {\"state\": \"closed\"},\n    \"b\"\n  },\n  \"global_stats\": {},\n"
-	data := append([]byte(body), statefile.Seal(statefile.Checksum([]byte(body)))...)
+	data := append([]byte(body), Seal(Checksum([]byte(body)))...)
 	var d Document
 	if err := d.UnmarshalState(data); err != nil {
 		return
@@ -222,7 +222,7 @@ func FuzzSealedDocument(f *testing.F) {
 		if i := bytes.LastIndex(b, []byte(`  "checksum"`)); i >= 0 {
 			b = b[:i]
 		}
-		data := append(b, statefile.Seal(statefile.Checksum(b))...)
+		data := append(b, Seal(Checksum(b))...)
 		var d Document
 		if err := d.UnmarshalState(data); err != nil {
 			return
@@ -257,19 +257,19 @@ func FuzzSealedDocument(f *testing.F) {
 // both, the first shadowing the second.
 func TestSealedFileWithARepeatedKeyIsCorrupt(t *testing.T) {
 	one := sealedFile(t, "a", "b")
-	body, ok := statefile.Unseal(one)
+	body, ok := Unseal(one)
 	if !ok {
 		t.Fatal("sealedFile is not sealed")
 	}
 	// Name b's entry a as well.
 	twice := bytes.Replace(body, []byte("\n    \"b\": "), []byte("\n    \"a\": "), 1)
-	data := append(twice, statefile.Seal(statefile.Checksum(twice))...)
+	data := append(twice, Seal(Checksum(twice))...)
 	var d Document
 	if err := d.UnmarshalState(data); err != nil {
 		t.Fatal(err)
 	}
 	d.Len()
-	if _, err := d.MarshalState(); !errors.Is(err, statefile.ErrCorrupt) {
+	if _, err := d.MarshalState(); !errors.Is(err, store.ErrCorrupt) {
 		t.Fatalf("MarshalState = %v; want a corrupt file", err)
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"guard/internal/store"
 	"guard/internal/store/cooldownstate"
 	"guard/internal/store/hookstate"
-	"guard/statefile"
 )
 
 // The rows of guard_state: what of each document is not kept in rows of
@@ -140,7 +139,7 @@ func (c Checkpoint) Export() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		return statefile.Marshal(d)
+		return jsonx.MarshalDocument(d)
 	}
 	var doc bytes.Buffer
 	var sh []byte

@@ -11,7 +11,6 @@ import (
 	"guard/breaker"
 	"guard/internal/store"
 	"guard/internal/store/hookstate"
-	"guard/statefile"
 )
 
 // Circuits is the hook state in the database, a row of guard_circuits a
@@ -103,7 +102,7 @@ func (c *Circuits) read(key string) (*row, error) {
 func decode(entry []byte) (*hookstate.Hook, error) {
 	h := &hookstate.Hook{}
 	if err := h.UnmarshalJSON(entry); err != nil {
-		return nil, statefile.Corrupt(err)
+		return nil, store.Corrupt(err)
 	}
 	if err := h.Check(); err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package statefile
+package hookstate
 
 import (
 	"bytes"
@@ -15,11 +15,15 @@ import (
 // A checksum that matches tells a reader that the file is exactly as guard
 // wrote it, so that it may skip checking the JSON and trust the layout
 // ObjectWriter gives: a line starts with two spaces for each level of
-// nesting of what it starts, whatever the value, so that the members of
-// an object at one level are found by searching for their indentation. A file edited by hand or by another tool does not
-// match, and is read the slow way, checking everything; nothing else comes
-// of it. The checksum guards against nothing but guard's own shortcuts: it
-// is not a signature.
+// nesting of what it starts, whatever the value, so that the members of an
+// object at one level are found by searching for their indentation. A file
+// edited by hand or by another tool does not match, and is read the slow
+// way, checking everything; nothing else comes of it. The checksum guards
+// against nothing but guard's own shortcuts: it is not a signature.
+//
+// The seal is the hook-state document's format, so it lives here, not in
+// statefile (which stores any document) nor in the file backend: the
+// PostgreSQL backend exports and imports the same sealed document.
 
 // ChecksumMember is the name of the member that seals a document. A
 // document type must not keep it as a member of its own.
