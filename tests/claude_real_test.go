@@ -1,0 +1,236 @@
+package tests
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"guard/internal/claude/claudetest"
+)
+
+// These tests run the real Claude Code (claudetest.Version, which .ci/run
+// installs from npm) against a stand-in for the Messages API on loopback
+// that asks for one Bash tool call, with hooks behind guard as guard
+// install writes them. They must not skip in CI.
+
+// A realClaude is a session of the real Claude Code in a throwaway home
+// and project, with guard's state and config in the sandbox.
+type realClaude struct {
+	t *testing.T
+	*claudetest.Session
+	dir string // the sandbox: state.json, guardrails.yaml
+}
+
+// newRealClaude starts the stand-in, asking for a Bash call that runs
+// command, and prepares a session. config is guardrails.yaml.
+func newRealClaude(t *testing.T, command, config string) *realClaude {
+	t.Helper()
+	bin, err := claudetest.Find()
+	if err != nil {
+		skipOutsideCI(t, "SKIP: "+err.Error())
+	}
+	api, err := claudetest.StartAPI(command)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { api.Close() })
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	project := filepath.Join(dir, "project")
+	for _, d := range []string{filepath.Join(home, ".claude"), filepath.Join(project, ".claude", "hooks")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "guardrails.yaml"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return &realClaude{t: t, dir: dir, Session: &claudetest.Session{
+		Bin: bin, Home: home, Dir: project, API: api,
+		Path: filepath.Dir(guardBin) + string(os.PathListSeparator) + "/usr/local/bin:/usr/bin:/bin",
+		Env: []string{
+			"GUARD_STATE=" + filepath.Join(dir, "state.json"),
+			"GUARD_CONFIG=" + filepath.Join(dir, "guardrails.yaml"),
+		},
+	}}
+}
+
+// script writes an executable hook script into the project's .claude/hooks.
+func (c *realClaude) script(name, body string) string {
+	c.t.Helper()
+	path := filepath.Join(c.Dir, ".claude", "hooks", name)
+	if err := os.WriteFile(path, []byte(body), 0o755); err != nil {
+		c.t.Fatal(err)
+	}
+	return path
+}
+
+// settings writes ~/.claude/settings.json.
+func (c *realClaude) settings(doc string) {
+	c.t.Helper()
+	if err := c.WriteSettings(doc); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// guard runs guard with the session's home, project and state.
+func (c *realClaude) guard(args ...string) (string, string, error) {
+	c.t.Helper()
+	cmd := exec.Command(guardBin, args...)
+	cmd.Dir = c.Dir
+	cmd.Env = append(os.Environ(), "HOME="+c.Home, "CLAUDE_PROJECT_DIR=", "PATH="+c.Path)
+	cmd.Env = append(cmd.Env, c.Env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	return stdout.String(), stderr.String(), err
+}
+
+// install runs guard install on the user's settings.
+func (c *realClaude) install(args ...string) string {
+	c.t.Helper()
+	out, stderr, err := c.guard(append([]string{"install", "--binary", guardBin}, args...)...)
+	if err != nil {
+		c.t.Fatalf("guard install: %v\n%s%s", err, out, stderr)
+	}
+	return out
+}
+
+// run runs one session and checks that Claude Code ended well.
+func (c *realClaude) run() claudetest.Result {
+	c.t.Helper()
+	r := c.Run("Run the command, please.")
+	if r.Err != nil {
+		c.t.Fatalf("claude: %v\nstdout: %s\nstderr: %s", r.Err, r.Stdout, r.Stderr)
+	}
+	return r
+}
+
+// lastResult is the tool result of the session's tool call.
+func (c *realClaude) lastResult() claudetest.ToolResult {
+	c.t.Helper()
+	rs := c.API.ToolResults()
+	if len(rs) == 0 {
+		c.t.Fatalf("the stand-in got no tool result back; requests: %+v", c.API.Requests())
+	}
+	return rs[len(rs)-1]
+}
+
+// state returns the state file's hooks.
+func (c *realClaude) state() map[string]map[string]any {
+	c.t.Helper()
+	var doc struct {
+		Hooks map[string]map[string]any `json:"hooks"`
+	}
+	data, err := os.ReadFile(filepath.Join(c.dir, "state.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		c.t.Fatalf("state file does not parse: %v", err)
+	}
+	return doc.Hooks
+}
+
+// keyLike returns the state's entry whose key contains part.
+func (c *realClaude) keyLike(part string) (string, map[string]any) {
+	c.t.Helper()
+	for k, v := range c.state() {
+		if strings.Contains(k, part) {
+			return k, v
+		}
+	}
+	return "", nil
+}
+
+// afterHook is what Claude Code puts in a tool result after the hook's
+// command: "PreToolUse:Bash hook error: [COMMAND]: STDERR" gives STDERR,
+// which does not depend on how the hook is wrapped.
+func afterHook(content string) string {
+	if i := strings.Index(content, "]: "); i >= 0 {
+		return content[i+len("]: "):]
+	}
+	return content
+}
+
+// TestRealClaudePolicyStillBlocks: a PreToolUse policy that exits 2 blocks
+// the Bash call behind guard exactly as it does bare (real-hooks-2,
+// appendix "Measured with the real client"), and guard records its exit
+// 2 as neither success nor failure.
+func TestRealClaudePolicyStillBlocks(t *testing.T) {
+	c := newRealClaude(t, "touch tool-ran; echo the tool ran", "")
+	c.script("deny.sh", "#!/bin/bash\ncat >/dev/null\necho 'Blocked: this project allows no Bash' >&2\nexit 2\n")
+	c.settings(`{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "$CLAUDE_PROJECT_DIR/.claude/hooks/deny.sh"}]}]}}`)
+
+	var said [2]string
+	for i, wrapped := range []bool{false, true} {
+		if wrapped {
+			c.install()
+		}
+		c.run()
+		if exists(filepath.Join(c.Dir, "tool-ran")) {
+			t.Fatalf("wrapped=%v: the Bash call ran; the policy should have blocked it", wrapped)
+		}
+		r := c.lastResult()
+		if !r.IsError || !strings.Contains(r.Content, "Blocked: this project allows no Bash") {
+			t.Fatalf("wrapped=%v: tool result %+v; want the hook's block with its reason", wrapped, r)
+		}
+		said[i] = afterHook(r.Content)
+	}
+	if said[0] != said[1] {
+		t.Errorf("Claude was told %q behind guard; %q without it", said[1], said[0])
+	}
+	key, h := c.keyLike("deny.sh")
+	if h == nil {
+		t.Fatalf("guard recorded nothing for the policy hook: %v", c.state())
+	}
+	if n := totals(h, "ignored"); n != 1 || totals(h, "failures") != 0 {
+		t.Errorf("%s: totals %v; want the block counted as ignored once, and no failure", key, h["totals"])
+	}
+}
+
+// TestRealClaudeHookRunsBehindGuard: an ordinary hook behind guard runs
+// in a real session, gets Claude Code's payload, does not stop the tool,
+// and is recorded as a success.
+func TestRealClaudeHookRunsBehindGuard(t *testing.T) {
+	c := newRealClaude(t, "touch tool-ran; echo the tool ran", "")
+	c.script("audit.sh", "#!/bin/bash\ncat > \"$CLAUDE_PROJECT_DIR/payload.json\"\n")
+	c.settings(`{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "$CLAUDE_PROJECT_DIR/.claude/hooks/audit.sh", "timeout": 60}]}]}}`)
+	out := c.install()
+	if !strings.Contains(out, "wrapped 1 hooks") {
+		t.Fatalf("guard install said:\n%s", out)
+	}
+	c.run()
+	if !exists(filepath.Join(c.Dir, "tool-ran")) {
+		t.Fatal("the Bash call did not run")
+	}
+	if r := c.lastResult(); r.IsError || !strings.Contains(r.Content, "the tool ran") {
+		t.Errorf("tool result %+v; want the tool's output", r)
+	}
+	var payload struct {
+		Event string `json:"hook_event_name"`
+		Tool  string `json:"tool_name"`
+		Input struct {
+			Command string `json:"command"`
+		} `json:"tool_input"`
+	}
+	data, err := os.ReadFile(filepath.Join(c.Dir, "payload.json"))
+	if err != nil {
+		t.Fatalf("the hook did not run: %v", err)
+	}
+	if err := json.Unmarshal(data, &payload); err != nil || payload.Event != "PreToolUse" || payload.Tool != "Bash" || payload.Input.Command != c.API.Command {
+		t.Errorf("the hook got %s (%v); want Claude Code's PreToolUse payload for the Bash call", data, err)
+	}
+	key, h := c.keyLike("audit.sh")
+	if h == nil || totals(h, "successes") != 1 {
+		t.Errorf("%s: %v; want one success recorded", key, h)
+	}
+}
