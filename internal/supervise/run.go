@@ -38,6 +38,9 @@ type Spec struct {
 
 	Timeout   time.Duration // 0: none
 	KillGrace time.Duration // from SIGTERM to SIGKILL, after a timeout or an interrupt
+	// HookTimeout is the caller's own timeout for the command, when Timeout
+	// was cut to fit inside it (see HookBudget), for Describe; 0: none.
+	HookTimeout time.Duration
 	// KillBackground: once the child exits, what it left running in its
 	// process group gets SIGTERM, then SIGKILL after KillGrace, so that a
 	// forgotten & cannot hold the caller's pipes open. (Only where the child
@@ -66,7 +69,12 @@ type Result struct {
 	ExitCode int
 	Signal   syscall.Signal // the signal that killed the child, or 0
 	StartErr error          // why the child could not be started
+	// TimedOut is set when the child was stopped for running past the
+	// timeout, and then also when a signal came after that time: the run
+	// was over its time either way.
 	TimedOut bool
+	// Timeout and HookTimeout are the Spec's, for Describe.
+	Timeout, HookTimeout time.Duration
 	// Interrupted is the signal guard itself received and passed on.
 	Interrupted os.Signal
 	Elapsed     time.Duration
@@ -184,6 +192,20 @@ wait:
 			kill(syscall.SIGTERM)
 			escalate()
 		case s := <-sigs:
+			if res.TimedOut {
+				// Being stopped already: the caller's own signal at its
+				// timeout (Claude Code's) changes nothing.
+				continue
+			}
+			if spec.Timeout > 0 && time.Since(start) >= spec.Timeout {
+				// A signal at or past the timeout, before guard's timer:
+				// the run is over its time.
+				res.TimedOut = true
+				timeout = nil
+				kill(syscall.SIGTERM)
+				escalate()
+				continue
+			}
 			res.Interrupted = s
 			// A child sharing guard's terminal got the terminal's signals
 			// already; only a SIGTERM aimed at guard needs passing on.
@@ -218,6 +240,7 @@ wait:
 	}
 
 	res.Elapsed = time.Since(start)
+	res.Timeout, res.HookTimeout = spec.Timeout, spec.HookTimeout
 	res.Tail = t.Bytes()
 	res.Argv, res.Env = spec.Argv, spec.Env
 	if w.err != nil { // wait(2) itself failed
@@ -341,6 +364,8 @@ func (r *Result) Describe(timeout time.Duration) string {
 	}
 	var head string
 	switch {
+	case r.TimedOut && r.HookTimedOut():
+		return fmt.Sprintf("timeout after %s (its hook timeout of %s, less guard's margin)", formatDuration(r.Timeout), formatDuration(r.HookTimeout))
 	case r.TimedOut:
 		return fmt.Sprintf("timeout after %s", timeout)
 	case r.Signal != 0:
@@ -352,6 +377,24 @@ func (r *Result) Describe(timeout time.Duration) string {
 		return head + ": " + s
 	}
 	return head
+}
+
+// HookTimedOut reports whether the run was stopped for its caller's
+// timeout (Spec.HookTimeout) rather than for guard's own timeout setting.
+func (r *Result) HookTimedOut() bool {
+	return r.TimedOut && r.HookTimeout > 0 && r.Timeout == r.HookTimeout-HookMargin(r.HookTimeout)
+}
+
+// formatDuration writes d as config does: 1m, not 1m0s.
+func formatDuration(d time.Duration) string {
+	s := d.String()
+	if t, ok := strings.CutSuffix(s, "m0s"); ok {
+		s = t + "m"
+	}
+	if t, ok := strings.CutSuffix(s, "h0m"); ok {
+		s = t + "h"
+	}
+	return s
 }
 
 func signalName(s syscall.Signal) string {

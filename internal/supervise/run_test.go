@@ -157,3 +157,51 @@ func TestAlive(t *testing.T) {
 		t.Error("non-positive PIDs are alive")
 	}
 }
+
+// TestSignalAfterTimeoutIsTheTimeout: the caller's own signal at its
+// timeout (Claude Code's SIGTERM), which comes while guard is stopping a
+// command it stopped for its --hook-timeout, leaves the run a timeout, not
+// a cancelled run (issue 29: hooks that hang trip).
+func TestSignalAfterTimeoutIsTheTimeout(t *testing.T) {
+	dir := t.TempDir()
+	sigs := make(chan os.Signal, 1)
+	res, _, _ := run(t, Spec{
+		// It ignores SIGTERM, and says when guard's has come.
+		Argv:        []string{"sh", "-c", "trap 'touch " + dir + "/term' TERM; while :; do sleep 0.02; done"},
+		Timeout:     500 * time.Millisecond,
+		KillGrace:   time.Minute, // ended by the test's SIGKILL below
+		HookTimeout: time.Second,
+		Signals:     sigs,
+		Started: func(pid int) {
+			go func() {
+				for !exists(dir + "/term") {
+					time.Sleep(10 * time.Millisecond)
+				}
+				sigs <- syscall.SIGTERM // the caller gives up too
+				for len(sigs) > 0 {
+					time.Sleep(10 * time.Millisecond) // Run has taken it
+				}
+				for !exists(dir + "/ended") {
+					syscall.Kill(-pid, syscall.SIGKILL)
+					syscall.Kill(pid, syscall.SIGKILL)
+					time.Sleep(10 * time.Millisecond)
+				}
+			}()
+		},
+	})
+	os.WriteFile(dir+"/ended", nil, 0o600)
+	if !res.TimedOut || res.Interrupted != nil || res.ExitCode != 124 {
+		t.Fatalf("Run = timed out %v, interrupted %v, exit %d; want a timeout, exit 124", res.TimedOut, res.Interrupted, res.ExitCode)
+	}
+	if !res.HookTimedOut() {
+		t.Error("HookTimedOut = false; want true")
+	}
+	if d, want := res.Describe(res.Timeout), "timeout after 500ms (its hook timeout of 1s, less guard's margin)"; d != want {
+		t.Errorf("Describe = %q; want %q", d, want)
+	}
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

@@ -97,6 +97,13 @@ type env struct {
 	sigs      chan os.Signal // guard run's signals, taken from its start
 	sigsReady chan struct{}  // closed once sigs is subscribed
 
+	// hookTimeout is guard run's --hook-timeout: how long its caller gives
+	// the command (0: not given).
+	hookTimeout time.Duration
+	// recordAnyway is set once guard run stopped its command for its
+	// timeout: a signal then no longer ends a wait to record the outcome.
+	recordAnyway bool
+
 	logWarned    bool // a failure to write the event log was reported
 	childStarted bool // guard run started its command (see recoverPanic)
 

@@ -43,6 +43,14 @@ stderr that says guard skipped it, why, and how to retry. That exit 2 is
 guard's deliberate, configured block; guard never exits 2 otherwise, except
 to pass on the command's own 2.
 
+--hook-timeout N tells guard that its caller (Claude Code) kills the command
+after N seconds: guard then stops the command's processes a margin before
+that (a tenth of N plus 0.4s, at most 5s and at most half of N: SIGTERM, then
+SIGKILL after half the margin or kill_grace if shorter), exits 124 and records
+a timeout failure, so that a hook that hangs on every call trips and is then
+skipped at once. A shorter --timeout or timeout: setting still applies. A
+signal that arrives before that is a cancellation, not a failure.
+
 Exit statuses in success_exit_codes ([0]) are successes, those in
 ignore_exit_codes ([2], a Claude hook's "block") count as neither, and all
 else is a failure. If guard itself fails (unreadable state, lock timeout,
@@ -57,6 +65,7 @@ Examples:
    guard run -c 'npx prettier --check . && npx eslint .'
    guard run --shell bash -c '[[ -f package.json ]] && npx eslint .'
    guard run --name lint --timeout 30s -- make lint
+   guard run --hook-timeout 600 --shell bash -c '"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh'
    guard run --failure-threshold 5 --cooldown 1m -- ./flaky-check.sh
    guard run --on-skip block -c "$CLAUDE_PROJECT_DIR/.claude/hooks/deny-rm.sh"`,
 		Flags: append([]cli.Flag{
@@ -64,6 +73,7 @@ Examples:
 			&cli.StringFlag{Name: "shell", Usage: "run -c's STRING with `SHELL` (a name looked up on PATH, or a path) instead of /bin/sh; guard install writes --shell bash, as Claude Code runs a hook's command with bash"},
 			&cli.StringFlag{Name: "name", Usage: "keep state under `KEY` instead of the command line"},
 			&cli.DurationFlag{Name: "timeout", Usage: "stop the command after `DURATION`: SIGTERM, then SIGKILL after kill_grace; exit 124", DefaultText: fromConfig},
+			&cli.GenericFlag{Name: "hook-timeout", Value: &hookTimeoutValue{}, Usage: "the caller's own timeout for the command, in `SECONDS` (600, 1.5) or a duration (10m): guard stops the command a margin before it and records a timeout failure, so that a hook that hangs trips (guard install writes each hook's timeout here)", DefaultText: "none"},
 			&cli.IntFlag{Name: "failure-threshold", Usage: "open the circuit after `N` failures", DefaultText: fromConfig},
 			&cli.IntFlag{Name: "success-threshold", Usage: "close it after `N` successful probes", DefaultText: fromConfig},
 			&cli.DurationFlag{Name: "cooldown", Usage: "keep it open for `DURATION` before probing", DefaultText: fromConfig},
@@ -85,9 +95,12 @@ Examples:
 // exits 2, which a Claude hook would read as "block".
 func (e *env) runUsageError(c *cli.Context, err error, _ bool) error {
 	if argv := Salvage(e.args); argv != nil {
+		// The caller's timeout still bounds the command, if it was given
+		// well.
+		e.hookTimeout = salvageHookTimeout(e.args)
 		e.holdWarnings()
 		e.warnf("%v; running the command unguarded", err)
-		err := e.unguarded(argv, config.Breaker{})
+		err := e.unguarded(argv, failOpen())
 		e.releaseWarnings(err)
 		return err
 	}
@@ -108,6 +121,9 @@ func (e *env) guardRun(l runLine) (err error) {
 		}
 	}()
 
+	if l.HookTimeout != nil {
+		e.hookTimeout = *l.HookTimeout
+	}
 	argv, key, ruleKey, err := l.Target(e.getenv(circuit.ProjectVar))
 	if err != nil {
 		return &usageError{err: err}
@@ -118,12 +134,12 @@ func (e *env) guardRun(l runLine) (err error) {
 	cfg, err := e.loadConfigFrom(l.config, l.state)
 	if err != nil {
 		e.warnf("%v; running %q unguarded", view.ErrorLine(err), key)
-		return e.unguarded(argv, config.Breaker{})
+		return e.unguarded(argv, failOpen())
 	}
 	b, err := l.Settings(cfg, ruleKey)
 	if err != nil {
 		e.warnf("%v; running %q unguarded", err, key)
-		return e.unguarded(argv, config.Breaker{})
+		return e.unguarded(argv, failOpen())
 	}
 	if b.Scope != circuit.ScopeAuto && b.Scope != "" {
 		sid := ""
@@ -133,14 +149,19 @@ func (e *env) guardRun(l runLine) (err error) {
 		key = circuit.ScopedKey(key, ruleKey, b.Scope, e.getenv(circuit.ProjectVar), sid)
 	}
 	if !b.Enabled || b.Mode == "disabled" {
-		// A pass-through, but a --timeout given for this very run still
-		// holds: it is supervision the caller asked for, not the breaker.
+		// A pass-through, but a --timeout or --hook-timeout given for this
+		// very run still holds: it is supervision the caller asked for, not
+		// the breaker.
 		var only config.Breaker
 		if l.Timeout != nil {
 			only.Timeout, only.KillGrace = b.Timeout, b.KillGrace
 		}
+		if only.KillGrace == 0 {
+			only.KillGrace = b.KillGrace
+		}
 		return e.unguarded(argv, only)
 	}
+	b = e.hookBudget(b)
 
 	// From here guard may wait for a lock, and a signal must then end it
 	// with 128+n (its handler in place), not kill it by default.
@@ -206,6 +227,12 @@ func (e *env) guardRun(l runLine) (err error) {
 	default:
 		res = e.supervise(argv, key, b, started)
 	}
+	if res.TimedOut {
+		// The command was stopped for running too long: its outcome is
+		// recorded even if the caller's own signal comes meanwhile (Claude
+		// Code's, at its timeout for the hook).
+		e.recordAnyway = true
+	}
 	now = e.now()
 	r := circuit.Classify(&res, b, dec)
 	if err := p.Record(key, s, now, r, circuit.Run{Exit: res.ExitCode, Duration: res.Elapsed}); err != nil {
@@ -267,6 +294,9 @@ func (e *env) subscribeSignals() {
 // signalled reports, without taking it, whether a signal guard passes on
 // has arrived.
 func (e *env) signalled() bool {
+	if e.recordAnyway {
+		return false
+	}
 	select {
 	case <-e.sigsReady:
 		return len(e.sigs) > 0
@@ -314,6 +344,7 @@ func (e *env) supervise(argv []string, key string, b config.Breaker, started fun
 		Stderr:         e.stderr,
 		Timeout:        b.Timeout,
 		KillGrace:      b.KillGrace,
+		HookTimeout:    e.hookTimeout,
 		KillBackground: b.KillBackground,
 		Started:        started,
 		Signals:        e.sigs,
@@ -325,7 +356,12 @@ func (e *env) supervise(argv []string, key string, b config.Breaker, started fun
 		e.notef("guard: %s", view.Printable(res.StartErr.Error()))
 	}
 	if res.TimedOut {
-		e.notef("guard: %q ran longer than its timeout of %s and was stopped", key, config.FormatDuration(b.Timeout))
+		if res.HookTimedOut() {
+			e.notef("guard: %q was stopped after %s, %s before its hook timeout of %s: recorded as a timeout failure (--hook-timeout)",
+				key, config.FormatDuration(b.Timeout), config.FormatDuration(e.hookTimeout-b.Timeout), config.FormatDuration(e.hookTimeout))
+		} else {
+			e.notef("guard: %q ran longer than its timeout of %s and was stopped", key, config.FormatDuration(b.Timeout))
+		}
 	}
 	return res
 }
@@ -345,10 +381,32 @@ func (e *env) notef(format string, args ...any) {
 // unguarded runs argv without touching any state: guard's fail-open path,
 // and what a disabled breaker does.
 func (e *env) unguarded(argv []string, b config.Breaker) error {
+	// Unguarded, the command still ends within its caller's timeout
+	// (--hook-timeout): guard's lifetime is the hook's.
+	b = e.hookBudget(b)
 	if e.sigsReady != nil {
 		<-e.sigsReady
 	}
 	return exit(e.supervise(argv, circuit.CommandKey(argv), b, nil).ExitCode)
+}
+
+// failOpen is the supervision of a command guard runs unguarded because it
+// has no settings for it (a config that does not load, a command line that
+// does not parse): no timeout, and the default kill_grace after a signal.
+func failOpen() config.Breaker {
+	return config.Breaker{KillGrace: config.Default("").CircuitBreaker.KillGrace}
+}
+
+// hookBudget returns b with its timeout and kill_grace cut to fit inside
+// the caller's timeout given with --hook-timeout (see supervise.HookBudget);
+// without one it returns b as it is.
+func (e *env) hookBudget(b config.Breaker) config.Breaker {
+	if e.hookTimeout <= 0 {
+		return b
+	}
+	budget := supervise.HookBudget(e.hookTimeout, b.Timeout, b.KillGrace)
+	b.Timeout, b.KillGrace = budget.Timeout, budget.KillGrace
+	return b
 }
 
 // guardFailed handles guard's own failure before the child ran: by default

@@ -3,8 +3,10 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,6 +27,9 @@ type Call struct {
 	Timeout, Cooldown                                   *time.Duration
 	FailureThreshold, SuccessThreshold, CooldownSeconds *int
 	OnSkip                                              *string // --on-skip allow|block
+	// HookTimeout is --hook-timeout: how long the caller (Claude Code)
+	// gives the command before it kills it (see supervise.HookBudget).
+	HookTimeout *time.Duration
 
 	shellMissing bool // --shell named a shell that is nowhere: /bin/sh runs Command
 }
@@ -106,6 +111,68 @@ func (l *Call) Settings(cfg *config.Config, key string) (config.Breaker, error) 
 		b.OnSkip = *l.OnSkip
 	}
 	return b, nil
+}
+
+// ParseHookTimeout reads --hook-timeout's value: a number of seconds as
+// Claude Code's settings.json writes a hook's timeout (600, 1.5), or a Go
+// duration (10m, 1.5s). It must be more than zero.
+func ParseHookTimeout(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if seconds(s) {
+		var f float64
+		if f, err = strconv.ParseFloat(s, 64); err == nil {
+			if f > float64(math.MaxInt64)/float64(time.Second) {
+				return 0, fmt.Errorf("--hook-timeout %s: too long", s)
+			}
+			d = time.Duration(f * float64(time.Second))
+		}
+	}
+	if err != nil {
+		return 0, fmt.Errorf("--hook-timeout %q: want seconds (600, 1.5) or a duration (10m, 1.5s)", s)
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("--hook-timeout %s: must be more than zero", s)
+	}
+	return d, nil
+}
+
+// seconds reports whether s is a plain decimal number: digits, and at
+// most one point among them.
+func seconds(s string) bool {
+	digits, points := 0, 0
+	for _, c := range s {
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.':
+			points++
+		default:
+			return false
+		}
+	}
+	return digits > 0 && points <= 1
+}
+
+// salvageHookTimeout finds a well-formed --hook-timeout in a guard run
+// command line (args, from the program name on) whose flags did not parse;
+// 0 if there is none.
+func salvageHookTimeout(args []string) time.Duration {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		v, ok := "", false
+		switch {
+		case (a == "--hook-timeout" || a == "-hook-timeout") && i+1 < len(args):
+			v, ok = args[i+1], true
+		case strings.HasPrefix(a, "--hook-timeout="), strings.HasPrefix(a, "-hook-timeout="):
+			_, v, ok = strings.Cut(a, "=")
+		}
+		if d, err := ParseHookTimeout(v); ok && err == nil {
+			return d
+		}
+	}
+	return 0
 }
 
 // ShellPath returns the program that runs a -c string for --shell name:

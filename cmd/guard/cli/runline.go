@@ -33,6 +33,10 @@ func lineFromContext(c *cli.Context) runLine {
 		v := c.String("on-skip")
 		l.OnSkip = &v
 	}
+	if v, ok := c.Generic("hook-timeout").(*hookTimeoutValue); ok && c.IsSet("hook-timeout") {
+		d := v.d
+		l.HookTimeout = &d
+	}
 	for name, dst := range map[string]**time.Duration{"timeout": &l.Timeout, "cooldown": &l.Cooldown} {
 		if c.IsSet(name) {
 			d := c.Duration(name)
@@ -49,6 +53,25 @@ func lineFromContext(c *cli.Context) runLine {
 		l.Args = nil
 	}
 	return l
+}
+
+// A hookTimeoutValue is --hook-timeout's value for urfave/cli, read by
+// ParseHookTimeout.
+type hookTimeoutValue struct{ d time.Duration }
+
+func (v *hookTimeoutValue) Set(s string) error {
+	d, err := ParseHookTimeout(s)
+	if err == nil {
+		v.d = d
+	}
+	return err
+}
+
+func (v *hookTimeoutValue) String() string {
+	if v == nil || v.d == 0 {
+		return ""
+	}
+	return v.d.String()
 }
 
 // parseRunLine parses the arguments of guard run (those after "run") on
@@ -113,6 +136,12 @@ func parseRunLine(args []string) (runLine, bool) {
 			l.Shell = value
 		case "from-python":
 			// what the hook was under the Python wrapper, for guard uninstall
+		case "hook-timeout":
+			d, err := ParseHookTimeout(value)
+			if err != nil {
+				return l, false
+			}
+			l.HookTimeout = &d
 		case "timeout", "cooldown":
 			d, err := time.ParseDuration(value)
 			if err != nil {

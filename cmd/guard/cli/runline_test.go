@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/urfave/cli/v2"
 )
@@ -35,7 +36,7 @@ func urfaveRunLine(t *testing.T, args []string) (runLine, bool) {
 
 func (l runLine) String() string {
 	s := fmt.Sprintf("command=%q/%v args=%q name=%q shell=%q config=%q state=%q", l.Command, l.HasCommand, l.Args, l.Name, l.Shell, l.config, l.state)
-	for name, p := range map[string]any{"timeout": l.Timeout, "cooldown": l.Cooldown, "failure": l.FailureThreshold, "success": l.SuccessThreshold, "seconds": l.CooldownSeconds, "on-skip": l.OnSkip} {
+	for name, p := range map[string]any{"timeout": l.Timeout, "cooldown": l.Cooldown, "failure": l.FailureThreshold, "success": l.SuccessThreshold, "seconds": l.CooldownSeconds, "on-skip": l.OnSkip, "hook-timeout": l.HookTimeout} {
 		if v := reflect.ValueOf(p); !v.IsNil() {
 			s += fmt.Sprintf(" %s=%v", name, v.Elem())
 		}
@@ -99,6 +100,18 @@ func TestParseRunLineAgreesWithUrfave(t *testing.T) {
 		"-- x --generate-bash-completion",
 		"--generate-bash-completion",
 		"--timeout 1h2m3s4ms5us6ns -- x",
+		"--hook-timeout 600 -- x",
+		"--hook-timeout=1.5 -c x",
+		"--hook-timeout 10m --timeout 30s -- x",
+		"--hook-timeout 0.25s -- x",
+		"--hook-timeout 0 -- x",
+		"--hook-timeout -3 -- x",
+		"--hook-timeout 1e3 -- x",
+		"--hook-timeout .5 -- x",
+		"--hook-timeout 5. -- x",
+		"--hook-timeout 1.2.3 -- x",
+		"--hook-timeout ten -- x",
+		"--hook-timeout 600 --hook-timeout 30 -- x",
 		"-c 'a b' --name=k=v -- ",
 		// The command is the child's even when urfave/cli has a meaning
 		// for it.
@@ -130,7 +143,7 @@ func TestParseRunLineRandomLines(t *testing.T) {
 		"--", "-c", "--command", "--name", "-name", "--timeout", "--cooldown", "--cooldown-seconds",
 		"--failure-threshold", "-success-threshold", "--config", "--state", "--timeout=5s", "-c=x",
 		"5s", "-5s", "7", "0x7", "-1", "x", "ls", "-l", "--nope", "-", "--help", "a=b", "",
-		"--on-skip", "block", "--on-skip=allow",
+		"--on-skip", "block", "--on-skip=allow", "--hook-timeout", "600", "1.5", "0",
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 1500 {
@@ -159,6 +172,8 @@ func TestParseRunLineTakesTheHotPath(t *testing.T) {
 		{"--state", "/tmp/s.json", "--config", "/tmp/g.yaml", "-c", "true"},
 		{"--on-skip", "block", "-c", "$CLAUDE_PROJECT_DIR/.claude/hooks/deny.sh"},
 		{"--on-skip", "block", "--", "node", "deny.js"},
+		{"--hook-timeout", "600", "--shell", "bash", "-c", "$CLAUDE_PROJECT_DIR/.claude/hooks/check.sh"},
+		{"--hook-timeout", "30", "--on-skip", "block", "--", "python3", "policy.py"},
 	} {
 		if _, ok := parseRunLine(line); !ok {
 			t.Errorf("parseRunLine(%q) fell back to urfave/cli", line)
@@ -179,6 +194,63 @@ func TestSalvage(t *testing.T) {
 	for _, tc := range tests {
 		if got := Salvage(tc.in); !slices.Equal(got, tc.want) {
 			t.Errorf("Salvage(%q) = %q; want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestParseHookTimeout(t *testing.T) {
+	tests := []struct {
+		in   string
+		want time.Duration // 0: an error
+	}{
+		{"600", 600 * time.Second},
+		{"30", 30 * time.Second},
+		{"1.5", 1500 * time.Millisecond},
+		{".5", 500 * time.Millisecond},
+		{"5.", 5 * time.Second},
+		{"10m", 10 * time.Minute},
+		{"1.5s", 1500 * time.Millisecond},
+		{"0", 0},
+		{"0.0", 0},
+		{"0s", 0},
+		{"-3", 0},
+		{"-1s", 0},
+		{"", 0},
+		{"1e3", 0},
+		{"inf", 0},
+		{"1.2.3", 0},
+		{"ten", 0},
+		{" 30", 0},
+		{"99999999999999999999", 0},
+	}
+	for _, tc := range tests {
+		got, err := ParseHookTimeout(tc.in)
+		if tc.want == 0 {
+			if err == nil {
+				t.Errorf("ParseHookTimeout(%q) = %v; want an error", tc.in, got)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("ParseHookTimeout(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+func TestSalvageHookTimeout(t *testing.T) {
+	tests := []struct {
+		in   string
+		want time.Duration
+	}{
+		{"guard run --bad --hook-timeout 30 -- x", 30 * time.Second},
+		{"guard run --hook-timeout=1.5 --bad -c x", 1500 * time.Millisecond},
+		{"guard run --hook-timeout nope --bad -- x", 0},
+		{"guard run --bad -- x --hook-timeout 30", 0},
+		{"guard run --bad -- x", 0},
+	}
+	for _, tc := range tests {
+		if got := salvageHookTimeout(strings.Fields(tc.in)); got != tc.want {
+			t.Errorf("salvageHookTimeout(%q) = %v; want %v", tc.in, got, tc.want)
 		}
 	}
 }
