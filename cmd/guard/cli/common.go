@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -108,7 +107,7 @@ func (e *env) openHooks(cfg *config.Config) (*store.Hooks, error) {
 // handoff runs this very command line again as guard-pg, when err says the
 // state is in a database and this guard was built without its driver:
 // guard-pg is found beside this guard, else on PATH, and used only if it is
-// guard-pg of this very build (see findGuardPG). It replaces the process
+// guard-pg of this very build (see findOurs). It replaces the process
 // (same pid, streams and environment), so it returns only if it cannot,
 // with an error that says why; any other err it returns as it is.
 func (e *env) handoff(err error) error {
@@ -116,25 +115,30 @@ func (e *env) handoff(err error) error {
 	if !errors.As(err, &nd) || !e.exits {
 		return err
 	}
-	if os.Getenv(handedOver) != "" {
+	if e.getenv(handedOver) != "" {
 		// This is what guard handed over to, and it has no driver either
 		// (a guard copied as guard-pg, say): never hand over in a loop.
 		return fmt.Errorf("guard-pg has no PostgreSQL driver either (a copy of guard?): %v", err)
 	}
-	path, why := findGuardPG()
+	path, why := e.findCompanion("guard-pg")
 	if path == "" {
 		if why != "" {
 			return fmt.Errorf("guard-pg not used: %s; the state %s needs it", why, config.Redact(nd.URL))
 		}
 		return err
 	}
-	xerr := syscall.Exec(path, append([]string{path}, e.args[1:]...), append(os.Environ(), handedOver+"=1"))
+	xerr := e.exec(path, append([]string{path}, e.args[1:]...), append(e.environ(), handedOver+"=1"))
 	return fmt.Errorf("%v (and it could not be started: %v)", err, xerr)
 }
 
-// findGuardPG returns the guard-pg to hand a database state over to (see
-// findOurs).
-func findGuardPG() (path, why string) { return findOurs("guard-pg") }
+// findCompanion returns the companion command name (guard-pg, guard-web)
+// to hand a command over to: findOurs's, unless a test gave env its own.
+func (e *env) findCompanion(name string) (path, why string) {
+	if e.companion != nil {
+		return e.companion(name)
+	}
+	return findOurs(name)
+}
 
 // findOurs returns the companion command name (guard-pg, guard-web) to
 // hand a command over to: the one beside this guard, else the one on

@@ -23,33 +23,55 @@ import (
 )
 
 // Main runs guard with the process's arguments, streams and environment,
-// and returns the status to exit with.
+// and returns the status to exit with. It is the one place that reads them
+// from the process: everything after reads e.args, e.getenv and e.environ,
+// and replaces the process through e.exec, so that tests need not swap
+// globals (architecture-2 #11).
 func Main() int {
-	e := &env{
+	e := processEnv()
+	if url := e.earlyHandoff(); url != "" {
+		// A state in PostgreSQL named in the environment goes to guard-pg
+		// at once, before this guard spends time on its config. (One named
+		// only in the config is handed over once the config is read; so
+		// is a completion request that needs the state, which this guard
+		// answers itself otherwise.)
+		e.handoff(&store.NeedsDriverError{URL: url})
+	}
+	defer e.recoverPanic()
+	return e.main(e.args)
+}
+
+// processEnv is the env of this process: its arguments, streams and
+// environment, the clock, and exec(2).
+func processEnv() *env {
+	return &env{
 		stdin:   os.Stdin,
 		stdout:  os.Stdout,
 		stderr:  os.Stderr,
 		getenv:  os.Getenv,
 		environ: os.Environ,
 		now:     time.Now,
+		args:    os.Args,
+		exec:    syscall.Exec,
 		exits:   true,
 	}
-	if !store.HasBackend(store.KindPostgres) && len(os.Args) > 1 && readsState[os.Args[1]] && !isCompletion(os.Args) {
-		// A state in PostgreSQL named in the environment goes to guard-pg
-		// at once, before this guard spends time on its config. (One named
-		// only in the config is handed over once the config is read; so
-		// is a completion request that needs the state, which this guard
-		// answers itself otherwise.)
-		for _, v := range []string{"GUARD_STATE", "GUARD_COOLDOWN_STATE"} {
-			if url := os.Getenv(v); config.IsDatabaseURL(url) {
-				e.args = os.Args
-				e.handoff(&store.NeedsDriverError{URL: url})
-				break
-			}
+}
+
+// earlyHandoff returns the database URL this guard hands its command line
+// over to guard-pg for before it reads its config, or "": the command reads
+// a state, the state (or cooldown state) named in the environment is a
+// postgres:// URL, and this guard has no PostgreSQL driver of its own. A
+// completion request is answered here.
+func (e *env) earlyHandoff() string {
+	if store.HasBackend(store.KindPostgres) || len(e.args) < 2 || !readsState[e.args[1]] || isCompletion(e.args) {
+		return ""
+	}
+	for _, v := range []string{"GUARD_STATE", "GUARD_COOLDOWN_STATE"} {
+		if url := e.getenv(v); config.IsDatabaseURL(url) {
+			return url
 		}
 	}
-	defer e.recoverPanic()
-	return e.main(os.Args)
+	return ""
 }
 
 // recoverPanic keeps a bug in guard from becoming a block: an unrecovered
@@ -64,16 +86,23 @@ func (e *env) recoverPanic() {
 		return
 	}
 	fmt.Fprintf(e.stderr, "guard: internal error, please report it: %v\n", r)
-	if len(os.Args) > 1 && os.Args[1] == "run" && !e.childStarted {
-		if argv := Salvage(os.Args); argv != nil {
-			if path, err := exec.LookPath(argv[0]); err == nil {
-				fmt.Fprintf(e.stderr, "guard: running %s unguarded\n", view.Printable(strings.Join(argv, " ")))
-				err = syscall.Exec(path, argv, os.Environ())
-				fmt.Fprintf(e.stderr, "guard: cannot run it: %v\n", err)
-			}
+	if argv := e.unguardedArgv(); argv != nil {
+		if path, err := exec.LookPath(argv[0]); err == nil {
+			fmt.Fprintf(e.stderr, "guard: running %s unguarded\n", view.Printable(strings.Join(argv, " ")))
+			err = e.exec(path, argv, e.environ())
+			fmt.Fprintf(e.stderr, "guard: cannot run it: %v\n", err)
 		}
 	}
 	os.Exit(1)
+}
+
+// unguardedArgv is the command a guard run that panicked runs unguarded:
+// its command, if it had not started it yet; else nil.
+func (e *env) unguardedArgv() []string {
+	if len(e.args) < 2 || e.args[1] != "run" || e.childStarted || e.exec == nil {
+		return nil
+	}
+	return Salvage(e.args[2:])
 }
 
 // readsState are the commands that read a state, which a guard without the
@@ -93,9 +122,13 @@ type env struct {
 	environ func() []string
 	now     func() time.Time
 
-	args      []string       // the whole command line, for guard run's fail-open path
-	sigs      chan os.Signal // guard run's signals, taken from its start
-	sigsReady chan struct{}  // closed once sigs is subscribed
+	args []string // the whole command line (global flags moved after the command once main has run)
+	// exec replaces the process (syscall.Exec): the hand-overs to guard-pg
+	// and guard-web, and a panicking guard run's command.
+	exec      func(argv0 string, argv []string, envv []string) error
+	companion func(name string) (path, why string) // nil: findOurs (tests give their own)
+	sigs      chan os.Signal                       // guard run's signals, taken from its start
+	sigsReady chan struct{}                        // closed once sigs is subscribed
 
 	// hookTimeout is guard run's --hook-timeout: how long its caller gives
 	// the command (0: not given).

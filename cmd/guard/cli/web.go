@@ -42,10 +42,10 @@ const handedOverWeb = "GUARD_HANDED_OVER_WEB"
 // script that exits 2, an older build) is never run. It returns only if it
 // cannot, with an error that says why and how to install guard-web.
 func (e *env) handoffWeb(what string) error {
-	if os.Getenv(handedOverWeb) != "" {
+	if e.getenv(handedOverWeb) != "" {
 		return fmt.Errorf("%s: the guard-web that guard handed it to has no dashboard either (a copy of guard?); build it with go install ./cmd/guard-web", what)
 	}
-	path, why := findOurs("guard-web")
+	path, why := e.findCompanion("guard-web")
 	if why != "" && path == "" {
 		return fmt.Errorf("%s: guard-web not used: %s; install it again with make install (or go install ./cmd/guard-web)", what, why)
 	}
@@ -56,7 +56,7 @@ func (e *env) handoffWeb(what string) error {
 		}
 		return fmt.Errorf("%s needs guard-web, the dashboard, which is neither beside this guard (in %s) nor on PATH: install it with make install (or go install ./cmd/guard-web); it is kept apart so that no guard call pays for a web server", what, dir)
 	}
-	xerr := syscall.Exec(path, append([]string{path}, e.args[1:]...), append(os.Environ(), handedOverWeb+"=1"))
+	xerr := e.exec(path, append([]string{path}, e.args[1:]...), append(e.environ(), handedOverWeb+"=1"))
 	return fmt.Errorf("%s: guard-web could not be started: %v", what, xerr)
 }
 
