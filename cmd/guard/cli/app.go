@@ -28,10 +28,17 @@ Examples:
 
 State lives in ~/.claude/hook_state.json (GUARD_STATE or --state to move it,
 or a postgres:// URL to share it across hosts); settings in
-~/.claude/guardrails.yaml (GUARD_CONFIG or --config). A usage error exits 64:
-guard never exits 2, a Claude hook's "block", on its own account.`,
-		Version:              "-", // printed by printVersion
-		HideHelpCommand:      true,
+~/.claude/guardrails.yaml (GUARD_CONFIG or --config). The global options
+--config, --state and --cooldown-state may come before the command or after
+it, for every command that reads state (all but install, uninstall and
+completion). A usage error exits 64: guard never exits 2, a Claude hook's
+"block", on its own account.`,
+		Version:         "-",  // printed by printVersion
+		HideHelpCommand: true, // helpCommandEntry instead, worded as guard's
+		// The state-reading commands' flags, which may come before the
+		// command too (hoistGlobalFlags moves them after it): listed
+		// here so that guard --help shows them (newcomer #8).
+		Flags:                stateFlags(),
 		Reader:               e.stdin,
 		Writer:               e.stdout,
 		ErrWriter:            e.stderr,
@@ -65,6 +72,7 @@ guard never exits 2, a Claude hook's "block", on its own account.`,
 	// guard --version prints the version; the help has no VERSION section
 	// (urfave/cli would show Version, a placeholder here).
 	app.CustomAppHelpTemplate = strings.Replace(cli.AppHelpTemplate, helpVersionSection, "", 1)
+	app.CustomAppHelpTemplate = strings.Replace(app.CustomAppHelpTemplate, helpCommandsSection, helpCommandsSection+helpHelpLine, 1)
 	onUsage := func(c *cli.Context, err error, _ bool) error { return &usageError{err: err} }
 	app.OnUsageError = onUsage
 	var walk func(string, []*cli.Command)
@@ -97,6 +105,17 @@ const helpVersionSection = `{{if .Version}}{{if not .HideVersion}}
 VERSION:
    {{.Version}}{{end}}{{end}}`
 
+// helpCommandsSection is the list of commands in urfave/cli's help
+// template, and helpHelpLine the line guard adds to it for "guard help
+// [COMMAND]" (newcomer #8), aligned with the others. (A command named help
+// would cost guard --help: urfave/cli adds the flag only to an app without
+// one; main reads "guard help X" as "guard X --help" anyway.)
+const (
+	helpCommandsSection = `COMMANDS:{{template "visibleCommandCategoryTemplate" .}}`
+	helpHelpLine        = `{{ $cv := offsetCommands .VisibleCommands 5}}
+   help{{ indent (subtract $cv (offset "help" 3)) ""}}show the help of guard, or of a command: guard help run is guard run --help`
+)
+
 // groupAction is what a command made only of subcommands (guard config,
 // guard state, guard cooldown) does on its own: with no subcommand, print
 // its help to stderr as a usage error; refuse a subcommand it does not have
@@ -122,7 +141,7 @@ func missingCommand(c *cli.Context, name string, help func(*cli.Context) error) 
 	return usagef("%s needs a command", name)
 }
 
-// stateFlags are the flags every command takes.
+// stateFlags are the flags every command that reads state takes.
 func stateFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "config", Usage: "the config `FILE` (default: $GUARD_CONFIG, then ~/.claude/guardrails.yaml)"},

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -199,5 +200,28 @@ func TestHelpHasNoPlaceholderVersion(t *testing.T) {
 	}
 	if out := stdout.String(); strings.Contains(out, "VERSION") || !strings.Contains(out, "COMMANDS:") {
 		t.Errorf("guard --help:\n%s", out)
+	}
+}
+
+// TestHelpListsGlobalOptions covers newcomer-and-mission #8: guard --help
+// lists the global options docs/commands.md describes (given before the
+// command or after it) and the help command, which guard answers.
+func TestHelpListsGlobalOptions(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	e := &env{stdout: &stdout, stderr: &stderr, stdin: strings.NewReader(""),
+		getenv: func(string) string { return "" }, environ: func() []string { return nil }, now: time.Now}
+	if code := e.main([]string{"guard", "--help"}); code != 0 {
+		t.Fatalf("guard --help: exit %d: %s", code, stderr.String())
+	}
+	help := stdout.String()
+	_, global, _ := strings.Cut(help, "GLOBAL OPTIONS:")
+	for _, flag := range []string{"--config FILE", "--state FILE", "--cooldown-state FILE"} {
+		if !strings.Contains(global, flag) {
+			t.Errorf("guard --help lists no %s under GLOBAL OPTIONS:\n%s", flag, help)
+		}
+	}
+	_, commands, _ := strings.Cut(help, "COMMANDS:")
+	if !regexp.MustCompile(`(?m)^   help +show the help`).MatchString(commands) {
+		t.Errorf("guard --help lists no help command:\n%s", help)
 	}
 }
