@@ -148,7 +148,9 @@ func (e *env) report(c *cli.Context) error {
 	if out == "" {
 		out = stdio
 	}
-	if err := e.writeOutput(out, buf.Bytes(), 0o644, reportFileName[format]); err != nil {
+	// 0600, as the exports: a report holds command lines and errors, which
+	// may hold paths, host names or tokens (hostile-user-3 m6).
+	if err := e.writeOutput(out, buf.Bytes(), 0o600, reportFileName[format]); err != nil {
 		return fmt.Errorf("cannot write report: %w", err)
 	}
 	return nil

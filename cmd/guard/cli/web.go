@@ -150,7 +150,7 @@ func (e *env) htmlReport(c *cli.Context) error {
 	if out == "" {
 		out = stdio
 	}
-	if err := e.writeOutput(out, buf.Bytes(), 0o644, "guard.html"); err != nil {
+	if err := e.writeOutput(out, buf.Bytes(), 0o600, "guard.html"); err != nil { // as report's (hostile-user-3 m6)
 		return fmt.Errorf("cannot write report: %w", err)
 	}
 	return nil
