@@ -2,6 +2,7 @@ package breaker
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -287,7 +288,19 @@ func (c *Circuit) note(s Settings, now time.Time, failed, slow bool) {
 }
 
 // share formats a share for people: 0.5 as 50%.
-func share(f float64) string { return fmt.Sprintf("%g%%", f*100) }
+func share(f float64) string { return FormatPercent(f) }
+
+// FormatPercent writes a share for people as a percentage: 0.5 as "50%",
+// and a share read from "0.0001%" as "0.0001%", not in the noise of its
+// binary value (9.999999999999999e-05%): 12 significant digits, more than
+// anyone writes in a setting, in plain decimals.
+func FormatPercent(f float64) string {
+	r, err := strconv.ParseFloat(strconv.FormatFloat(f*100, 'g', 12, 64), 64)
+	if err != nil {
+		r = f * 100
+	}
+	return strconv.FormatFloat(r, 'f', -1, 64) + "%"
+}
 
 // reachesRate reports whether n of total reach rate.
 func reachesRate(n, total int, rate float64) bool {

@@ -513,3 +513,28 @@ func TestProbeReportMatchesItsLeaseByHolder(t *testing.T) {
 		t.Errorf("state = %s, leases = %v; want the probe's success to close the circuit", c.State, c.Leases)
 	}
 }
+
+// TestFormatPercent covers hostile-user-3 m9: a share prints as the
+// percentage a person wrote, never in the noise of its binary value
+// (failure_rate: 0.0001% as 9.999999999999999e-05%).
+func TestFormatPercent(t *testing.T) {
+	for _, tc := range []struct {
+		share float64
+		want  string
+	}{
+		{0.5, "50%"},
+		{1, "100%"},
+		{0, "0%"},
+		{0.0001 / 100, "0.0001%"},
+		{0.07, "7%"},
+		{0.333 / 100, "0.333%"},
+		{12.5 / 100, "12.5%"},
+		{1e-9 / 100, "0.000000001%"},
+		{0.1 + 0.2, "30%"},
+		{1.0 / 3, "33.3333333333%"},
+	} {
+		if got := FormatPercent(tc.share); got != tc.want {
+			t.Errorf("FormatPercent(%v) = %q; want %q", tc.share, got, tc.want)
+		}
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"guard/breaker"
 )
 
 // A Duration is a Go duration in YAML ("90s", "5m", "4h"). A bare number
@@ -144,7 +146,6 @@ func ParsePercent(s string) (float64, error) {
 	return v, nil
 }
 
-// FormatPercent writes a share as a percentage: 0.5 as "50%".
-func FormatPercent(v float64) string {
-	return strconv.FormatFloat(v*100, 'f', -1, 64) + "%"
-}
+// FormatPercent writes a share as a percentage: 0.5 as "50%" (see
+// breaker.FormatPercent).
+func FormatPercent(v float64) string { return breaker.FormatPercent(v) }
