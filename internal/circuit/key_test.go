@@ -227,3 +227,31 @@ func TestUnescape(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionIDIsExact covers hostile-user-3 m7: session ids that differ
+// only in white space are two sessions, so their keys differ; an id of
+// white space only is no session.
+func TestSessionIDIsExact(t *testing.T) {
+	for _, tc := range []struct{ payload, want string }{
+		{`{"session_id":"abc"}`, "abc"},
+		{`{"session_id":"abc "}`, "abc "},
+		{`{"session_id":" abc"}`, " abc"},
+		{`{"session_id":"abc\t"}`, "abc\t"},
+		{`{"session_id":"a b"}`, "a b"},
+		{`{"session_id":"  "}`, ""},
+		{`{"session_id":""}`, ""},
+		{`{"session_id":7}`, ""},
+		{`not json`, ""},
+	} {
+		if got := SessionID([]byte(tc.payload)); got != tc.want {
+			t.Errorf("SessionID(%s) = %q; want %q", tc.payload, got, tc.want)
+		}
+	}
+	keys := map[string]bool{}
+	for _, id := range []string{"abc", "abc ", " abc", "abc\n"} {
+		keys[ScopedKey("k", "k", ScopeSession, "", id)] = true
+	}
+	if len(keys) != 4 {
+		t.Errorf("four session ids that differ in white space made %d keys; want 4", len(keys))
+	}
+}

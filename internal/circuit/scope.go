@@ -40,8 +40,11 @@ func ScopedKey(key, base, scope, projectDir, sessionID string) string {
 	return key
 }
 
-// SessionID returns the session_id of a Claude Code hook payload, or ""
-// if payload is not a JSON object or has no string session_id.
+// SessionID returns the session_id of a Claude Code hook payload, exactly
+// as it is, or "" if payload is not a JSON object or has no string
+// session_id (or one of white space only). Keys are exact: ids that differ
+// only in white space are two sessions, never one circuit (hostile-user-3
+// m7).
 func SessionID(payload []byte) string {
 	var p struct {
 		SessionID any `json:"session_id"`
@@ -50,7 +53,10 @@ func SessionID(payload []byte) string {
 		return ""
 	}
 	s, _ := p.SessionID.(string)
-	return strings.TrimSpace(s)
+	if strings.TrimSpace(s) == "" {
+		return ""
+	}
+	return s
 }
 
 // KeySession returns the session a key is kept for, if ScopedKey made it
