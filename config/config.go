@@ -100,14 +100,18 @@ func (r *HookRule) Matches(key string) bool {
 	return r.re.MatchString(key)
 }
 
+// MaxLogFiles is the most rotated event logs logging.max_files may keep:
+// guard log and the run times read them all.
+const MaxLogFiles = 100
+
 // Logging says where the event log goes.
 type Logging struct {
 	// File is the Python guardrails' text log (logging.file). guard reads
 	// it so that their config file works as it is, and never writes it.
 	File     string
 	EventLog string // guard's JSON Lines event log; "" means beside the state file
-	MaxSize  int64  // bytes before the log rotates
-	MaxFiles int    // rotated files kept
+	MaxSize  int64  // bytes before the log rotates; more than 0
+	MaxFiles int    // rotated files kept: 1 to MaxLogFiles
 	Level    string // accepted for the Python guardrails; guard ignores it
 	Format   string // accepted for the Python guardrails; guard ignores it
 }

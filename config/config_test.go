@@ -190,6 +190,11 @@ func TestBadValuesNameFileLineAndKey(t *testing.T) {
 		{"pattern unknown action", "cooldown:\n  patterns:\n    - {regex: '(?P<service>x)', action: nuke}\n", `names action "nuke", which is not defined`},
 		{"action without window", "cooldown:\n  actions:\n    rollback: {field: rollbacks, limit: 1}\n", "cooldown.actions.rollback: needs a window"},
 		{"bad size", "logging:\n  max_size: huge\n", `guardrails.yaml:2: logging.max_size: "huge" is not a size`},
+		// hostile-user-3 m8: the event log always rotates, and keeps a bounded number of files.
+		{"max_size 0", "logging:\n  max_size: 0\n", `guardrails.yaml:2: logging.max_size: must be more than 0: the event log always rotates`},
+		{"max_size 0MiB", "logging:\n  max_size: 0MiB\n", `guardrails.yaml:2: logging.max_size: must be more than 0`},
+		{"max_files huge", "logging:\n  max_size: 1\n  max_files: 100000000\n", `guardrails.yaml:3: logging.max_files: must be at most 100 (guard log reads every rotated file), got 100000000`},
+		{"max_files 0", "logging:\n  max_files: 0\n", `guardrails.yaml:2: logging.max_files: must be at least 1`},
 		// hostile-user-2 m28: yaml.v3 would truncate these to 1 and 2.
 		{"fractional seconds", "circuit_breaker:\n  cooldown_seconds: 1.5\n", `guardrails.yaml:2: circuit_breaker.cooldown_seconds: "1.5" is not a whole number; for fractions of a second use cooldown`},
 		{"fractional threshold", "circuit_breaker:\n  failure_threshold: 2.7\n", `guardrails.yaml:2: circuit_breaker.failure_threshold: "2.7" is not a whole number`},

@@ -269,12 +269,20 @@ func (l *Logging) apply(f *loggingFields, where locator) error {
 	if f.EventLog != nil {
 		l.EventLog = *f.EventLog
 	}
+	// The event log always rotates, and what it keeps is bounded: nothing
+	// guard keeps grows without bound (hostile-user-3 m8).
 	if f.MaxSize != nil {
+		if *f.MaxSize <= 0 {
+			return fmt.Errorf("%s: must be more than 0: the event log always rotates, so that it never grows without bound", where("max_size"))
+		}
 		l.MaxSize = int64(*f.MaxSize)
 	}
 	if f.MaxFiles != nil {
 		if err := atLeast(where, "max_files", *f.MaxFiles, 1); err != nil {
 			return err
+		}
+		if *f.MaxFiles > MaxLogFiles {
+			return fmt.Errorf("%s: must be at most %d (guard log reads every rotated file), got %d", where("max_files"), MaxLogFiles, *f.MaxFiles)
 		}
 		l.MaxFiles = *f.MaxFiles
 	}
