@@ -88,6 +88,12 @@ type Settings struct {
 	// (observe mode): the circuit decides and records as usual, and its
 	// skips are only what it would have done.
 	Observe bool
+
+	// Blocks says that the caller blocks the action of a call the circuit
+	// skips (on_skip: block, for a hook that must fail closed) instead of
+	// letting it through. It changes no decision: a skip is counted as
+	// blocked or allowed by it (Totals).
+	Blocks bool
 }
 
 // rates reports whether s has a rule that counts the calls in the window.
@@ -128,6 +134,14 @@ type Totals struct {
 	Abandoned int64
 	Skips     int64 // calls not run because the circuit was open or probing
 	Rejected  int64 // calls not run because max_concurrent runs were in flight
+	// SkipsBlocked and RejectedBlocked are the Skips and Rejected whose
+	// action was blocked (Settings.Blocks); the others let it through.
+	// Skips counted before guard told them apart count as let through.
+	SkipsBlocked    int64
+	RejectedBlocked int64
+	// RunTimes sums up how long the runs took, for a histogram that never
+	// goes down (the event log's run times go when it rotates).
+	RunTimes RunTimes
 }
 
 // Runs returns how many calls ran the child and reported back.

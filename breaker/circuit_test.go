@@ -68,7 +68,7 @@ func run(t *testing.T, s Settings, steps []step) *Circuit {
 				t.Fatalf("step %d: skip = %s, want %s", i, d.Skip, st.wantSkip)
 			}
 			if !d.Run {
-				h.c.Skip()
+				h.c.Skip(false)
 			} else if st.act == call {
 				h.c.Record(s, now, Result{Outcome: st.outcome, Slow: st.slow, Error: "err", Probe: d.Probe, Lease: d.Lease})
 			} else {

@@ -12,6 +12,9 @@ type Result struct {
 	Error   string // for a failure: what went wrong, e.g. "exit 1: ..."
 	Probe   bool   // the call ran as a probe under Lease
 	Lease   Lease
+	// Duration is how long the call ran, for Totals.RunTimes; zero for an
+	// outcome that was not timed.
+	Duration time.Duration
 }
 
 // Record applies the outcome of a call that ran.
@@ -38,6 +41,9 @@ func (c *Circuit) Record(s Settings, now time.Time, r Result) []Event {
 		c.Recent = ""
 	}
 	probe := r.Probe && c.release(r.Lease)
+	if r.Duration > 0 {
+		c.Totals.RunTimes.Add(r.Duration)
+	}
 	switch r.Outcome {
 	case Success:
 		c.Totals.Successes++
@@ -56,15 +62,23 @@ func (c *Circuit) Record(s Settings, now time.Time, r Result) []Event {
 	return nil
 }
 
-// Skip counts a call that the circuit did not allow to run.
-func (c *Circuit) Skip() {
+// Skip counts a call that the circuit did not allow to run, and whether
+// its action was blocked (see Settings.Blocks).
+func (c *Circuit) Skip(blocked bool) {
 	c.Totals.Skips++
+	if blocked {
+		c.Totals.SkipsBlocked++
+	}
 }
 
 // Reject counts a call that was not run because the key's concurrency
-// limit was reached. It moves nothing: a busy key is not a broken one.
-func (c *Circuit) Reject() {
+// limit was reached, and whether its action was blocked. It moves nothing:
+// a busy key is not a broken one.
+func (c *Circuit) Reject(blocked bool) {
 	c.Totals.Rejected++
+	if blocked {
+		c.Totals.RejectedBlocked++
+	}
 }
 
 // release drops the lease l, reporting whether it was still held.

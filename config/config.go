@@ -322,6 +322,7 @@ func (b *Breaker) Settings(key string) breaker.Settings {
 		MinimumCalls:     b.MinimumCalls,
 		SlowCallRate:     b.SlowCallRate,
 		Observe:          b.Mode == "observe",
+		Blocks:           b.OnSkip == "block",
 	}
 }
 

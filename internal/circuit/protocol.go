@@ -137,9 +137,10 @@ func (p *Protocol) Record(key string, s breaker.Settings, now time.Time, r break
 	})
 }
 
-// Reject counts a call of key that found every slot taken.
-func (p *Protocol) Reject(key string, now time.Time, reason string) error {
+// Reject counts a call of key that found every slot taken, and whether
+// its action was blocked.
+func (p *Protocol) Reject(key string, now time.Time, reason string, blocked bool) error {
 	return p.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
-		return true, Reject(tx, key, store.TxNow(tx, now), reason)
+		return true, Reject(tx, key, store.TxNow(tx, now), reason, blocked)
 	})
 }

@@ -208,7 +208,7 @@ func TestProtocol(t *testing.T) {
 				if _, err := p.Start("k", 1, 0, t0, time.Time{}, nil); err != nil {
 					t.Errorf("Start after Release = %v", err)
 				}
-				if err := p.Reject("k", t0, "full"); err != nil {
+				if err := p.Reject("k", t0, "full", false); err != nil {
 					t.Fatal(err)
 				}
 				c, _ := b.circuits.Peek("k")

@@ -33,7 +33,7 @@ func Admit(tx store.CircuitTx, key string, s breaker.Settings, now time.Time, ho
 	}
 	dec := c.Admit(s, now, holder, alive)
 	if !dec.Run {
-		c.Skip()
+		c.Skip(s.Blocks && !s.Observe)
 	}
 	reaped := 0
 	for _, ev := range dec.Events {
@@ -47,6 +47,8 @@ func Admit(tx store.CircuitTx, key string, s breaker.Settings, now time.Time, ho
 		e := store.Event{Time: now, Event: store.EventSkip, Key: key, Reason: string(dec.Skip), State: string(c.State)}
 		if s.Observe {
 			e.Outcome = store.OutcomeObserved // it runs anyway
+		} else {
+			e.Verdict = store.VerdictOf(s.Blocks)
 		}
 		if !c.RetryAfter.IsZero() {
 			e.Until = store.Stamp(c.RetryAfter)
@@ -76,6 +78,9 @@ func Record(tx store.CircuitTx, key string, s breaker.Settings, now time.Time, r
 	if err != nil {
 		return nil, err
 	}
+	if r.Duration == 0 {
+		r.Duration = run.Duration
+	}
 	healthy := c.State == "" || c.State == breaker.Closed
 	healthy = healthy && c.ConsecutiveFailures == 0 && len(c.Leases) == 0
 	events := c.Record(s, now, r)
@@ -100,15 +105,15 @@ func Record(tx store.CircuitTx, key string, s breaker.Settings, now time.Time, r
 }
 
 // Reject counts a call of key that was not run because its concurrency
-// limit was reached.
-func Reject(tx store.CircuitTx, key string, now time.Time, reason string) error {
+// limit was reached, and whether its action was blocked (on_skip: block).
+func Reject(tx store.CircuitTx, key string, now time.Time, reason string, blocked bool) error {
 	c, err := tx.Circuit(key)
 	if err != nil {
 		return err
 	}
-	c.Reject()
+	c.Reject(blocked)
 	tx.Put(key, c)
-	tx.Log(store.Event{Time: now, Event: store.EventRejected, Key: key, Reason: reason})
+	tx.Log(store.Event{Time: now, Event: store.EventRejected, Key: key, Reason: reason, Verdict: store.VerdictOf(blocked)})
 	return nil
 }
 

@@ -88,7 +88,7 @@ func runSteps(t *testing.T, s breaker.Settings, steps []step) {
 			_, err = circuit.Record(r, key, s, now, res, circuit.Run{Exit: 1})
 			lease = breaker.Lease{}
 		case "reject":
-			err = circuit.Reject(r, key, now, "busy")
+			err = circuit.Reject(r, key, now, "busy", false)
 		case "reset":
 			_, _, err = circuit.Reset(r, key, now)
 		case "trip":

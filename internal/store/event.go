@@ -31,8 +31,13 @@ type Event struct {
 	From   string `json:"from,omitempty"`
 	To     string `json:"to,omitempty"`
 	Reason string `json:"reason,omitempty"`
-	State  string `json:"state,omitempty"`
-	Until  string `json:"until,omitempty"` // RFC 3339: retry_after, next allowed time
+	// Verdict says, for a call guard did not run (a skip, a rejection),
+	// whether the action it guarded was blocked (on_skip: block) or
+	// allowed. "" in events logged before verdicts were recorded, and in
+	// observe mode's skips, which ran.
+	Verdict string `json:"verdict,omitempty"`
+	State   string `json:"state,omitempty"`
+	Until   string `json:"until,omitempty"` // RFC 3339: retry_after, next allowed time
 
 	Used  *int `json:"used,omitempty"`
 	Limit *int `json:"limit,omitempty"`
@@ -80,7 +85,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	if e.Probe {
 		w.Bool("probe", true)
 	}
-	for _, f := range []struct{ name, v string }{{"from", e.From}, {"to", e.To}, {"reason", e.Reason}, {"state", e.State}, {"until", e.Until}} {
+	for _, f := range []struct{ name, v string }{{"from", e.From}, {"to", e.To}, {"reason", e.Reason}, {"verdict", e.Verdict}, {"state", e.State}, {"until", e.Until}} {
 		if f.v != "" {
 			w.String(f.name, f.v)
 		}
@@ -144,10 +149,10 @@ type ReadResult struct {
 // these.
 const (
 	EventRun            = "run"             // a command ran: outcome, exit, duration_ms, error, probe
-	EventSkip           = "skip"            // a call was skipped: the circuit was open (reason, until)
+	EventSkip           = "skip"            // a call was skipped: the circuit was open (reason, verdict, until)
 	EventTransition     = "transition"      // a circuit changed state: from, to, reason, until
 	EventReaped         = "reaped"          // a dead or expired probe lease was removed: pid, reason
-	EventRejected       = "rejected"        // a call found every max_concurrent slot taken: reason
+	EventRejected       = "rejected"        // a call found every max_concurrent slot taken: reason, verdict
 	EventReset          = "reset"           // guard reset closed a circuit: from, to
 	EventTrip           = "trip"            // guard trip forced a circuit open: reason, until
 	EventProbe          = "probe"           // guard probe let an open circuit probe now: from, to
@@ -162,6 +167,29 @@ const (
 // OutcomeObserved is the outcome of a skip in observe mode: the call would have
 // been skipped, and ran.
 const OutcomeObserved = "observed"
+
+// The verdicts of a call guard did not run (Event.Verdict): its action was
+// blocked (on_skip: block: guard exited 2, Claude Code's block) or allowed
+// (guard exited open_exit_code, and the agent carried on).
+const (
+	VerdictBlocked = "blocked"
+	VerdictAllowed = "allowed"
+)
+
+// VerdictOf is the verdict of a call not run whose action was blocked or
+// not.
+func VerdictOf(blocked bool) string {
+	if blocked {
+		return VerdictBlocked
+	}
+	return VerdictAllowed
+}
+
+// SkipFailureMode is the reason of a skip that guard decided on its own
+// failure (it could not read or lock the state) under failure_mode: closed;
+// the event's error says what failed. The circuit's own reasons are
+// breaker.SkipReason's.
+const SkipFailureMode = "failure_mode_closed"
 
 // EventNames lists every event, in the order of the constants above.
 var EventNames = []string{EventRun, EventSkip, EventTransition, EventReaped, EventRejected, EventReset, EventTrip, EventProbe, EventQuarantine, EventImport, EventCooldown, EventCooldownRecord, EventCooldownHealth, EventMark}

@@ -11,6 +11,14 @@ type Events interface {
 	Read(keep func(*Event) bool) (ReadResult, error)
 }
 
+// An Appender is an Events that takes an event outside an update of the
+// state: guard logs through it a decision it took without the state, such
+// as a skip under failure_mode: closed when the state could not be read or
+// locked. Appending may fail for the same reason the state did.
+type Appender interface {
+	Append(events ...Event) error
+}
+
 // A Checkpoint takes and restores the whole state, in the JSON file's
 // format.
 type Checkpoint interface {

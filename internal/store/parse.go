@@ -33,7 +33,7 @@ func ParseEvent(line []byte) (Event, error) {
 
 // eventFields are the members an Event has, as written.
 var eventFields = []string{"time", "ts_ms", "event", "key", "action", "outcome", "exit", "duration_ms", "error", "probe",
-	"from", "to", "reason", "state", "until", "used", "limit", "pid", "file", "host"}
+	"from", "to", "reason", "verdict", "state", "until", "used", "limit", "pid", "file", "host"}
 
 // parseEvent decodes line by hand; false if it cannot be sure to decode
 // it as encoding/json would.
@@ -82,6 +82,8 @@ func parseEvent(line []byte) (Event, bool) {
 			e.To, err = jsonx.ParseString(m.Value)
 		case "reason":
 			e.Reason, err = jsonx.ParseString(m.Value)
+		case "verdict":
+			e.Verdict, err = jsonx.ParseString(m.Value)
 		case "state":
 			e.State, err = jsonx.ParseString(m.Value)
 		case "until":
@@ -325,6 +327,8 @@ func stringField(e *Event, stamp *string, name string) *string {
 		return &e.To
 	case "reason":
 		return &e.Reason
+	case "verdict":
+		return &e.Verdict
 	case "state":
 		return &e.State
 	case "until":

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"guard/breaker"
 	"guard/internal/jsonx"
 	"guard/internal/store"
 )
@@ -44,10 +45,16 @@ func DescribeEvent(ev *store.Event) string {
 			add(": %s", LastError(ev.Error, 120))
 		}
 	case store.EventSkip:
-		if ev.Outcome == store.OutcomeObserved {
-			add("would have skipped (observe mode): circuit %s", ev.Reason)
-		} else {
-			add("skipped: circuit %s", ev.Reason)
+		switch {
+		case ev.Outcome == store.OutcomeObserved:
+			add("would have skipped (observe mode): %s", skipWhy(ev.Reason))
+		case ev.Verdict != "":
+			add("skipped, %s: %s", actionVerdict(ev.Verdict), skipWhy(ev.Reason))
+		default: // logged before verdicts were recorded
+			add("skipped: %s", skipWhy(ev.Reason))
+		}
+		if ev.Error != "" {
+			add(" (%s)", LastError(ev.Error, 120))
 		}
 		if ev.Until != "" {
 			add(" until %s", ev.Until)
@@ -63,7 +70,11 @@ func DescribeEvent(ev *store.Event) string {
 	case store.EventReaped:
 		add("probe lease of pid %d reaped: %s", ev.PID, ev.Reason)
 	case store.EventRejected:
-		add("rejected: %s", ev.Reason)
+		if ev.Verdict != "" {
+			add("rejected, %s: %s", actionVerdict(ev.Verdict), ev.Reason)
+		} else {
+			add("rejected: %s", ev.Reason)
+		}
 	case store.EventQuarantine:
 		add("state file moved to %s: %s", ev.File, ev.Error)
 	case store.EventImport:
@@ -100,4 +111,23 @@ func DescribeEvent(ev *store.Event) string {
 		}
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// actionVerdict says what became of the action of a call guard did not
+// run: "action blocked", "action allowed".
+func actionVerdict(v string) string { return "action " + v }
+
+// skipWhy says why a call was skipped, from a skip event's reason.
+func skipWhy(reason string) string {
+	switch reason {
+	case string(breaker.SkipOpen):
+		return "circuit open"
+	case string(breaker.SkipForced):
+		return "circuit forced open"
+	case string(breaker.SkipProbing):
+		return "circuit half-open, a probe running elsewhere"
+	case store.SkipFailureMode:
+		return "guard could not decide, and failure_mode is closed"
+	}
+	return "circuit " + reason
 }

@@ -83,8 +83,8 @@ func promReport(r Report, sts []KeyStatus, cool map[string]ServiceStatus) []*pro
 	consec := &promFamily{name: "guard_consecutive_failures", typ: "gauge", help: "Failures in a row of each key."}
 	retry := &promFamily{name: "guard_circuit_retry_after_seconds", typ: "gauge", help: "When each open circuit may probe again, in Unix seconds."}
 	runs := &promFamily{name: "guard_runs_total", typ: "counter", help: "Runs of each key by outcome (success, failure, ignored, cancelled, abandoned)."}
-	skips := &promFamily{name: "guard_skips_total", typ: "counter", help: "Calls of each key skipped because its circuit was open or probing."}
-	rejected := &promFamily{name: "guard_rejected_total", typ: "counter", help: "Calls of each key not run because max_concurrent runs were in flight."}
+	skips := &promFamily{name: "guard_skips_total", typ: "counter", help: "Calls of each key skipped because its circuit was open or probing, by verdict: blocked (on_skip: block: the action was blocked) or allowed (it went ahead without the hook)."}
+	rejected := &promFamily{name: "guard_rejected_total", typ: "counter", help: "Calls of each key not run because max_concurrent runs were in flight, by verdict: blocked or allowed."}
 	circuits := &promFamily{name: "guard_circuits", typ: "gauge", help: "Number of keys in each circuit state; observe: keys in observe mode whose circuit is not closed (they are never skipped)."}
 	execs := &promFamily{name: "guard_executions_total", typ: "counter", help: "Runs recorded over all keys (the Python guardrails' total_executions)."}
 	fails := &promFamily{name: "guard_failures_total", typ: "counter", help: "Failures recorded over all keys (the Python guardrails' total_failures)."}
@@ -115,8 +115,10 @@ func promReport(r Report, sts []KeyStatus, cool map[string]ServiceStatus) []*pro
 		}{{"success", t.Successes}, {"failure", t.Failures - t.Abandoned}, {"ignored", t.Ignored}, {"cancelled", t.Cancelled}, {"abandoned", t.Abandoned}} {
 			runs.add(float64(o.n), "key", st.Key, "outcome", o.name)
 		}
-		skips.add(float64(t.Skips), "key", st.Key)
-		rejected.add(float64(t.Rejected), "key", st.Key)
+		skips.add(float64(t.Skips-t.SkipsBlocked), "key", st.Key, "verdict", "allowed")
+		skips.add(float64(t.SkipsBlocked), "key", st.Key, "verdict", "blocked")
+		rejected.add(float64(t.Rejected-t.RejectedBlocked), "key", st.Key, "verdict", "allowed")
+		rejected.add(float64(t.RejectedBlocked), "key", st.Key, "verdict", "blocked")
 	}
 	circuits.add(float64(count[string(breaker.Closed)]), "state", "closed")
 	durations := &promFamily{name: "guard_run_duration_seconds", typ: "histogram", help: "How long each key's runs took, over the runs in the event log."}

@@ -54,6 +54,15 @@ type Totals struct {
 	Abandoned int64 `json:"abandoned"`
 	Skips     int64 `json:"skips"`
 	Rejected  int64 `json:"rejected"`
+	// Of the skips and rejections, those whose action was blocked
+	// (on_skip: block); the others let it through.
+	SkipsBlocked    int64 `json:"skips_blocked"`
+	RejectedBlocked int64 `json:"rejected_blocked"`
+}
+
+func totalsOf(t breaker.Totals) Totals {
+	return Totals{Successes: t.Successes, Failures: t.Failures, Ignored: t.Ignored, Cancelled: t.Cancelled, Abandoned: t.Abandoned,
+		Skips: t.Skips, Rejected: t.Rejected, SkipsBlocked: t.SkipsBlocked, RejectedBlocked: t.RejectedBlocked}
 }
 
 // A RunStatus is a run in flight.
@@ -103,7 +112,7 @@ func statusOf(key string, c breaker.Circuit, runs []store.Run, now time.Time, al
 		ProbeLeases:          []LeaseStatus{},
 		Running:              []RunStatus{},
 		LastRun:              jsonx.TimeOf(c.LastRun),
-		Totals:               Totals(c.Totals),
+		Totals:               totalsOf(c.Totals),
 	}
 	if st.State == "" {
 		st.State = string(breaker.Closed)

@@ -25,14 +25,18 @@ not parse are skipped, and guard says how many.
 Each line has time (RFC 3339) and ts_ms (Unix milliseconds), event (run,
 skip, transition, reaped, rejected, reset, trip, probe, quarantine, import,
 cooldown, cooldown_record, cooldown_health, mark) and, as they apply, key,
-action, outcome, exit, duration_ms, error, probe, from, to, reason, state,
-until, used, limit, pid and file.
+action, outcome, exit, duration_ms, error, probe, from, to, reason, verdict,
+state, until, used, limit, pid, file and host. A skip or rejected event (a
+call guard did not run) has verdict "blocked" (on_skip: block: the action was
+blocked) or "allowed" (it went ahead), and the text says which: "skipped,
+action blocked: circuit open until ...".
 
 Examples:
    guard log --key "python3 lint.py" --since 1h
    guard log --event transition --since 2026-11-21T14:00:00Z --until 2026-11-21T14:05:00Z
    guard log --key '*lint*' --limit 20
-   guard log --event 'cooldown*' --json | jq -r .outcome`,
+   guard log --event 'cooldown*' --json | jq -r .outcome
+   guard log --event skip --json | jq -r 'select(.verdict == "blocked") | .key'`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "key", Usage: "only events of `KEY` (exact, or a glob such as '*lint*'); a cooldown event's key is its service"},
 			&cli.StringFlag{Name: "event", Usage: "only events named `NAME` (exact, or a glob such as 'cooldown*')"},

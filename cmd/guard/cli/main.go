@@ -139,6 +139,9 @@ type env struct {
 
 	logWarned    bool // a failure to write the event log was reported
 	childStarted bool // guard run started its command (see recoverPanic)
+	// runHooks is the state guard run opened, for logging a skip it
+	// decides without the state (see guardFailed); nil before.
+	runHooks *store.Hooks
 
 	// payloadBuf is the hook payload guard run read from stdin, if
 	// payloadRead (see payload).

@@ -40,7 +40,7 @@ the histogram guard_run_duration_seconds{key,le} (buckets from 1ms to 10m).
 --format markdown gives a section for each open or half-open key, with its
 decision trail from the event log. --format prometheus writes the metrics
 for node_exporter's textfile collector: guard_circuit_state{key},
-guard_runs_total{key,outcome}, guard_skips_total{key},
+guard_runs_total{key,outcome}, guard_skips_total{key,verdict},
 guard_cooldown_used{service,action} and more, with HELP and TYPE lines.
 --output writes the report to a file atomically (a temp file renamed into
 place), as the textfile collector needs; --output - is stdout, and a

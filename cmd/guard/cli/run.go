@@ -170,6 +170,7 @@ func (e *env) guardRun(l runLine) (err error) {
 	if err != nil {
 		return e.guardFailed(cfg, b, argv, key, err)
 	}
+	e.runHooks = hooks
 	host := host(e.getenv)
 	p := &circuit.Protocol{
 		Circuits: hooks.Circuits, Runs: hooks.Runs,
@@ -327,7 +328,7 @@ func (e *env) rejected(cfg *config.Config, b config.Breaker, p *circuit.Protocol
 	}
 	why := fmt.Sprintf("%d %s in flight (max_concurrent: %d) and none ended within %s",
 		b.MaxConcurrent, runs, b.MaxConcurrent, config.FormatDuration(b.QueueTimeout))
-	if err := p.Reject(key, e.now(), why); err != nil {
+	if err := p.Reject(key, e.now(), why, b.OnSkip == "block"); err != nil {
 		e.warnf("could not record the rejection of %q: %v", key, view.ErrorLine(err))
 	}
 	return e.skipped(cfg, b, key, view.RejectedNotice(key, why))
@@ -409,6 +410,20 @@ func (e *env) hookBudget(b config.Breaker) config.Breaker {
 	return b
 }
 
+// logGuardSkip logs a skip guard decided on its own failure (failure_mode:
+// closed), with its verdict, where the event log takes an event without
+// the state (store.Appender); that may fail for the reason the state did,
+// and then the warning is all there is.
+func (e *env) logGuardSkip(key string, b config.Breaker, why string) {
+	if e.runHooks == nil {
+		return
+	}
+	if a, ok := e.runHooks.Events.(store.Appender); ok {
+		a.Append(store.Event{Time: e.now(), Event: store.EventSkip, Key: key, Reason: store.SkipFailureMode,
+			Verdict: store.VerdictOf(b.OnSkip == "block"), Error: why})
+	}
+}
+
 // guardFailed handles guard's own failure before the child ran: by default
 // it runs the child anyway; with failure_mode: closed it skips it.
 func (e *env) guardFailed(cfg *config.Config, b config.Breaker, argv []string, key string, err error) error {
@@ -422,6 +437,7 @@ func (e *env) guardFailed(cfg *config.Config, b config.Breaker, argv []string, k
 		why = fmt.Sprintf("state lock not obtained within %s", config.FormatDuration(cfg.LockTimeout))
 	}
 	if cfg.FailureMode == "closed" {
+		e.logGuardSkip(key, b, why)
 		if b.OnSkip == "block" {
 			return e.block(fmt.Sprintf("guard: skipped %s: %s, and failure_mode is closed; fix that ('guard doctor' checks the state), or set failure_mode: open to run hooks when guard cannot decide", circuit.KeyWord(key), why))
 		}

@@ -165,6 +165,15 @@ func exists(p string) bool {
 // EventLogs are several event logs read as one (a store.Events).
 type EventLogs []*EventLog
 
+// Append appends events to the first log, a state's own event log:
+// store.Appender.
+func (ls EventLogs) Append(events ...store.Event) error {
+	if len(ls) == 0 {
+		return errors.New("no event log to append to")
+	}
+	return ls[0].Append(events...)
+}
+
 // Read reads every event of the logs; see readEventLogs.
 func (ls EventLogs) Read(keep func(*store.Event) bool) (store.ReadResult, error) {
 	return readEventLogs(ls, keep)

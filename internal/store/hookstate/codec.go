@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -83,6 +84,7 @@ func writeHook(b *bytes.Buffer, h *Hook, indent string, compact bool) {
 	t.Int("abandoned", h.Totals.Abandoned)
 	t.Int("skips", h.Totals.Skips)
 	t.Int("rejected", h.Totals.Rejected)
+	writeTotalsExtra(t, &h.Totals)
 	t.Extra(h.Totals.Extra)
 	t.Close()
 	w.Extra(h.Extra)
@@ -286,7 +288,8 @@ func (h *Hook) Check() error {
 		}
 	}
 	t := h.Totals
-	if t.Successes < 0 || t.Failures < 0 || t.Ignored < 0 || t.Cancelled < 0 || t.Abandoned < 0 || t.Skips < 0 || t.Rejected < 0 {
+	if t.Successes < 0 || t.Failures < 0 || t.Ignored < 0 || t.Cancelled < 0 || t.Abandoned < 0 || t.Skips < 0 || t.Rejected < 0 ||
+		t.SkipsBlocked < 0 || t.RejectedBlocked < 0 || t.RunTimes.SumMS < 0 || slices.ContainsFunc(t.RunTimes.Buckets[:], func(n int64) bool { return n < 0 }) {
 		return errors.New("totals has a negative count")
 	}
 	for _, l := range h.ProbeLeases {
@@ -408,6 +411,10 @@ func (t *Totals) UnmarshalJSON(raw []byte) error {
 		"abandoned": int64Field(&t.Abandoned),
 		"skips":     int64Field(&t.Skips),
 		"rejected":  int64Field(&t.Rejected),
+
+		"skips_blocked":    int64Field(&t.SkipsBlocked),
+		"rejected_blocked": int64Field(&t.RejectedBlocked),
+		"run_ms":           func(raw []byte) error { return parseRunTimes(raw, &t.RunTimes) },
 	}, &t.Extra)
 }
 
@@ -422,9 +429,75 @@ func (t Totals) MarshalJSON() ([]byte, error) {
 	w.Int("abandoned", t.Abandoned)
 	w.Int("skips", t.Skips)
 	w.Int("rejected", t.Rejected)
+	writeTotalsExtra(w, &t)
 	w.Extra(t.Extra)
 	w.Close()
 	return b.Bytes(), nil
+}
+
+// writeTotalsExtra writes the members of totals that an entry has only
+// once they count something: the blocked skips and rejections, and the
+// run times as "run_ms": {"sum": MS, "buckets": [N, ...]}, each bucket's
+// count by breaker.RunTimeBounds, the last for the runs over the last
+// bound, with the zeros at the end left out.
+func writeTotalsExtra(w *jsonx.ObjectWriter, t *Totals) {
+	if t.SkipsBlocked != 0 {
+		w.Int("skips_blocked", t.SkipsBlocked)
+	}
+	if t.RejectedBlocked != 0 {
+		w.Int("rejected_blocked", t.RejectedBlocked)
+	}
+	if t.RunTimes.Count() == 0 {
+		return
+	}
+	n := len(t.RunTimes.Buckets)
+	for n > 0 && t.RunTimes.Buckets[n-1] == 0 {
+		n--
+	}
+	b := []byte(`{"sum":`)
+	b = strconv.AppendInt(b, t.RunTimes.SumMS, 10)
+	b = append(b, `,"buckets":[`...)
+	for i, v := range t.RunTimes.Buckets[:n] {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, v, 10)
+	}
+	w.Raw("run_ms", append(b, "]}"...))
+}
+
+// parseRunTimes reads what writeTotalsExtra writes as run_ms.
+func parseRunTimes(raw []byte, t *breaker.RunTimes) error {
+	*t = breaker.RunTimes{}
+	if string(raw) == "null" {
+		return nil
+	}
+	members, err := jsonx.ObjectValue(raw)
+	if err != nil {
+		return err
+	}
+	for _, m := range members {
+		switch m.Key {
+		case "sum":
+			if t.SumMS, err = jsonx.ParseInt(m.Value); err != nil {
+				return fmt.Errorf("sum: %w", err)
+			}
+		case "buckets":
+			items, err := jsonx.Elements(m.Value)
+			if err != nil {
+				return fmt.Errorf("buckets: %w", err)
+			}
+			if len(items) > len(t.Buckets) {
+				return fmt.Errorf("buckets: %d of them, more than the %d there are", len(items), len(t.Buckets))
+			}
+			for i, it := range items {
+				if t.Buckets[i], err = jsonx.ParseInt(it); err != nil {
+					return fmt.Errorf("buckets: %w", err)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // UnmarshalJSON implements json.Unmarshaler.

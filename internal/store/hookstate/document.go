@@ -491,7 +491,12 @@ type Totals struct {
 	Abandoned int64
 	Skips     int64
 	Rejected  int64
-	Extra     jsonx.Extra
+	// SkipsBlocked and RejectedBlocked are written only when not 0, and
+	// RunTimes only once a run was timed, so that an entry stays small.
+	SkipsBlocked    int64
+	RejectedBlocked int64
+	RunTimes        breaker.RunTimes
+	Extra           jsonx.Extra
 }
 
 // Circuit returns the breaker's view of h.
@@ -518,6 +523,10 @@ func (h *Hook) Circuit() breaker.Circuit {
 			Abandoned: h.Totals.Abandoned,
 			Skips:     h.Totals.Skips,
 			Rejected:  h.Totals.Rejected,
+
+			SkipsBlocked:    h.Totals.SkipsBlocked,
+			RejectedBlocked: h.Totals.RejectedBlocked,
+			RunTimes:        h.Totals.RunTimes,
 		},
 	}
 	if h.LastError != nil {
@@ -609,7 +618,11 @@ func (h *Hook) setCircuit(c breaker.Circuit) {
 		Abandoned: c.Totals.Abandoned,
 		Skips:     c.Totals.Skips,
 		Rejected:  c.Totals.Rejected,
-		Extra:     h.Totals.Extra,
+
+		SkipsBlocked:    c.Totals.SkipsBlocked,
+		RejectedBlocked: c.Totals.RejectedBlocked,
+		RunTimes:        c.Totals.RunTimes,
+		Extra:           h.Totals.Extra,
 	}
 	h.FailureTimes = nil
 	for _, t := range c.Failures {

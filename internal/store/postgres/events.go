@@ -32,6 +32,21 @@ type Events struct{ db *DB }
 // Events returns the event log.
 func (db *DB) Events() Events { return Events{db} }
 
+// Append inserts events in one round (store.Appender), outside any
+// update of the state.
+func (e Events) Append(events ...store.Event) error {
+	var b pgx.Batch
+	for i, ev := range events {
+		ev = e.db.withHost(ev)
+		line, err := ev.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		queueEvent(&b, ev, line, i)
+	}
+	return e.db.round(func(rb *pgx.Batch) { rb.QueuedQueries = append(rb.QueuedQueries, b.QueuedQueries...) }, nil, true)
+}
+
 // Read returns the events keep accepts, in time order.
 func (e Events) Read(keep func(*store.Event) bool) (store.ReadResult, error) {
 	return e.Query(store.Query{Keep: keep})
