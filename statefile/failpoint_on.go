@@ -2,10 +2,7 @@
 
 package statefile
 
-import (
-	"os"
-	"syscall"
-)
+import "os"
 
 // Failpoints are the steps of an update at which a test build can stop:
 // after taking the lock, and after each step of the write sequence.
@@ -15,12 +12,16 @@ var Failpoints = []string{"after-lock", "after-create", "after-write", "after-sy
 // ends after the rename.
 var RelaxedFailpoints = []string{"after-lock", "after-create", "after-write", "after-sync", "after-close", "after-rename", "after-relaxed-rename"}
 
-// failpoint stops the process, with SIGKILL, at the named step of an
-// update when GUARD_FAILPOINT names it, as a crash there would. It is
-// compiled only with the failpoints build tag, for the crash tests.
+// failpoint stops the process at the named step of an update when
+// GUARD_FAILPOINT names it, as a crash there would: SIGKILL on Unix,
+// TerminateProcess on Windows (os.Process.Kill), so that nothing of
+// guard's own runs after it. It is compiled only with the failpoints build
+// tag, for the crash tests.
 func failpoint(name string) error {
 	if os.Getenv("GUARD_FAILPOINT") == name {
-		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		if self, err := os.FindProcess(os.Getpid()); err == nil {
+			_ = self.Kill()
+		}
 		select {}
 	}
 	return nil

@@ -1,4 +1,4 @@
-//go:build failpoints
+//go:build failpoints && unix
 
 package statefile
 

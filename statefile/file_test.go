@@ -435,11 +435,14 @@ func countSyncs(t *testing.T, keeps bool) (files, dirs *int) {
 	files, dirs = new(int), new(int)
 	syncDir = func(dir string) error { *dirs++; return nil }
 	syncFile = func(f *os.File) error { *files++; return nil }
-	saved := renameKeepsData
-	renameKeepsData = func(string) bool { return keeps }
+	savedKeeps, savedBarrier := renameKeepsData, barrierSync
+	renameKeepsData = func(string, string) bool { return keeps }
+	if barrierSync != nil {
+		barrierSync = syncFile
+	}
 	t.Cleanup(func() {
 		syncDir, syncFile = atomicfile.SyncDir, (*os.File).Sync
-		renameKeepsData = saved
+		renameKeepsData, barrierSync = savedKeeps, savedBarrier
 	})
 	return files, dirs
 }
@@ -474,49 +477,6 @@ func TestRelaxedUpdateSkipsBothSyncsWhereRenameKeepsData(t *testing.T) {
 	}
 	if c := readCounter(t, path); c.N != 2 {
 		t.Errorf("n = %d; want 2", c.N)
-	}
-}
-
-func TestRenameKeepsData(t *testing.T) {
-	const info = `22 27 0:21 / /proc rw,relatime - proc proc rw
-25 24 0:23 / /dev/shm rw,relatime - tmpfs tmpfs rw,size=24684092k
-27 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw,discard
-28 27 254:1 / /home rw,relatime - ext4 /dev/vdb rw,noauto_da_alloc
-29 27 254:2 / /srv rw,relatime - ext4 /dev/vdc rw,data=writeback
-30 27 254:3 / /data rw,relatime - xfs /dev/vdd rw,attr2
-31 27 254:4 / /old rw,relatime - ext3 /dev/vde rw,data=ordered
-32 27 254:5 / /boot rw,relatime - ext2 /dev/vdf rw
-`
-	for _, c := range []struct {
-		major, minor uint32
-		want         bool
-	}{
-		{254, 0, true},  // ext4 with its defaults
-		{254, 1, false}, // noauto_da_alloc
-		{254, 2, false}, // data=writeback
-		{254, 3, false}, // xfs: fsynced
-		{254, 4, false}, // ext3: fsynced
-		{254, 5, false}, // ext2: no journal at all
-		{254, 9, false}, // not found
-	} {
-		fstype, options := mountOf(strings.NewReader(info), c.major, c.minor)
-		if got := ext4OrdersRename(fstype, options); got != c.want {
-			t.Errorf("device %d:%d (%s %s): %v; want %v", c.major, c.minor, fstype, options, got, c.want)
-		}
-	}
-	if fstype, options := mountOf(strings.NewReader(info), 254, 0); fstype != "ext4" || options != "rw,discard" {
-		t.Errorf("mountOf(254:0) = %q, %q; want ext4, rw,discard", fstype, options)
-	}
-	// Past maxMounts lines, it gives up: the write is fsynced.
-	many := strings.Repeat("40 27 0:99 / /var/lib/x rw - overlay overlay rw\n", maxMounts) + info
-	if fstype, _ := mountOf(strings.NewReader(many), 254, 0); fstype != "" {
-		t.Errorf("mountOf found %q after %d other mounts; want it to give up", fstype, maxMounts)
-	}
-	// Whatever this machine's filesystems are, the check runs on them;
-	// a directory that is not there is "no".
-	t.Logf("the temp directory's filesystem keeps a rename behind the data: %v", renameKeepsData(t.TempDir()))
-	if renameKeepsData(filepath.Join(t.TempDir(), "missing")) {
-		t.Error("renameKeepsData(a missing directory) = true")
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -26,7 +25,7 @@ func (f *File) Lock() (unlock func(), err error) {
 				return nil, err
 			}
 		} else {
-			flag |= syscall.O_NOFOLLOW
+			flag |= NoFollow
 		}
 	}
 	fl := flock.New(f.LockPath(), flock.SetFlag(flag), flock.SetPermissions(0o600))

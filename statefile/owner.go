@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"guard/internal/atomicfile"
 )
@@ -30,7 +29,7 @@ func OpenBeside(path string, flag int, perm os.FileMode) (*os.File, error) {
 	if _, shared := sharedDir(filepath.Dir(path)); !shared {
 		return OpenFile(path, flag, perm)
 	}
-	f, err := OpenFile(path, flag|syscall.O_NOFOLLOW, perm)
+	f, err := OpenFile(path, flag|NoFollow, perm)
 	if err == nil {
 		return f, nil
 	}
@@ -64,7 +63,8 @@ func CheckBeside(path string) error {
 // lock, its runs directory and slots, the directories it made: MkdirAll) belong to the owner of ref (the state
 // file, or the directory it is to be in), when guard runs as root for a
 // user: otherwise the user's own guard could no longer open it. It does
-// nothing when not root, and is best effort.
+// nothing when not root (and so nothing on Windows, where no process can
+// give a file away: see owner_windows.go), and is best effort.
 //
 // It gives path away only where its new owner could have made it
 // themselves: in a directory they own, or in a sticky world-writable one
@@ -81,8 +81,8 @@ func GiveToOwnerOf(path, ref string) {
 			return
 		}
 	}
-	want, ok := ri.Sys().(*syscall.Stat_t)
-	if !ok || want.Uid == 0 {
+	wantUID, wantGID, ok := fileOwner(ri)
+	if !ok || wantUID == 0 {
 		return
 	}
 	dir := filepath.Dir(path)
@@ -91,7 +91,7 @@ func GiveToOwnerOf(path, ref string) {
 		return
 	}
 	if _, shared := sharedDir(dir); !shared {
-		if parent, ok := di.Sys().(*syscall.Stat_t); !ok || parent.Uid != want.Uid {
+		if parentUID, _, ok := fileOwner(di); !ok || parentUID != wantUID {
 			return
 		}
 	}
@@ -99,8 +99,8 @@ func GiveToOwnerOf(path, ref string) {
 	if err != nil {
 		return
 	}
-	if got, ok := pi.Sys().(*syscall.Stat_t); ok && (got.Uid != want.Uid || got.Gid != want.Gid) {
-		_ = os.Lchown(path, int(want.Uid), int(want.Gid))
+	if uid, gid, ok := fileOwner(pi); ok && (uid != wantUID || gid != wantGID) {
+		_ = os.Lchown(path, int(wantUID), int(wantGID))
 	}
 }
 

@@ -23,8 +23,10 @@ var (
 // write is replace, without the directory's fsync unless durable (see
 // Relaxer), and then without the temp file's fsync either where the
 // filesystem keeps a replacing rename behind the new file's data (see
-// renameKeepsData): either way, a power loss leaves the old file or the new
-// one, whole. The sequence itself is atomicfile.Replace's.
+// renameKeepsData), or with a cheaper sync that only orders it before the
+// rename where the system has one (barrierSync, on macOS): either way, a
+// power loss leaves the old file or the new one, whole. The sequence
+// itself is atomicfile.Replace's.
 func (f *File) write(durable bool, data ...[]byte) error {
 	dir := filepath.Dir(f.path)
 	o := atomicfile.Options{
@@ -35,7 +37,10 @@ func (f *File) write(durable bool, data ...[]byte) error {
 		SyncDir:   syncDir,
 	}
 	if !durable {
-		o.NoFileSync = renameKeepsData(dir)
+		o.NoFileSync = renameKeepsData(dir, f.LockPath())
+		if barrierSync != nil {
+			o.SyncFile = barrierSync
+		}
 	}
 	if os.Geteuid() == 0 {
 		// A new file belongs to the directory's owner.

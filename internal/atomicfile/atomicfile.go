@@ -1,27 +1,11 @@
-// Package atomicfile replaces files atomically and durably: the one way
-// guard writes a file whole (Replace), whether a state file (package
-// statefile calls it under its lock, relaxing the fsyncs where it may), a
-// report, a checkpoint or Claude Code's settings.json (WriteFile).
-// A reader sees the old file or the new one, never a mix; after a crash of
-// the machine, the old or the new one, never an empty one. Files keep
-// their mode, owner and group.
-//
-// It also holds the rule for symlinks another user planted in a sticky
-// world-writable directory (CheckLink, Resolve), which every file guard
-// writes follows: the state and the files beside it as much as WriteFile's.
-//
-// Limits: it relies on rename(2) and fsync(2) within one directory of a
-// local filesystem; NFS gives weaker guarantees.
 package atomicfile
 
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 )
 
@@ -138,7 +122,7 @@ func Replace(path string, data [][]byte, o Options) (err error) {
 	if err := failpoint("after-close"); err != nil {
 		return err
 	}
-	if err := rename(tmp.Name(), path); err != nil {
+	if err := Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("cannot replace file: %w", err)
 	}
 	renamed = true
@@ -192,108 +176,6 @@ func createFixedTemp(path string) (*os.File, error) {
 		f, err = openFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	}
 	return f, err
-}
-
-// openFile is os.OpenFile, close-on-exec, kept out of Go's network poller
-// (which cannot wait on a regular file anyway, and costs five more system
-// calls to find that out on every open).
-func openFile(path string, flag int, perm os.FileMode) (*os.File, error) {
-	for {
-		fd, err := syscall.Open(path, flag|syscall.O_CLOEXEC, uint32(perm.Perm()))
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, &fs.PathError{Op: "open", Path: path, Err: err}
-		}
-		return os.NewFile(uintptr(fd), path), nil
-	}
-}
-
-// rename renames as os.Rename does, without the extra Lstat os.Rename makes
-// to give a clearer error when the target is a directory.
-func rename(from, to string) error {
-	if err := syscall.Rename(from, to); err != nil {
-		return &os.LinkError{Op: "rename", Old: from, New: to, Err: err}
-	}
-	return nil
-}
-
-// writeSegments writes segs to f one after the other, with as few writev
-// calls as the kernel allows. It may change the slices in segs.
-func writeSegments(f *os.File, segs [][]byte) error {
-	if len(segs) == 1 {
-		_, err := f.Write(segs[0])
-		return err
-	}
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var werr error
-	err = rc.Write(func(fd uintptr) bool {
-		for {
-			for len(segs) > 0 && len(segs[0]) == 0 {
-				segs = segs[1:]
-			}
-			if len(segs) == 0 {
-				return true
-			}
-			batch := segs[:min(len(segs), 1024)] // IOV_MAX
-			n, err := writev(int(fd), batch)
-			if err == syscall.EINTR {
-				continue
-			}
-			if err != nil {
-				werr = err
-				return true
-			}
-			if n == 0 {
-				werr = io.ErrShortWrite
-				return true
-			}
-			for n > 0 { // drop what was written
-				if n >= len(segs[0]) {
-					n -= len(segs[0])
-					segs = segs[1:]
-				} else {
-					segs[0] = segs[0][n:]
-					n = 0
-				}
-			}
-		}
-	})
-	if err != nil {
-		return err
-	}
-	return werr
-}
-
-// OwnerToKeep returns the owner and group a file written in place of the
-// one fi describes must be given, or -1, -1 when the file a process creates
-// has them anyway. Only root can give a file away.
-func OwnerToKeep(fi os.FileInfo) (uid, gid int) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok || os.Geteuid() != 0 || (int(st.Uid) == 0 && int(st.Gid) == os.Getegid()) {
-		return -1, -1
-	}
-	return int(st.Uid), int(st.Gid)
-}
-
-// SyncDir makes a rename in dir durable. It opens dir without Go's
-// network poller, which cannot wait on a directory anyway (os.Open would
-// find that out at the cost of more system calls, on guard's hot path).
-func SyncDir(dir string) error {
-	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return &os.PathError{Op: "open", Path: dir, Err: err}
-	}
-	d := os.NewFile(uintptr(fd), dir)
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // FreePath returns path, or path-2, path-3, ... whichever does not exist

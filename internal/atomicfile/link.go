@@ -2,7 +2,6 @@ package atomicfile
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,41 +12,6 @@ import (
 // ErrUnsafeLink is returned for a path that is a symlink another user
 // planted in a sticky, world-writable directory such as /tmp.
 var ErrUnsafeLink = errors.New("refusing to follow a symlink another user owns in a sticky world-writable directory")
-
-// CheckLink refuses to follow the symlink at path, described by fi (from
-// Lstat), when it sits in a sticky world-writable directory and belongs to
-// neither us nor the directory's owner: the rule of Linux's
-// fs.protected_symlinks, which guard's own resolution of links would
-// otherwise bypass. Following such a link would let another user make guard
-// (root, say) replace, quarantine or create files wherever the link points.
-// It is the one rule for every file guard writes: the state and the files
-// beside it (package statefile), and any file a user names (WriteFile).
-func CheckLink(path string, fi os.FileInfo) error {
-	link, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return nil
-	}
-	owner, shared := SharedDir(filepath.Dir(path))
-	if !shared || int(link.Uid) == os.Geteuid() || link.Uid == owner {
-		return nil
-	}
-	return fmt.Errorf("%s (owned by uid %d): %w", path, link.Uid, ErrUnsafeLink)
-}
-
-// SharedDir reports whether dir is sticky and world-writable, as /tmp is,
-// and who owns it: there, any user may create a name, but only its owner
-// (or the directory's) may remove it.
-func SharedDir(dir string) (owner uint32, shared bool) {
-	di, err := os.Stat(dir)
-	if err != nil {
-		return 0, false
-	}
-	st, ok := di.Sys().(*syscall.Stat_t)
-	if !ok || di.Mode()&os.ModeSticky == 0 || di.Mode().Perm()&0o002 == 0 {
-		return 0, false
-	}
-	return st.Uid, true
-}
 
 // Resolve returns path, made absolute, with every symlink in it followed
 // (a final link whose target does not exist yet included), one component at
@@ -60,8 +24,11 @@ func Resolve(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	done := string(filepath.Separator)
-	rest := strings.Split(path, string(filepath.Separator))
+	// On Windows the path starts with a volume (C:, \\server\share),
+	// which is not a name to look up; elsewhere vol is "".
+	vol := filepath.VolumeName(path)
+	done := vol + string(filepath.Separator)
+	rest := strings.Split(path[len(vol):], string(filepath.Separator))
 	links := 0
 	for len(rest) > 0 {
 		c := rest[0]
@@ -70,7 +37,7 @@ func Resolve(path string) (string, error) {
 		case "", ".":
 			continue
 		case "..":
-			done = filepath.Dir(done)
+			done = filepath.Dir(done) // the root's parent is the root
 			continue
 		}
 		next := filepath.Join(done, c)
@@ -97,7 +64,10 @@ func Resolve(path string) (string, error) {
 			return "", err
 		}
 		if filepath.IsAbs(target) {
-			done = string(filepath.Separator)
+			vol := filepath.VolumeName(target)
+			done, target = vol+string(filepath.Separator), target[len(vol):]
+		} else if filepath.VolumeName(target) != "" {
+			return "", &fs.PathError{Op: "resolve", Path: next, Err: errors.New("link to a path relative to another drive")}
 		}
 		rest = append(strings.Split(target, string(filepath.Separator)), rest...)
 	}
