@@ -13,6 +13,8 @@ const (
 	SkipOpen    SkipReason = "open"    // the circuit is open until RetryAfter
 	SkipForced  SkipReason = "forced"  // the circuit was tripped by hand
 	SkipProbing SkipReason = "probing" // half-open, and every probe lease is taken
+	// SkipInterval: the last call was let run less than MinInterval ago.
+	SkipInterval SkipReason = "min_interval"
 )
 
 // A Decision is a circuit's answer to a call that asks to run.
@@ -21,6 +23,9 @@ type Decision struct {
 	Skip  SkipReason // why not, when Run is false
 	Probe bool       // the call holds Lease and must report with it
 	Lease Lease
+	// Disabled says that the circuit is disabled by hand: the call runs
+	// unguarded, and its outcome is not recorded.
+	Disabled bool
 
 	// Changed is true when Admit modified the circuit, which the caller must
 	// then save. A decision that changes nothing can be taken on a snapshot
@@ -36,8 +41,17 @@ type Decision struct {
 // whether a lease's holder still runs; Admit reaps leases whose holder is
 // dead or whose time is up, and records each as an abandoned failure. A nil
 // alive treats every holder as alive.
+//
+// A circuit disabled by hand lets every call run, Disabled, and changes
+// nothing. Under MinInterval, a call that would run is skipped if the last
+// one was let run less than MinInterval ago, and otherwise stamps
+// LastStart (a change to save).
 func (c *Circuit) Admit(s Settings, now time.Time, holder Lease, alive func(Lease) bool) Decision {
 	var d Decision
+	if c.Disabled != nil {
+		d.Run, d.Disabled = true, true
+		return d
+	}
 	d.Changed = c.fixClock(now)
 	if s.Exclude {
 		d.Run = true
@@ -64,7 +78,12 @@ func (c *Circuit) Admit(s Settings, now time.Time, holder Lease, alive func(Leas
 		d.Changed = true
 	}
 	if c.state() != HalfOpen {
+		if c.tooSoon(s, now) {
+			d.Skip = SkipInterval
+			return d
+		}
 		d.Run = true
+		d.Changed = c.started(s, now) || d.Changed
 		return d
 	}
 
@@ -72,6 +91,11 @@ func (c *Circuit) Admit(s Settings, now time.Time, holder Lease, alive func(Leas
 		d.Skip = SkipProbing
 		return d
 	}
+	if c.tooSoon(s, now) {
+		d.Skip = SkipInterval
+		return d
+	}
+	c.started(s, now)
 	l := holder
 	l.Acquired = now
 	l.Expires = time.Time{}
@@ -81,6 +105,31 @@ func (c *Circuit) Admit(s Settings, now time.Time, holder Lease, alive func(Leas
 	c.Leases = append(c.Leases, l)
 	d.Run, d.Probe, d.Lease, d.Changed = true, true, l, true
 	return d
+}
+
+// tooSoon reports whether a call now comes less than MinInterval after the
+// last one let run.
+func (c *Circuit) tooSoon(s Settings, now time.Time) bool {
+	return s.MinInterval > 0 && !c.LastStart.IsZero() && now.Sub(c.LastStart) < s.MinInterval
+}
+
+// started stamps a call let run now, under MinInterval; it reports whether
+// it changed the circuit.
+func (c *Circuit) started(s Settings, now time.Time) bool {
+	if s.MinInterval <= 0 {
+		return false
+	}
+	c.LastStart = now
+	return true
+}
+
+// NextStart returns when a call may next run under s's MinInterval; zero
+// if it may run now as far as MinInterval goes.
+func (c *Circuit) NextStart(s Settings) time.Time {
+	if s.MinInterval <= 0 || c.LastStart.IsZero() {
+		return time.Time{}
+	}
+	return c.LastStart.Add(s.MinInterval)
 }
 
 // enterHalfOpen lets the next callers probe.

@@ -15,6 +15,11 @@ const (
 	Closed   State = "closed"    // every call runs
 	Open     State = "open"      // calls are skipped until RetryAfter
 	HalfOpen State = "half_open" // probes run under a lease; other calls are skipped
+
+	// Disabled is never stored as a circuit's State: it is how a circuit
+	// that a person disabled (Circuit.Disabled) shows, whatever its State
+	// underneath (see Circuit.Shown).
+	Disabled State = "disabled"
 )
 
 // An Outcome is what became of one call.
@@ -94,6 +99,13 @@ type Settings struct {
 	// letting it through. It changes no decision: a skip is counted as
 	// blocked or allowed by it (Totals).
 	Blocks bool
+
+	// MinInterval, if set, lets a call run at most once per MinInterval:
+	// a call that would run less than MinInterval after the last one was
+	// let run is skipped (SkipInterval), whatever the state. If it is 0,
+	// calls run as often as they come, and Admit writes nothing for a
+	// closed circuit.
+	MinInterval time.Duration
 }
 
 // rates reports whether s has a rule that counts the calls in the window.
@@ -176,7 +188,33 @@ type Circuit struct {
 	TrialFailures        int      // failed trials since the circuit went half-open, for FailureRate
 	Leases               []Lease
 	LastRun              time.Time // when an outcome was last recorded
-	Totals               Totals
+	// LastStart is when a call was last let run, for MinInterval; zero
+	// when no MinInterval was in force.
+	LastStart time.Time
+	// Disabled, if set, says that a person disabled the circuit by hand
+	// (guard disable): every call runs unguarded and nothing moves the
+	// circuit until Enable, which finds it as it was left. It is never
+	// changed in place: Disable sets a new one.
+	Disabled *Disable
+	Totals   Totals
+}
+
+// A Disable says who disabled a circuit by hand, when and why.
+type Disable struct {
+	Since  time.Time
+	User   string // the user name, or "uid N"
+	Host   string
+	PID    int
+	Reason string
+}
+
+// Shown returns the state people see: Disabled for a circuit disabled by
+// hand, else its State (Closed for a zero Circuit).
+func (c *Circuit) Shown() State {
+	if c.Disabled != nil {
+		return Disabled
+	}
+	return c.state()
 }
 
 // An EventKind names something a circuit did.
@@ -257,7 +295,8 @@ func (c *Circuit) close(reason string) Event {
 // fixClock repairs timestamps that lie in the future, which happens when the
 // wall clock steps backwards. The open period and leases keep their length
 // but restart at now, so a step of any size delays a probe by at most one
-// cooldown. It reports whether it changed anything.
+// cooldown, and a call under MinInterval by at most one interval. It
+// reports whether it changed anything.
 func (c *Circuit) fixClock(now time.Time) bool {
 	changed := false
 	if c.DisabledAt.After(now) {
@@ -265,6 +304,10 @@ func (c *Circuit) fixClock(now time.Time) bool {
 			c.RetryAfter = now.Add(c.RetryAfter.Sub(c.DisabledAt))
 		}
 		c.DisabledAt = now
+		changed = true
+	}
+	if c.LastStart.After(now) {
+		c.LastStart = now
 		changed = true
 	}
 	for i := range c.Leases {

@@ -23,10 +23,22 @@ type Result struct {
 // state: any call while closed, and a probe whose lease is still held while
 // half-open. A call admitted before the circuit opened, or a probe whose
 // lease was reaped or cleared meanwhile, is counted in the totals and its
-// error is kept, but it does not move the circuit.
+// error is kept, but it does not move the circuit. A call admitted before
+// the circuit was disabled by hand is counted in the totals only, and
+// releases its lease.
 func (c *Circuit) Record(s Settings, now time.Time, r Result) []Event {
 	c.fixClock(now)
 	c.LastRun = now
+	if c.Disabled != nil {
+		if r.Probe {
+			c.release(r.Lease)
+		}
+		c.count(r)
+		return nil
+	}
+	if s.MinInterval <= 0 {
+		c.LastStart = time.Time{}
+	}
 	if s.FailureWindow > 0 && !s.rates() && s.OfLast == 0 {
 		c.Failures = Window{Length: s.FailureWindow}.Prune(c.Failures, now)
 	} else {
@@ -60,6 +72,45 @@ func (c *Circuit) Record(s Settings, now time.Time, r Result) []Event {
 		c.Totals.Cancelled++
 	}
 	return nil
+}
+
+// Refused applies the outcome of a call the circuit did not let run, that
+// ran anyway (guard record of a call made while the circuit was open, as
+// gobreaker's two-step breaker would have refused it): it is counted in
+// the totals, and a failure's error kept as the last one, but it moves
+// nothing: no counter, no state, no lease.
+func (c *Circuit) Refused(now time.Time, r Result) {
+	c.fixClock(now)
+	c.LastRun = now
+	c.count(r)
+	switch r.Outcome {
+	case Success:
+		c.LastSuccess = now
+	case Failure:
+		c.LastFailure = now
+		c.LastError = r.Error
+	}
+}
+
+// count adds an outcome, and its run time, to the totals, and nothing
+// else.
+func (c *Circuit) count(r Result) {
+	if r.Duration > 0 {
+		c.Totals.RunTimes.Add(r.Duration)
+	}
+	switch o := r.Outcome; o {
+	case Success:
+		c.Totals.Successes++
+	case Failure, Abandoned:
+		c.Totals.Failures++
+		if o == Abandoned {
+			c.Totals.Abandoned++
+		}
+	case Ignored:
+		c.Totals.Ignored++
+	case Cancelled:
+		c.Totals.Cancelled++
+	}
 }
 
 // Skip counts a call that the circuit did not allow to run, and whether

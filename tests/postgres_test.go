@@ -359,3 +359,52 @@ func TestTripRulesOnPostgres(t *testing.T) {
 		t.Errorf("2 of the last 3 failed: %s; want open", got)
 	}
 }
+
+// TestRecordAndDisableOnPostgres: guard record and guard disable work on a
+// shared database as on a file (issue 34, items 1 and 2).
+func TestRecordAndDisableOnPostgres(t *testing.T) {
+	url := pgtest.Shared(t).NewDB(t)
+	for range 3 {
+		if code, _, stderr := pgGuard(t, url, "h1", "record", "dispatch", "--failure", "--error", "ECONNRESET"); code != 0 {
+			t.Fatalf("record: exit %d: %s", code, stderr)
+		}
+	}
+	state := func() string {
+		t.Helper()
+		_, out, _ := pgGuard(t, url, "h", "status", "--json", "dispatch")
+		var sts []struct {
+			State, Mode string
+			LastError   string `json:"last_error"`
+		}
+		json.Unmarshal([]byte(out), &sts)
+		if len(sts) != 1 {
+			t.Fatalf("status: %s", out)
+		}
+		return sts[0].State + "/" + sts[0].Mode + "/" + sts[0].LastError
+	}
+	if got := state(); got != "open//ECONNRESET" {
+		t.Fatalf("after 3 recorded failures: %s; want open", got)
+	}
+	if code, out, _ := pgGuard(t, url, "h2", "run", "--name", "dispatch", "--", "echo", "RAN"); code != 0 || strings.Contains(out, "RAN") {
+		t.Fatalf("a run on another host while open: exit %d, %q; want a skip", code, out)
+	}
+	if code, _, stderr := pgGuard(t, url, "h2", "disable", "dispatch", "--reason", "outage"); code != 0 {
+		t.Fatalf("disable: exit %d: %s", code, stderr)
+	}
+	if code, out, _ := pgGuard(t, url, "h3", "run", "--name", "dispatch", "--", "echo", "RAN"); code != 0 || out != "RAN\n" {
+		t.Fatalf("a run while disabled: exit %d, %q; want it run", code, out)
+	}
+	if got := state(); got != "open/disabled/ECONNRESET" {
+		t.Fatalf("while disabled: %s", got)
+	}
+	_, out, _ := pgGuard(t, url, "h", "log", "--event", "disable", "--json")
+	if !strings.Contains(out, `"host":"h2"`) || !strings.Contains(out, `"reason":"outage"`) {
+		t.Errorf("disable event: %s", out)
+	}
+	if code, _, stderr := pgGuard(t, url, "h1", "enable", "dispatch"); code != 0 {
+		t.Fatalf("enable: exit %d: %s", code, stderr)
+	}
+	if got := state(); got != "open//ECONNRESET" {
+		t.Fatalf("once enabled: %s", got)
+	}
+}

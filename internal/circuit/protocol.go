@@ -22,6 +22,9 @@ type Protocol struct {
 	slot store.Slot // the slot Start took, while it is held
 }
 
+// Holder returns this process as a holder, with its start time.
+func (p *Protocol) Holder() store.Holder { return p.self() }
+
 // self returns this process as a holder, with its start time.
 func (p *Protocol) self() store.Holder {
 	if p.Self.Start == 0 {

@@ -22,16 +22,7 @@ func Admit(tx store.CircuitTx, key string, s breaker.Settings, now time.Time, ho
 	if err != nil {
 		return breaker.Decision{}, c, err
 	}
-	if w, ok := tx.(store.Witness); ok {
-		local := alive
-		alive = func(l breaker.Lease) bool {
-			if ok, known := w.Alive(key, store.Holder{Host: l.Host, PID: l.PID, Start: l.Start}); known {
-				return ok
-			}
-			return local == nil || local(l)
-		}
-	}
-	dec := c.Admit(s, now, holder, alive)
+	dec := c.Admit(s, now, holder, witness(tx, key, alive))
 	if !dec.Run {
 		c.Skip(s.Blocks && !s.Observe)
 	}
@@ -64,6 +55,21 @@ func Admit(tx store.CircuitTx, key string, s breaker.Settings, now time.Time, ho
 		tx.Relax()
 	}
 	return dec, c, nil
+}
+
+// witness returns alive, asking tx first where it knows from the state
+// whether a holder of key's lease is alive (store.Witness).
+func witness(tx store.CircuitTx, key string, alive func(breaker.Lease) bool) func(breaker.Lease) bool {
+	w, ok := tx.(store.Witness)
+	if !ok {
+		return alive
+	}
+	return func(l breaker.Lease) bool {
+		if ok, known := w.Alive(key, store.Holder{Host: l.Host, PID: l.PID, Start: l.Start}); known {
+			return ok
+		}
+		return alive == nil || alive(l)
+	}
 }
 
 // A Run is what became of one run, for the event log.
@@ -140,10 +146,9 @@ func Trip(tx store.CircuitTx, key string, now time.Time, dur time.Duration, reas
 	if err != nil {
 		return breaker.Event{}, err
 	}
-	from := c.State
 	ev := c.Trip(now, dur, reason)
 	tx.Put(key, c)
-	e := store.Event{Time: now, Event: store.EventTrip, Key: key, From: string(orClosed(from)), To: string(breaker.Open), Reason: ev.Reason}
+	e := store.Event{Time: now, Event: store.EventTrip, Key: key, From: string(ev.From), To: string(breaker.Open), Reason: ev.Reason}
 	if dur > 0 {
 		e.Until = store.Stamp(c.RetryAfter)
 	}
@@ -163,6 +168,46 @@ func Probe(tx store.CircuitTx, key string, now time.Time) (breaker.Event, bool, 
 		tx.Log(store.Event{Time: now, Event: store.EventProbe, Key: key, From: string(ev.From), To: string(ev.To), Reason: ev.Reason})
 	}
 	return ev, changed, err
+}
+
+// A Manual is who gives a command by hand (guard disable, enable), for the
+// event log.
+type Manual struct {
+	User   string
+	Host   string
+	PID    int
+	Reason string
+}
+
+// Disable turns key's circuit off by hand; see breaker.Circuit.Disable. A
+// key with no state gets some, so a hook can be turned off before it first
+// runs. It reports false, changing nothing, for a key disabled already.
+func Disable(tx store.CircuitTx, key string, now time.Time, by Manual) (breaker.Event, bool, error) {
+	c, err := tx.Circuit(key)
+	if err != nil {
+		return breaker.Event{}, false, err
+	}
+	ev, changed := c.Disable(now, breaker.Disable{User: by.User, Host: by.Host, PID: by.PID, Reason: by.Reason})
+	if changed {
+		tx.Put(key, c)
+		tx.Log(store.Event{Time: now, Event: store.EventDisable, Key: key, From: string(ev.From), To: string(ev.To), Reason: ev.Reason, User: by.User, PID: by.PID})
+	}
+	return ev, changed, nil
+}
+
+// Enable turns key's circuit back on; see breaker.Circuit.Enable. It
+// reports false, changing nothing, for a key that is not disabled.
+func Enable(tx store.CircuitTx, key string, now time.Time, by Manual) (breaker.Event, bool, error) {
+	c, err := tx.Circuit(key)
+	if err != nil {
+		return breaker.Event{}, false, err
+	}
+	ev, changed := c.Enable(now, by.Reason)
+	if changed {
+		tx.Put(key, c)
+		tx.Log(store.Event{Time: now, Event: store.EventEnable, Key: key, From: string(ev.From), To: string(ev.To), Reason: ev.Reason, User: by.User, PID: by.PID})
+	}
+	return ev, changed, nil
 }
 
 func orClosed(s breaker.State) breaker.State {

@@ -48,6 +48,9 @@ type Event struct {
 	// the host name): in a state shared by hosts, who tripped what. ""
 	// in events logged before hosts were recorded.
 	Host string `json:"host,omitempty"`
+	// User is who gave a command by hand (guard disable, enable): the user
+	// name, or "uid N".
+	User string `json:"user,omitempty"`
 
 	// Raw is the line as read, for 'guard log --json'; empty on write.
 	Raw json.RawMessage `json:"-"`
@@ -105,6 +108,9 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	if e.Host != "" {
 		w.String("host", e.Host)
 	}
+	if e.User != "" {
+		w.String("user", e.User)
+	}
 	w.Close()
 	return b.Bytes(), nil
 }
@@ -156,6 +162,8 @@ const (
 	EventReset          = "reset"           // guard reset closed a circuit: from, to
 	EventTrip           = "trip"            // guard trip forced a circuit open: reason, until
 	EventProbe          = "probe"           // guard probe let an open circuit probe now: from, to
+	EventDisable        = "disable"         // guard disable turned a key off: from (the state underneath), to (disabled), reason, user, pid
+	EventEnable         = "enable"          // guard enable turned it back on: from (disabled), to, reason, user, pid
 	EventQuarantine     = "quarantine"      // a state file, or one key's entry, was set aside: file, error
 	EventImport         = "import"          // guard state import replaced the state: file, reason (the backup)
 	EventCooldown       = "cooldown"        // a budget was checked: action, outcome (allowed, refused), used, limit, until
@@ -192,7 +200,7 @@ func VerdictOf(blocked bool) string {
 const SkipFailureMode = "failure_mode_closed"
 
 // EventNames lists every event, in the order of the constants above.
-var EventNames = []string{EventRun, EventSkip, EventTransition, EventReaped, EventRejected, EventReset, EventTrip, EventProbe, EventQuarantine, EventImport, EventCooldown, EventCooldownRecord, EventCooldownHealth, EventMark}
+var EventNames = []string{EventRun, EventSkip, EventTransition, EventReaped, EventRejected, EventReset, EventTrip, EventProbe, EventDisable, EventEnable, EventQuarantine, EventImport, EventCooldown, EventCooldownRecord, EventCooldownHealth, EventMark}
 
 // Stamp writes t as an event's "until": RFC 3339 UTC, rounded up to the
 // second, so that a retry time is never shown before it has come.

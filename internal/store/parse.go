@@ -33,7 +33,7 @@ func ParseEvent(line []byte) (Event, error) {
 
 // eventFields are the members an Event has, as written.
 var eventFields = []string{"time", "ts_ms", "event", "key", "action", "outcome", "exit", "duration_ms", "error", "probe",
-	"from", "to", "reason", "verdict", "state", "until", "used", "limit", "pid", "file", "host"}
+	"from", "to", "reason", "verdict", "state", "until", "used", "limit", "pid", "file", "host", "user"}
 
 // parseEvent decodes line by hand; false if it cannot be sure to decode
 // it as encoding/json would.
@@ -92,6 +92,8 @@ func parseEvent(line []byte) (Event, bool) {
 			e.File, err = jsonx.ParseString(m.Value)
 		case "host":
 			e.Host, err = jsonx.ParseString(m.Value)
+		case "user":
+			e.User, err = jsonx.ParseString(m.Value)
 		case "probe":
 			e.Probe, err = jsonx.ParseBool(m.Value)
 		case "duration_ms":
@@ -335,6 +337,8 @@ func stringField(e *Event, stamp *string, name string) *string {
 		return &e.Until
 	case "file":
 		return &e.File
+	case "user":
+		return &e.User
 	}
 	return &e.Host
 }

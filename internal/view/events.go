@@ -44,6 +44,9 @@ func DescribeEvent(ev *store.Event) string {
 		if ev.Error != "" {
 			add(": %s", LastError(ev.Error, 120))
 		}
+		if ev.Reason != "" {
+			add(" [%s]", ev.Reason)
+		}
 	case store.EventSkip:
 		switch {
 		case ev.Outcome == store.OutcomeObserved:
@@ -59,13 +62,23 @@ func DescribeEvent(ev *store.Event) string {
 		if ev.Until != "" {
 			add(" until %s", ev.Until)
 		}
-	case store.EventTransition, store.EventReset, store.EventTrip, store.EventProbe:
+	case store.EventTransition, store.EventReset, store.EventTrip, store.EventProbe, store.EventDisable, store.EventEnable:
 		add("%s -> %s", ev.From, ev.To)
 		if ev.Reason != "" {
 			add(": %s", ev.Reason)
 		}
 		if ev.Until != "" {
 			add(" (until %s)", ev.Until)
+		}
+		if ev.User != "" {
+			add(" (by %s", ev.User)
+			if ev.Host != "" {
+				add("@%s", ev.Host)
+			}
+			if ev.PID != 0 {
+				add(", pid %d", ev.PID)
+			}
+			add(")")
 		}
 	case store.EventReaped:
 		add("probe lease of pid %d reaped: %s", ev.PID, ev.Reason)

@@ -78,14 +78,14 @@ func writeProm(w io.Writer, families []*promFamily) error {
 
 // promReport builds the metrics of a report.
 func promReport(r Report, sts []KeyStatus, cool map[string]ServiceStatus) []*promFamily {
-	state := &promFamily{name: "guard_circuit_state", typ: "gauge", help: "State of each key's circuit: 0 closed, 1 half-open, 2 open. Keys in observe mode, which are never skipped, are in guard_circuit_observe_state instead."}
+	state := &promFamily{name: "guard_circuit_state", typ: "gauge", help: "State of each key's circuit: 0 closed, 1 half-open, 2 open. Keys in observe mode, which are never skipped, are in guard_circuit_observe_state instead; keys disabled by hand (guard disable) are left out."}
 	observe := &promFamily{name: "guard_circuit_observe_state", typ: "gauge", help: "State of the circuit of each key in observe mode, which runs every call: 0 closed, 1 half-open, 2 open (would skip)."}
 	consec := &promFamily{name: "guard_consecutive_failures", typ: "gauge", help: "Failures in a row of each key."}
 	retry := &promFamily{name: "guard_circuit_retry_after_seconds", typ: "gauge", help: "When each open circuit may probe again, in Unix seconds."}
 	runs := &promFamily{name: "guard_runs_total", typ: "counter", help: "Runs of each key by outcome (success, failure, ignored, cancelled, abandoned)."}
 	skips := &promFamily{name: "guard_skips_total", typ: "counter", help: "Calls of each key skipped because its circuit was open or probing, by verdict: blocked (on_skip: block: the action was blocked) or allowed (it went ahead without the hook)."}
 	rejected := &promFamily{name: "guard_rejected_total", typ: "counter", help: "Calls of each key not run because max_concurrent runs were in flight, by verdict: blocked or allowed."}
-	circuits := &promFamily{name: "guard_circuits", typ: "gauge", help: "Number of keys in each circuit state; observe: keys in observe mode whose circuit is not closed (they are never skipped)."}
+	circuits := &promFamily{name: "guard_circuits", typ: "gauge", help: "Number of keys in each circuit state; observe: keys in observe mode whose circuit is not closed (they are never skipped); disabled: keys disabled by hand (guard disable), whose every call runs."}
 	execs := &promFamily{name: "guard_executions_total", typ: "counter", help: "Runs recorded over all keys (the Python guardrails' total_executions)."}
 	fails := &promFamily{name: "guard_failures_total", typ: "counter", help: "Failures recorded over all keys (the Python guardrails' total_failures)."}
 
@@ -93,6 +93,9 @@ func promReport(r Report, sts []KeyStatus, cool map[string]ServiceStatus) []*pro
 	for _, st := range sts {
 		severity := float64(Severity(breaker.State(st.State)))
 		switch {
+		case st.Mode == string(breaker.Disabled):
+			// Disabled by hand: every call runs, whatever the state underneath.
+			count[string(breaker.Disabled)]++
 		case st.Mode == "observe":
 			observe.add(severity, "key", st.Key)
 			if severity > 0 {
@@ -141,6 +144,7 @@ func promReport(r Report, sts []KeyStatus, cool map[string]ServiceStatus) []*pro
 	circuits.add(float64(count[string(breaker.HalfOpen)]), "state", "half_open")
 	circuits.add(float64(count[string(breaker.Open)]), "state", "open")
 	circuits.add(float64(count["observe"]), "state", "observe")
+	circuits.add(float64(count[string(breaker.Disabled)]), "state", "disabled")
 	execs.add(float64(r.TotalExecutions))
 	fails.add(float64(r.TotalFailures))
 	families := []*promFamily{state, observe, consec, retry, runs, skips, rejected, durations, circuits, execs, fails}

@@ -15,10 +15,13 @@ import (
 
 // A Report is 'guard report --format json'.
 type Report struct {
-	TotalHooks          int                      `json:"total_hooks"`
-	ActiveHooks         int                      `json:"active_hooks"`
-	DisabledHooks       int                      `json:"disabled_hooks"`
-	HalfOpenHooks       int                      `json:"half_open_hooks"`
+	TotalHooks    int `json:"total_hooks"`
+	ActiveHooks   int `json:"active_hooks"`
+	DisabledHooks int `json:"disabled_hooks"`
+	HalfOpenHooks int `json:"half_open_hooks"`
+	// DisabledByHand counts the keys guard disable turned off (which the
+	// Python guardrails' counts above count by their state underneath).
+	DisabledByHand      int                      `json:"disabled_by_hand"`
 	TotalExecutions     int64                    `json:"total_executions"`
 	TotalFailures       int64                    `json:"total_failures"`
 	DisabledHookDetails []HookDetail             `json:"disabled_hook_details"`
@@ -41,7 +44,7 @@ type HookDetail struct {
 	RetryAfter          jsonx.Time `json:"retry_after"`
 	OpenReason          *string    `json:"open_reason"`
 	Forced              bool       `json:"forced"`
-	Mode                string     `json:"mode,omitempty"` // "observe": nothing is skipped
+	Mode                string     `json:"mode,omitempty"` // "observe": nothing is skipped; "disabled": guard disable, every call runs
 }
 
 // GlobalStats are the totals over every key, as the Python guardrails'
@@ -79,6 +82,9 @@ func BuildReport(sts []KeyStatus, stats store.Stats, where string, now time.Time
 			DisabledAt: st.DisabledAt, RetryAfter: st.RetryAfter, OpenReason: st.OpenReason, Forced: st.Forced,
 			Mode: st.Mode,
 		}
+		if st.Mode == string(breaker.Disabled) {
+			r.DisabledByHand++
+		}
 		switch breaker.State(st.State) {
 		case breaker.Open:
 			r.DisabledHooks++
@@ -111,22 +117,31 @@ func spentBudgets(cool map[string]ServiceStatus) []string {
 // guard_circuits does: a key in observe mode whose circuit is not closed is
 // neither open nor half-open, since its calls all run, but observe. (The
 // JSON report keeps the Python guardrails' counts, which count it open.)
-type tally struct{ active, open, halfOpen, observe int }
+// A key disabled by hand (guard disable) is none of these either, but
+// disabled, whatever its circuit underneath.
+type tally struct{ active, open, halfOpen, observe, disabled int }
 
 func (r Report) tally() tally {
-	t := tally{active: r.ActiveHooks, open: r.DisabledHooks, halfOpen: r.HalfOpenHooks}
+	t := tally{open: r.DisabledHooks, halfOpen: r.HalfOpenHooks, disabled: r.DisabledByHand}
 	for _, d := range r.DisabledHookDetails {
-		if d.Mode == "observe" {
+		switch d.Mode {
+		case "observe":
 			t.open--
 			t.observe++
+		case string(breaker.Disabled):
+			t.open--
 		}
 	}
 	for _, d := range r.HalfOpenHookDetails {
-		if d.Mode == "observe" {
+		switch d.Mode {
+		case "observe":
 			t.halfOpen--
 			t.observe++
+		case string(breaker.Disabled):
+			t.halfOpen--
 		}
 	}
+	t.active = r.TotalHooks - t.open - t.halfOpen - t.observe - t.disabled
 	return t
 }
 
@@ -139,6 +154,9 @@ func WriteText(w io.Writer, r Report, now time.Time) {
 	fmt.Fprintf(w, "  keys:       %d (%d active, %d open, %d half-open", r.TotalHooks, t.active, t.open, t.halfOpen)
 	if t.observe > 0 {
 		fmt.Fprintf(w, ", %d in observe mode: would skip, run anyway", t.observe)
+	}
+	if t.disabled > 0 {
+		fmt.Fprintf(w, ", %d disabled by hand: every call runs", t.disabled)
 	}
 	fmt.Fprintf(w, ")\n")
 	fmt.Fprintf(w, "  executions: %d, of which %d failed\n", r.TotalExecutions, r.TotalFailures)
@@ -168,6 +186,9 @@ func WriteText(w io.Writer, r Report, now time.Time) {
 			title := group.title
 			if d.Mode == "observe" {
 				title += " (observe mode: would skip, runs anyway)"
+			}
+			if d.Mode == string(breaker.Disabled) {
+				title += " (disabled by hand: every call runs until guard enable)"
 			}
 			fmt.Fprintf(w, "\n%s: %s\n", title, KeyText(d.Command))
 			fmt.Fprintf(w, "  why:        %s\n", Printable(whyOpen(d)))

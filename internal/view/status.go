@@ -39,8 +39,11 @@ type KeyStatus struct {
 	// the log has none (or was not read).
 	DurationMS *Durations `json:"duration_ms"`
 	// Mode is "observe" for a key in observe mode: its state is what it
-	// would be, and nothing is skipped.
-	Mode string `json:"mode,omitempty"`
+	// would be, and nothing is skipped; "disabled" for a key that guard
+	// disable turned off (Disabled says who): every call runs unguarded,
+	// and State is the circuit's underneath.
+	Mode     string          `json:"mode,omitempty"`
+	Disabled *DisabledStatus `json:"disabled"`
 
 	known bool // the key has an entry in the state file
 }
@@ -74,6 +77,16 @@ type RunStatus struct {
 	ElapsedMS   int64      `json:"elapsed_ms"`
 	Deadline    jsonx.Time `json:"deadline"`     // null: no timeout
 	RemainingMS *int64     `json:"remaining_ms"` // until the timeout; null: none
+}
+
+// A DisabledStatus says who disabled a key by hand (guard disable), when
+// and why.
+type DisabledStatus struct {
+	Since  jsonx.Time `json:"since"`
+	User   string     `json:"user,omitempty"`
+	Host   string     `json:"host,omitempty"`
+	PID    int        `json:"pid,omitempty"`
+	Reason string     `json:"reason,omitempty"`
 }
 
 // A LeaseStatus is a probe lease.
@@ -116,6 +129,10 @@ func statusOf(key string, c breaker.Circuit, runs []store.Run, now time.Time, al
 	}
 	if st.State == "" {
 		st.State = string(breaker.Closed)
+	}
+	if d := c.Disabled; d != nil {
+		st.Mode = string(breaker.Disabled)
+		st.Disabled = &DisabledStatus{Since: jsonx.TimeOf(d.Since), User: d.User, Host: d.Host, PID: d.PID, Reason: d.Reason}
 	}
 	for _, l := range c.Leases {
 		st.ProbeLeases = append(st.ProbeLeases, LeaseStatus{
@@ -179,12 +196,21 @@ func Statuses(v store.CircuitView, keys []string, runs []store.Run, now time.Tim
 		out = append(out, st)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
-		if a, b := Severity(breaker.State(out[i].State)), Severity(breaker.State(out[j].State)); a != b {
+		if a, b := out[i].severity(), out[j].severity(); a != b {
 			return a > b
 		}
 		return out[i].Key < out[j].Key
 	})
 	return out, nil
+}
+
+// severity is Severity of the state st shows: a key disabled by hand
+// runs every call, as a closed one does.
+func (st *KeyStatus) severity() int {
+	if st.Mode == string(breaker.Disabled) {
+		return 0
+	}
+	return Severity(breaker.State(st.State))
 }
 
 func isAside(v store.CircuitView, key string) bool {
@@ -223,6 +249,9 @@ func StatusTable(w io.Writer, sts []KeyStatus, now time.Time, keyWidth int, colo
 		if st.Mode == "observe" {
 			state += " (observe)"
 		}
+		if st.Mode == string(breaker.Disabled) {
+			state = string(breaker.Disabled)
+		}
 		last := "-"
 		if st.LastError != nil {
 			last = Printable(LastError(*st.LastError, 60))
@@ -241,6 +270,9 @@ func StatusTable(w io.Writer, sts []KeyStatus, now time.Time, keyWidth int, colo
 	if color {
 		t.color = func(row, col int) string {
 			if col != 0 {
+				return ""
+			}
+			if sts[row].Mode == string(breaker.Disabled) {
 				return ""
 			}
 			return stateColor[breaker.State(sts[row].State)]
@@ -277,6 +309,9 @@ var stateColor = map[breaker.State]string{
 
 // nextTry says when a key will run again.
 func nextTry(st KeyStatus, now time.Time) string {
+	if st.Mode == string(breaker.Disabled) {
+		return "every call runs"
+	}
 	switch breaker.State(st.State) {
 	case breaker.Open:
 		switch {

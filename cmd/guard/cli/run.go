@@ -149,17 +149,7 @@ func (e *env) guardRun(l runLine) (err error) {
 		key = circuit.ScopedKey(key, ruleKey, b.Scope, e.getenv(circuit.ProjectVar), sid)
 	}
 	if !b.Enabled || b.Mode == "disabled" {
-		// A pass-through, but a --timeout or --hook-timeout given for this
-		// very run still holds: it is supervision the caller asked for, not
-		// the breaker.
-		var only config.Breaker
-		if l.Timeout != nil {
-			only.Timeout, only.KillGrace = b.Timeout, b.KillGrace
-		}
-		if only.KillGrace == 0 {
-			only.KillGrace = b.KillGrace
-		}
-		return e.unguarded(argv, only)
+		return e.passThrough(l, b, argv)
 	}
 	b = e.hookBudget(b)
 
@@ -180,6 +170,14 @@ func (e *env) guardRun(l runLine) (err error) {
 	var deadline time.Time
 	if b.Timeout > 0 {
 		deadline = now.Add(b.Timeout)
+	}
+	if b.MaxConcurrent > 0 {
+		// A key disabled by hand runs unguarded, slots and all: a limited
+		// key looks before it takes one (an unlimited one finds out from
+		// Admit's peek).
+		if c, err := hooks.Circuits.Peek(key); err == nil && c.Disabled != nil {
+			return e.passThrough(l, b, argv)
+		}
 	}
 	// A limited key takes its slot before the circuit decides, so that a
 	// probe lease is never taken by a call that then has no slot to run in.
@@ -204,6 +202,13 @@ func (e *env) guardRun(l runLine) (err error) {
 	dec, c, err := p.Admit(key, s, now)
 	if err != nil {
 		return e.guardFailed(cfg, b, argv, key, err)
+	}
+	if dec.Disabled {
+		if slot != nil {
+			slot.Release()
+			slot = nil
+		}
+		return e.passThrough(l, b, argv)
 	}
 	if !dec.Run && !s.Observe {
 		return e.skipped(cfg, b, key, view.SkipNotice(key, dec.Skip, c, e.now()))
@@ -246,6 +251,21 @@ func (e *env) guardRun(l runLine) (err error) {
 		e.warnf("could not record the outcome of %q: %v", key, view.ErrorLine(err))
 	}
 	return exit(e.launchFailureExit(key, b, &res))
+}
+
+// passThrough runs argv as guard does for a key it is turned off for
+// (mode: disabled in the config, or guard disable): with no bookkeeping,
+// but a --timeout or --hook-timeout given for this very run still holds:
+// it is supervision the caller asked for, not the breaker.
+func (e *env) passThrough(l runLine, b config.Breaker, argv []string) error {
+	var only config.Breaker
+	if l.Timeout != nil {
+		only.Timeout, only.KillGrace = b.Timeout, b.KillGrace
+	}
+	if only.KillGrace == 0 {
+		only.KillGrace = b.KillGrace
+	}
+	return e.unguarded(argv, only)
 }
 
 // sessionID returns the session_id of the Claude Code hook payload on

@@ -76,6 +76,27 @@ func writeHook(b *bytes.Buffer, h *Hook, indent string, compact bool) {
 	if !h.LastRun.IsZero() {
 		w.OffsetTime("last_run", h.LastRun.Time)
 	}
+	if !h.LastStart.IsZero() {
+		w.OffsetTime("last_start", h.LastStart.Time)
+	}
+	if d := h.Disabled; d != nil {
+		o := w.Object("disabled")
+		o.OffsetTime("since", d.Since.Time)
+		if d.User != "" {
+			o.String("user", d.User)
+		}
+		if d.Host != "" {
+			o.String("host", d.Host)
+		}
+		if d.PID != 0 {
+			o.Int("pid", int64(d.PID))
+		}
+		if d.Reason != "" {
+			o.String("reason", d.Reason)
+		}
+		o.Extra(d.Extra)
+		o.Close()
+	}
 	t := w.Object("totals")
 	t.Int("successes", h.Totals.Successes)
 	t.Int("failures", h.Totals.Failures)
@@ -260,8 +281,34 @@ func (h *Hook) UnmarshalJSON(raw []byte) error {
 			}
 			return err
 		},
-		"last_run": timeField(&h.LastRun),
-		"totals":   func(raw []byte) error { return h.Totals.UnmarshalJSON(raw) },
+		"last_run":   timeField(&h.LastRun),
+		"last_start": timeField(&h.LastStart),
+		"disabled": func(raw []byte) error {
+			h.Disabled = nil
+			switch string(raw) {
+			case "null", "false":
+				return nil
+			case "true": // written by hand
+				h.Disabled = &Disabled{Since: jsonx.TimeOf(time.Unix(0, 0).UTC())}
+				return nil
+			}
+			d := &Disabled{}
+			err := decodeObject(raw, map[string]func([]byte) error{
+				"since":  timeField(&d.Since),
+				"user":   stringField(&d.User),
+				"host":   stringField(&d.Host),
+				"pid":    intField(&d.PID),
+				"reason": stringField(&d.Reason),
+			}, &d.Extra)
+			if err == nil && d.Since.IsZero() {
+				// A key is disabled from a time: one written without it (by
+				// hand, say) is disabled from the start of time.
+				d.Since = jsonx.TimeOf(time.Unix(0, 0).UTC())
+			}
+			h.Disabled = d
+			return err
+		},
+		"totals": func(raw []byte) error { return h.Totals.UnmarshalJSON(raw) },
 	}, &h.Extra)
 	if hasError {
 		h.LastError = &lastError

@@ -459,8 +459,22 @@ type Hook struct {
 	TrialFailures int              // failed trials since it went half-open (failure_rate)
 	ProbeLeases   []Lease          // probes running now
 	LastRun       jsonx.Time       // last outcome recorded
+	LastStart     jsonx.Time       // last call let run, under min_interval (rounded up to the second)
+	Disabled      *Disabled        // guard disable: who turned the key off by hand; nil: it is on
 	Totals        Totals
 	Extra         jsonx.Extra
+}
+
+// Disabled is the "disabled" member of a key that guard disable turned
+// off: when, by whom (user, host, pid) and why. The key is on again when
+// the member is gone.
+type Disabled struct {
+	Since  jsonx.Time
+	User   string
+	Host   string
+	PID    int
+	Reason string
+	Extra  jsonx.Extra
 }
 
 // A Call is one call of the rate rules as earlier versions stored it, a
@@ -515,6 +529,7 @@ func (h *Hook) Circuit() breaker.Circuit {
 		OpenReason:           h.OpenReason,
 		Forced:               h.Forced,
 		LastRun:              h.LastRun.Time,
+		LastStart:            h.LastStart.Time,
 		Totals: breaker.Totals{
 			Successes: h.Totals.Successes,
 			Failures:  h.Totals.Failures,
@@ -531,6 +546,9 @@ func (h *Hook) Circuit() breaker.Circuit {
 	}
 	if h.LastError != nil {
 		c.LastError = *h.LastError
+	}
+	if d := h.Disabled; d != nil {
+		c.Disabled = &breaker.Disable{Since: d.Since.Time, User: d.User, Host: d.Host, PID: d.PID, Reason: d.Reason}
 	}
 	for _, t := range h.FailureTimes {
 		c.Failures = append(c.Failures, t.Time)
@@ -564,7 +582,8 @@ func (h *Hook) SetCircuit(c breaker.Circuit) { h.setCircuit(c) }
 // PruneAfter returns when h, the entry of key, may be pruned as idle under
 // retention (see Retention): a session's key with no probe running,
 // retention.Session after anything last happened to it, whatever its state;
-// any other key once closed with no failures and no probe lease,
+// any other key once closed with no failures, no probe lease and not
+// disabled by hand (pruning it would turn guard back on for it),
 // retention.Idle after that. Zero if it may not be (a retention of 0 keeps
 // every key).
 func (h *Hook) PruneAfter(key string, retention Retention) time.Time {
@@ -574,6 +593,9 @@ func (h *Hook) PruneAfter(key string, retention Retention) time.Time {
 	}
 	if retention.Session > 0 && store.KeySession(key) != "" {
 		return idle.Add(retention.Session)
+	}
+	if h.Disabled != nil {
+		return time.Time{}
 	}
 	switch breaker.State(h.State) {
 	case breaker.Closed, "":
@@ -610,6 +632,18 @@ func (h *Hook) setCircuit(c breaker.Circuit) {
 	h.OpenReason = c.OpenReason
 	h.Forced = c.Forced
 	h.LastRun = jsonx.TimeOf(c.LastRun)
+	// Stored to the second, rounded up: a call under min_interval waits
+	// at most a second more, never less.
+	h.LastStart = jsonx.TimeOf(ceilSecond(c.LastStart))
+	if d := c.Disabled; d == nil {
+		h.Disabled = nil
+	} else {
+		var extra jsonx.Extra
+		if h.Disabled != nil {
+			extra = h.Disabled.Extra
+		}
+		h.Disabled = &Disabled{Since: jsonx.TimeOf(d.Since), User: d.User, Host: d.Host, PID: d.PID, Reason: d.Reason, Extra: extra}
+	}
 	h.Totals = Totals{
 		Successes: c.Totals.Successes,
 		Failures:  c.Totals.Failures,
@@ -656,7 +690,7 @@ func ceilSecond(t time.Time) time.Time {
 // lastActivity returns the latest time anything happened to h.
 func (h *Hook) lastActivity() time.Time {
 	var t time.Time
-	for _, u := range []jsonx.Time{h.LastRun, h.LastSuccess, h.LastFailure, h.DisabledAt} {
+	for _, u := range []jsonx.Time{h.LastRun, h.LastSuccess, h.LastFailure, h.DisabledAt, h.LastStart} {
 		if u.After(t) {
 			t = u.Time
 		}

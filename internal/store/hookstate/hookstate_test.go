@@ -429,3 +429,73 @@ func TestNegativeTrialFailuresDoNotCheckOut(t *testing.T) {
 		t.Error("a negative trial_failures checked out")
 	}
 }
+
+// TestDisabledAndLastStartRoundTrip: guard disable's mark and min_interval's
+// last start survive the file, with members guard does not know kept
+// (issue 34, items 2 and 7).
+func TestDisabledAndLastStartRoundTrip(t *testing.T) {
+	var d Document
+	circuit.Trip(&d, "k", t0, 0, "")
+	if _, _, err := circuit.Disable(&d, "k", t0.Add(time.Second), circuit.Manual{User: "ann", Host: "box", PID: 42, Reason: "INC-7"}); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := d.Circuit("k")
+	c.LastStart = t0.Add(1500 * time.Millisecond)
+	d.Put("k", c)
+	data, err := d.MarshalState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"last_start": "2026-02-10T23:35:44+00:00"`, `"user": "ann"`, `"reason": "INC-7"`, `"pid": 42`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("no %s in\n%s", want, data)
+		}
+	}
+	data = []byte(strings.Replace(string(data), `"reason": "INC-7"`, `"reason": "INC-7", "ticket": "T-1"`, 1))
+	var back Document
+	if err := back.UnmarshalState(data); err != nil {
+		t.Fatal(err)
+	}
+	c, _ = back.Circuit("k")
+	if c.Disabled == nil || c.Disabled.User != "ann" || c.Disabled.Host != "box" || c.Disabled.PID != 42 || !c.Disabled.Since.Equal(t0.Add(time.Second)) {
+		t.Fatalf("read back %+v", c.Disabled)
+	}
+	if !c.LastStart.Equal(t0.Add(2 * time.Second)) {
+		t.Errorf("last_start = %v; want it rounded up to the second", c.LastStart)
+	}
+	if c.State != breaker.Open || c.Shown() != breaker.Disabled {
+		t.Errorf("state %s, shown %s", c.State, c.Shown())
+	}
+	back.Put("k", c)
+	again, _ := back.MarshalState()
+	if !strings.Contains(string(again), `"ticket": "T-1"`) {
+		t.Errorf("the disabled mark's unknown member was lost:\n%s", again)
+	}
+	for raw, disabled := range map[string]bool{`{"disabled": true}`: true, `{"disabled": false}`: false, `{"disabled": null}`: false, `{"disabled": {}}`: true} {
+		var h Hook
+		if err := h.UnmarshalJSON([]byte(raw)); err != nil {
+			t.Errorf("%s: %v", raw, err)
+		}
+		if got := h.Circuit().Disabled != nil; got != disabled {
+			t.Errorf("%s: disabled = %v; want %v", raw, got, disabled)
+		}
+	}
+}
+
+// TestTidyKeepsDisabledKeys: pruning a key disabled by hand would turn
+// guard back on for it.
+func TestTidyKeepsDisabledKeys(t *testing.T) {
+	var d Document
+	month := 30 * 24 * time.Hour
+	session := "lint" + store.SessionSep + "abc"
+	for _, k := range []string{"off", session} {
+		mustRecord(t, &d, k, settings, t0.Add(-2*month), breaker.Result{Outcome: breaker.Success}, circuit.Run{})
+		if _, _, err := circuit.Disable(&d, k, t0.Add(-2*month), circuit.Manual{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.Tidy(t0, Retention{Idle: month, Session: 24 * time.Hour})
+	if !d.Has("off") || d.Has(session) {
+		t.Errorf("kept: off %v, %s %v; want the disabled key kept, the ended session's pruned", d.Has("off"), session, d.Has(session))
+	}
+}
