@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"guard/internal/jsonx"
 )
 
 // TestCrashAtEveryStepLeavesOldOrNew stops a writer with SIGKILL at each
