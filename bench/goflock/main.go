@@ -4,12 +4,14 @@
 // over a C program's, which guard cannot avoid:
 //
 //	goflock LOCKFILE COMMAND [ARG...]
+//
+// The lock is the one guard takes: flock(2) on Unix (lock_unix.go),
+// LockFileEx on Windows (lock_windows.go).
 package main
 
 import (
 	"fmt"
 	"os"
-	"syscall"
 )
 
 func main() {
@@ -19,20 +21,11 @@ func main() {
 	}
 	f, err := os.OpenFile(os.Args[1], os.O_RDWR|os.O_CREATE, 0o600)
 	if err == nil {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		err = lock(f)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "goflock:", err)
 		os.Exit(1)
 	}
-	pid, err := syscall.ForkExec(os.Args[2], os.Args[2:], &syscall.ProcAttr{Env: os.Environ(), Files: []uintptr{0, 1, 2}})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "goflock:", err)
-		os.Exit(126)
-	}
-	var ws syscall.WaitStatus
-	if _, err := syscall.Wait4(pid, &ws, 0, nil); err != nil {
-		os.Exit(1)
-	}
-	os.Exit(ws.ExitStatus())
+	os.Exit(run(os.Args[2:]))
 }

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command rss runs a command and prints its peak resident set size in KiB.
 //
 // It exists because a child's peak RSS, as wait4 reports it, starts at the
@@ -6,6 +8,9 @@
 // small, so the peak it reports is the command's own.
 //
 // Usage: rss CMD [ARG...]
+//
+// It is Linux's, as bench/run.sh is: ru_maxrss is in KiB there (in bytes
+// on macOS), and Windows has no rusage.
 package main
 
 import (

@@ -26,8 +26,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"syscall"
 
+	"guard/internal/atomicfile"
 	"guard/internal/store"
 	"guard/statefile"
 )
@@ -67,17 +67,17 @@ func (l *EventLog) Append(events ...store.Event) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close() // closing releases the flock
+	defer closeLocked(f) // closing releases the lock
 	if l.MaxSize > 0 {
 		if fi, err := f.Stat(); err == nil && fi.Size() > 0 && fi.Size()+int64(buf.Len()) > l.MaxSize {
 			if err := l.rotate(); err != nil {
 				return fmt.Errorf("cannot rotate event log: %w", err)
 			}
-			f.Close()
+			closeLocked(f)
 			if f, err = l.openLocked(); err != nil {
 				return err
 			}
-			defer f.Close()
+			defer closeLocked(f)
 		}
 	}
 	_, err = f.Write(buf.Bytes())
@@ -105,7 +105,7 @@ func (l *EventLog) openLocked() (*os.File, error) {
 		if l.Owner != "" {
 			statefile.GiveToOwnerOf(l.Path, l.Owner)
 		}
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		if err := lockFile(f); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("cannot lock event log: %w", err)
 		}
@@ -114,7 +114,7 @@ func (l *EventLog) openLocked() (*os.File, error) {
 		if err1 == nil && err2 == nil && os.SameFile(held, now) {
 			return f, nil
 		}
-		f.Close() // rotated meanwhile: lock the new one
+		closeLocked(f) // rotated meanwhile: lock the new one
 	}
 }
 
@@ -127,11 +127,13 @@ func (l *EventLog) rotate() error {
 		_ = os.Remove(l.rotatedPath(i))
 	}
 	for i := min(n, keep-1); i >= 1; i-- {
-		if err := os.Rename(l.rotatedPath(i), l.rotatedPath(i+1)); err != nil {
+		if err := atomicfile.Rename(l.rotatedPath(i), l.rotatedPath(i+1)); err != nil {
 			return err
 		}
 	}
-	return os.Rename(l.Path, l.rotatedPath(1))
+	// atomicfile.Rename: on Windows, the rename that a reader holding a
+	// rotated file open does not refuse.
+	return atomicfile.Rename(l.Path, l.rotatedPath(1))
 }
 
 func (l *EventLog) rotatedPath(i int) string { return l.Path + "." + strconv.Itoa(i) }

@@ -54,7 +54,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"guard/internal/jsonx"
@@ -189,19 +188,19 @@ func try(dir, path string, run slotRecord) (*slotFile, bool, error) {
 		return nil, false, err
 	}
 	for {
-		f, err := statefile.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+		f, err := statefile.OpenFile(path, os.O_RDWR|os.O_CREATE|statefile.NoFollow, 0o600)
 		if errors.Is(err, os.ErrNotExist) {
 			if err := statefile.MkdirAll(dir, 0o700, statePath(dir)); err != nil {
 				return nil, false, fmt.Errorf("cannot create slot directory: %w", err)
 			}
-			f, err = statefile.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+			f, err = statefile.OpenFile(path, os.O_RDWR|os.O_CREATE|statefile.NoFollow, 0o600)
 		}
 		if err != nil {
 			return nil, false, &slotFileError{fmt.Errorf("cannot open slot: %w", err)}
 		}
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if ok, err := tryLockFile(f); !ok {
 			f.Close()
-			if errors.Is(err, syscall.EWOULDBLOCK) {
+			if err == nil { // taken
 				return nil, false, nil
 			}
 			return nil, false, &slotFileError{fmt.Errorf("cannot lock slot: %w", err)}
@@ -263,7 +262,7 @@ func (s *slotFile) Release() {
 	} else {
 		_ = os.Remove(s.path)
 	}
-	_ = s.f.Close()
+	_ = closeLocked(s.f)
 }
 
 // listRuns returns the runs in flight in dir, oldest first. alive reports
@@ -350,13 +349,13 @@ func sweepRuns(dir string, now time.Time) {
 			!strings.HasSuffix(e.Name(), ".slot") {
 			continue
 		}
-		f, err := statefile.OpenFile(path, os.O_RDWR|syscall.O_NOFOLLOW, 0)
+		f, err := statefile.OpenFile(path, os.O_RDWR|statefile.NoFollow, 0)
 		if err != nil {
 			continue
 		}
-		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil && stillAt(f, path) {
+		if ok, _ := tryLockFile(f); ok && stillAt(f, path) {
 			_ = os.Remove(path)
 		}
-		f.Close()
+		closeLocked(f)
 	}
 }
