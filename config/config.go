@@ -79,6 +79,10 @@ type Breaker struct {
 	LaunchFailureExit int
 	Exclude           []string // keys (substrings or globs) that never trip
 	Retention         time.Duration
+	// MinInterval, if above 0, runs a key's command at most once per
+	// MinInterval: a call that comes sooner after the last one guard let
+	// run is skipped, as any skip (on_skip says whether it blocks).
+	MinInterval time.Duration
 	// SessionRetention is how long the circuit of one Claude Code session
 	// (scope: session) outlives its last call, whatever its state: a
 	// session that ended never calls again. 0 keeps it for Retention, as
@@ -322,6 +326,7 @@ func (b *Breaker) Settings(key string) breaker.Settings {
 		MinimumCalls:     b.MinimumCalls,
 		SlowCallRate:     b.SlowCallRate,
 		Observe:          b.Mode == "observe",
+		MinInterval:      b.MinInterval,
 		Blocks:           b.OnSkip == "block",
 	}
 }
@@ -360,6 +365,9 @@ func (b *Breaker) RulesInForce() []string {
 		lines = append(lines, "mode: observe (decides and logs, never skips)")
 	default:
 		lines = append(lines, "mode: enforce")
+	}
+	if b.MinInterval > 0 {
+		lines = append(lines, fmt.Sprintf("min_interval: runs at most once per %s; a call sooner is skipped, as any skip (on_skip)", FormatDuration(b.MinInterval)))
 	}
 	if b.OnSkip == "block" {
 		lines = append(lines, "on_skip: block (a call guard skips exits 2, a block, with the reason on stderr)")

@@ -53,6 +53,7 @@ type breakerFields struct {
 	Exclude           *[]string `yaml:"exclude,omitempty"`
 	Retention         *Duration `yaml:"retention,omitempty"`
 	SessionRetention  *Duration `yaml:"session_retention,omitempty"`
+	MinInterval       *Duration `yaml:"min_interval,omitempty"`
 }
 
 type hookFields struct {
@@ -211,6 +212,7 @@ func (b *Breaker) apply(f *breakerFields, where locator) error {
 		{f.QueueTimeout, &b.QueueTimeout},
 		{f.Retention, &b.Retention},
 		{f.SessionRetention, &b.SessionRetention},
+		{f.MinInterval, &b.MinInterval},
 	}
 	for _, d := range durations {
 		if d.src != nil {

@@ -46,6 +46,7 @@ func (b *Breaker) fields() breakerFields {
 		Exclude:           &b.Exclude,
 		Retention:         dur(b.Retention),
 		SessionRetention:  dur(b.SessionRetention),
+		MinInterval:       dur(b.MinInterval),
 	}
 }
 

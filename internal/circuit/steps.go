@@ -44,6 +44,9 @@ func Admit(tx store.CircuitTx, key string, s breaker.Settings, now time.Time, ho
 		if !c.RetryAfter.IsZero() {
 			e.Until = store.Stamp(c.RetryAfter)
 		}
+		if dec.Skip == breaker.SkipInterval {
+			e.Until = store.Stamp(c.NextStart(s))
+		}
 		tx.Log(e)
 	}
 	if dec.Changed || !dec.Run {

@@ -141,6 +141,8 @@ func skipWhy(reason string) string {
 		return "circuit half-open, a probe running elsewhere"
 	case store.SkipFailureMode:
 		return "guard could not decide, and failure_mode is closed"
+	case string(breaker.SkipInterval):
+		return "ran less than min_interval ago"
 	}
 	return "circuit " + reason
 }

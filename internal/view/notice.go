@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"guard/breaker"
+	"guard/config"
 	"guard/internal/circuit"
 )
 
@@ -54,6 +55,13 @@ func SkipNotice(key string, why breaker.SkipReason, c breaker.Circuit, now time.
 	}
 	fmt.Fprintf(&b, "; to retry now: %s", ResetCommand(key))
 	return b.String()
+}
+
+// IntervalNotice is the one line that explains a call skipped under
+// min_interval: the last call guard let run started at last.
+func IntervalNotice(key string, last time.Time, interval time.Duration, now time.Time) string {
+	return fmt.Sprintf("guard: skipped %s: it ran %s ago, and runs at most once per %s (min_interval); next run in %s",
+		circuit.KeyWord(key), max(now.Sub(last), 0).Round(time.Second), config.FormatDuration(interval), Until(last.Add(interval), now))
 }
 
 // RejectedNotice is the one line that explains a call not run because

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"guard/breaker"
 	"guard/config"
 	"guard/internal/circuit"
 	"guard/internal/earlysig"
@@ -211,6 +212,9 @@ func (e *env) guardRun(l runLine) (err error) {
 		return e.passThrough(l, b, argv)
 	}
 	if !dec.Run && !s.Observe {
+		if dec.Skip == breaker.SkipInterval {
+			return e.skipped(cfg, b, key, view.IntervalNotice(key, c.LastStart, b.MinInterval, e.now()))
+		}
 		return e.skipped(cfg, b, key, view.SkipNotice(key, dec.Skip, c, e.now()))
 	}
 	// In observe mode a call the circuit skips runs anyway: the skip is
