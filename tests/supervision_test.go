@@ -134,29 +134,43 @@ func processAlive(pid int) bool {
 	return i < 0 || i+2 >= len(data) || data[i+2] != 'Z'
 }
 
-// groupMembers returns the live processes in process group pgid.
-func groupMembers(pgid int) []int {
-	var pids []int
+// descendants returns the live processes below pid.
+func descendants(pid int) []int {
+	below := map[int][]int{}
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
+		p, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		if g, err := syscall.Getpgid(pid); err == nil && g == pgid && processAlive(pid) {
-			pids = append(pids, pid)
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(data, ')')
+		if f := strings.Fields(string(data[i+1:])); len(f) > 1 && f[0] != "Z" {
+			ppid, _ := strconv.Atoi(f[1])
+			below[ppid] = append(below[ppid], p)
 		}
 	}
-	return pids
+	var out []int
+	for queue := below[pid]; len(queue) > 0; queue = queue[1:] {
+		out = append(out, queue[0])
+		queue = append(queue, below[queue[0]]...)
+	}
+	return out
 }
 
-// killGroupAtEnd makes sure the process group of the child whose PID is in
-// pidFile is gone when the test ends, whatever happened.
-func killGroupAtEnd(t *testing.T, pidFile string) {
+// killTreeAtEnd makes sure the child whose PID is in pidFile, and what it
+// started, are gone when the test ends, whatever happened.
+func killTreeAtEnd(t *testing.T, pidFile string) {
 	t.Cleanup(func() {
 		if data, err := os.ReadFile(pidFile); err == nil {
 			if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {
-				syscall.Kill(-pid, syscall.SIGKILL)
+				for _, p := range descendants(pid) {
+					syscall.Kill(p, syscall.SIGKILL)
+				}
+				syscall.Kill(pid, syscall.SIGKILL)
 			}
 		}
 	})
@@ -164,7 +178,7 @@ func killGroupAtEnd(t *testing.T, pidFile string) {
 
 func TestTimeoutKillsGrandchildren(t *testing.T) {
 	sb := newSandbox(t, "circuit_breaker:\n  kill_grace: 500ms\n")
-	killGroupAtEnd(t, sb.path("leader"))
+	killTreeAtEnd(t, sb.path("leader"))
 	// The child starts a grandchild that ignores SIGTERM and would sleep
 	// for five minutes, and then waits for it.
 	script := `echo $$ > leader; sh -c 'trap "" TERM; exec sleep 300' & echo $! > grandchild; wait`
@@ -179,14 +193,14 @@ func TestTimeoutKillsGrandchildren(t *testing.T) {
 	if pid := readPID(t, sb.path("grandchild")); processAlive(pid) {
 		t.Errorf("grandchild %d survived the timeout", pid)
 	}
-	if left := groupMembers(readPID(t, sb.path("leader"))); len(left) > 0 {
-		t.Errorf("processes of the child's group still running: %v", left)
+	if pid := readPID(t, sb.path("leader")); processAlive(pid) {
+		t.Errorf("the child %d survived the timeout", pid)
 	}
 }
 
 func TestSIGTERMReachesChildAndCancels(t *testing.T) {
 	sb := newSandbox(t, "")
-	killGroupAtEnd(t, sb.path("pid"))
+	killTreeAtEnd(t, sb.path("pid"))
 	script := `echo $$ > pid; trap 'echo got TERM > got; exit 0' TERM; touch ready; while :; do sleep 0.05; done`
 	cmd := sb.command("run", "--name", "trapper", "-c", script)
 	var stderr bytes.Buffer
@@ -212,7 +226,7 @@ func TestSIGTERMReachesChildAndCancels(t *testing.T) {
 func TestKilledProbeIsReaped(t *testing.T) {
 	sb := newSandbox(t, "circuit_breaker:\n  cooldown: 1s\n")
 	key := "slow probe"
-	killGroupAtEnd(t, sb.path("pid"))
+	killTreeAtEnd(t, sb.path("pid"))
 	sb.guard("trip", key)
 	sb.guard("probe", key)
 

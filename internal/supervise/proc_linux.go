@@ -5,10 +5,93 @@ import (
 	"errors"
 	"os"
 	"strconv"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 )
+
+// On Linux, guard's child dies with guard: it has a parent-death signal
+// (SIGKILL), and guard is a child subreaper, so what the child orphans
+// (a background process left behind when a shell exits) is adopted by
+// guard rather than by init, and stays in the tree guard stops.
+
+// sysProcAttr is how the child is started: SIGKILL when guard dies.
+func sysProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+}
+
+var subreaper sync.Once
+
+// adoptOrphans makes guard a child subreaper (PR_SET_CHILD_SUBREAPER),
+// once: a process below guard whose parent dies becomes guard's child,
+// not init's, so that treeOf still finds it.
+func adoptOrphans() {
+	subreaper.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
+}
+
+// mayHaveDescendants reports whether guard has any child process, alive
+// or not (without waiting for or reaping one): as a subreaper, guard has
+// a descendant only if it has a child.
+func mayHaveDescendants() bool {
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	return !errors.Is(err, unix.ECHILD)
+}
+
+// processTable reads every process's parent, group, session and state
+// from /proc.
+func processTable() ([]proc, error) {
+	dir, err := os.Open("/proc")
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
+	names, err := dir.Readdirnames(-1)
+	if err != nil {
+		return nil, err
+	}
+	procs := make([]proc, 0, len(names))
+	for _, name := range names {
+		if name[0] < '0' || name[0] > '9' {
+			continue
+		}
+		pid, err := strconv.Atoi(name)
+		if err != nil {
+			continue
+		}
+		data, err := readStat(pid)
+		if err != nil {
+			continue // gone meanwhile
+		}
+		if p, ok := parseStat(pid, data); ok {
+			procs = append(procs, p)
+		}
+	}
+	return procs, nil
+}
+
+// parseStat reads /proc/PID/stat's state, ppid, pgrp and session. The
+// command name, field 2, is in parentheses and may hold spaces or
+// parentheses itself; the fields after it start past the last ')'.
+func parseStat(pid int, data []byte) (proc, bool) {
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return proc{}, false
+	}
+	f := bytes.Fields(data[i+1:])
+	if len(f) < 4 {
+		return proc{}, false
+	}
+	p := proc{pid: pid, zombie: f[0][0] == 'Z' || f[0][0] == 'X'}
+	var err error
+	for j, dst := range []*int{&p.ppid, &p.pgid, &p.sid} {
+		if *dst, err = strconv.Atoi(string(f[j+1])); err != nil {
+			return proc{}, false
+		}
+	}
+	return p, true
+}
 
 // StartTime returns the start time of process pid in clock ticks since boot
 // (field 22 of /proc/PID/stat), which tells a process from a later one that
@@ -18,8 +101,6 @@ func StartTime(pid int) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	// The command name, field 2, is in parentheses and may hold spaces or
-	// parentheses itself; the fields after it start past the last ')'.
 	i := bytes.LastIndexByte(data, ')')
 	if i < 0 {
 		return 0, errors.New("unexpected /proc stat format")
@@ -48,7 +129,7 @@ func Alive(pid int, start uint64) bool {
 		}
 		return signalAlive(pid)
 	}
-	if i := bytes.LastIndexByte(data, ')'); i >= 0 && i+2 < len(data) && data[i+2] == 'Z' {
+	if i := bytes.LastIndexByte(data, ')'); i >= 0 && i+2 < len(data) && (data[i+2] == 'Z' || data[i+2] == 'X') {
 		return false
 	}
 	if start == 0 {
@@ -74,11 +155,6 @@ func readStat(pid int) ([]byte, error) {
 		return nil, &os.PathError{Op: "read", Path: path, Err: err}
 	}
 	return buf[:n], nil
-}
-
-func signalAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 const ioctlGetTermios = unix.TCGETS

@@ -1,7 +1,6 @@
 package supervise
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -9,12 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"guard/internal/earlysig"
 )
@@ -123,8 +119,7 @@ func Run(spec Spec) Result {
 		}
 		childErr = pw
 	}
-	group := !IsTerminal(spec.Stdin)
-	c, err := startChild(spec, childErr, group)
+	c, err := startChild(spec, childErr)
 	if !direct {
 		childErr.Close()
 	}
@@ -134,9 +129,8 @@ func Run(spec Spec) Result {
 		}
 		return startFailure(spec.Argv[0], err, start)
 	}
-	pid := c.pid
 	if spec.Started != nil {
-		spec.Started(pid)
+		spec.Started(c.pid)
 	}
 
 	if direct {
@@ -151,23 +145,7 @@ func Run(spec Spec) Result {
 			close(copied)
 		}()
 	}
-	type waited struct {
-		ws  syscall.WaitStatus
-		err error
-	}
-	done := make(chan waited, 1)
-	go func() {
-		ws, err := c.wait()
-		done <- waited{ws, err}
-	}()
 
-	kill := func(sig syscall.Signal) {
-		if group {
-			_ = syscall.Kill(-pid, sig)
-		} else {
-			_ = syscall.Kill(pid, sig)
-		}
-	}
 	var res Result
 	var timeout, hardKill <-chan time.Time
 	if spec.Timeout > 0 {
@@ -180,17 +158,20 @@ func Run(spec Spec) Result {
 			hardKill = time.After(spec.KillGrace)
 		}
 	}
-	var w waited
+	stop := func() {
+		res.TimedOut = true
+		timeout = nil
+		c.terminate()
+		escalate()
+	}
+	var st exitStatus
 wait:
 	for {
 		select {
-		case w = <-done:
+		case st = <-c.done:
 			break wait
 		case <-timeout:
-			res.TimedOut = true
-			timeout = nil
-			kill(syscall.SIGTERM)
-			escalate()
+			stop()
 		case s := <-sigs:
 			if res.TimedOut {
 				// Being stopped already: the caller's own signal at its
@@ -200,30 +181,24 @@ wait:
 			if spec.Timeout > 0 && time.Since(start) >= spec.Timeout {
 				// A signal at or past the timeout, before guard's timer:
 				// the run is over its time.
-				res.TimedOut = true
-				timeout = nil
-				kill(syscall.SIGTERM)
-				escalate()
+				stop()
 				continue
 			}
 			res.Interrupted = s
-			// A child sharing guard's terminal got the terminal's signals
-			// already; only a SIGTERM aimed at guard needs passing on.
-			if group || s == syscall.SIGTERM {
-				kill(s.(syscall.Signal))
-			}
+			c.passOn(s)
 			escalate()
 		case <-hardKill:
 			hardKill = nil
-			kill(syscall.SIGKILL)
+			c.kill()
 		}
 	}
-	if group && (res.TimedOut || res.Interrupted != nil) {
+	if res.TimedOut || res.Interrupted != nil {
 		// The child is gone; whatever it started goes with it.
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
-	} else if group && spec.KillBackground {
-		res.Background = killBackground(pid, spec.KillGrace)
+		c.kill()
+	} else if spec.KillBackground {
+		res.Background = killBackground(c, spec.KillGrace)
 	}
+	c.release()
 	drained := time.After(drainTime)
 	select {
 	case <-copied:
@@ -243,86 +218,49 @@ wait:
 	res.Timeout, res.HookTimeout = spec.Timeout, spec.HookTimeout
 	res.Tail = t.Bytes()
 	res.Argv, res.Env = spec.Argv, spec.Env
-	if w.err != nil { // wait(2) itself failed
+	switch {
+	case st.err != nil: // waiting for it failed
 		res.ExitCode = 1
-		return res
-	}
-	switch ws := w.ws; {
 	case res.TimedOut:
 		res.ExitCode = 124
-		if ws.Signaled() {
-			res.Signal = ws.Signal()
-		}
-	case ws.Signaled():
-		res.Signal = ws.Signal()
-		res.ExitCode = 128 + int(res.Signal)
+		res.Signal = st.signal
+	case st.signal != 0:
+		res.Signal = st.signal
+		res.ExitCode = 128 + int(st.signal)
 	default:
-		res.ExitCode = ws.ExitStatus()
+		res.ExitCode = st.code
 	}
 	return res
 }
 
-// killBackground ends what is left in process group pgid once its leader
-// has exited: SIGTERM, then SIGKILL if anything is still alive after grace.
-// It says what it did: "" if nothing was left.
-func killBackground(pgid int, grace time.Duration) string {
-	if !groupAlive(pgid) {
+// An exitStatus is how the child ended.
+type exitStatus struct {
+	code   int            // its exit status, if it exited
+	signal syscall.Signal // the signal that killed it, or 0
+	err    error          // waiting for it failed
+}
+
+// killBackground ends what the child left running once it has exited:
+// politely (SIGTERM), then for good (SIGKILL) if anything is still alive
+// after grace. It says what it did: "" if nothing was left, else the word
+// for the last step it took (see terminateWord, killWord).
+func killBackground(c *child, grace time.Duration) string {
+	if !c.leftovers() {
 		return ""
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	c.terminate()
 	deadline := time.Now().Add(grace)
 	for nap := time.Millisecond; ; nap = min(2*nap, 50*time.Millisecond) {
-		if !groupAlive(pgid) {
-			return "SIGTERM"
+		if !c.leftovers() {
+			return terminateWord
 		}
 		if !time.Now().Before(deadline) {
 			break
 		}
 		time.Sleep(min(nap, time.Until(deadline)))
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	// SIGKILL cannot be caught, but a process dies only once the kernel
-	// runs it again: wait for that (briefly), so that what guard reports
-	// as ended is ended when guard exits.
-	for nap, end := time.Millisecond, time.Now().Add(time.Second); groupAlive(pgid) && time.Now().Before(end); nap = min(2*nap, 20*time.Millisecond) {
-		time.Sleep(nap)
-	}
-	return "SIGKILL"
-}
-
-// groupAlive reports whether process group pgid has a member that is not
-// a zombie. kill(-pgid, 0) alone cannot tell: an orphan that died stays a
-// zombie until init reaps it, and in a container init may never do.
-func groupAlive(pgid int) bool {
-	if syscall.Kill(-pgid, 0) != nil {
-		return false // ESRCH: no member at all
-	}
-	dir, err := os.Open("/proc")
-	if err != nil {
-		return true
-	}
-	defer dir.Close()
-	names, _ := dir.Readdirnames(-1)
-	for _, name := range names {
-		if name[0] < '0' || name[0] > '9' {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + name + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp ...: comm may hold anything, so
-		// read from its closing parenthesis.
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(stat[i+1:]))
-		if len(f) >= 3 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" && f[0] != "X" {
-			return true
-		}
-	}
-	return false
+	c.kill()
+	return killWord
 }
 
 // startFailure describes a child that could not be started, with the
@@ -344,16 +282,6 @@ func startFailure(name string, err error, start time.Time) Result {
 	}
 	msg := fmt.Sprintf("%s: %s", name, why)
 	return Result{ExitCode: code, StartErr: errors.New(msg), Elapsed: time.Since(start), Tail: []byte(msg)}
-}
-
-// IsTerminal reports whether v is an *os.File open on a terminal.
-func IsTerminal(v any) bool {
-	f, ok := v.(*os.File)
-	if !ok {
-		return false
-	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), ioctlGetTermios)
-	return err == nil
 }
 
 // Describe says in one phrase why a run failed, for last_error: "exit 1:
@@ -395,11 +323,4 @@ func formatDuration(d time.Duration) string {
 		s = t + "h"
 	}
 	return s
-}
-
-func signalName(s syscall.Signal) string {
-	if name := unix.SignalName(s); name != "" {
-		return name
-	}
-	return fmt.Sprintf("signal %d", int(s))
 }
