@@ -105,6 +105,13 @@ type File struct {
 	path  string // resolved: never a symlink
 	opts  Options
 	spare []byte // a buffer the next read may reuse; see Recycle
+
+	// shared is set when the state's directory is sticky and
+	// world-writable, as /tmp is, and dirOwner is then its owner: there,
+	// the state and the files beside it must be ours, root's or dirOwner's
+	// (see checkOwner).
+	shared   bool
+	dirOwner uint32
 }
 
 // Open returns the File at path. It resolves symlinks, so that the lock and
@@ -124,7 +131,35 @@ func Open(path string, opts Options) (*File, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &File{path: real, opts: opts}, nil
+	f := &File{path: real, opts: opts}
+	f.dirOwner, f.shared = sharedDir(filepath.Dir(real))
+	return f, nil
+}
+
+// checkOwner refuses the file at path, beside the state (the state
+// itself, its lock), described by fi, when the state's directory is sticky
+// and world-writable and the file belongs to another user: see
+// atomicfile.CheckOwnerIn (hostile-user-3 M2, m1).
+func (f *File) checkOwner(path string, fi os.FileInfo) error {
+	if !f.shared {
+		return nil
+	}
+	return atomicfile.CheckOwnerIn(path, fi, f.dirOwner)
+}
+
+// whose explains err, a failure to open the file at path beside the state,
+// when the file is another user's in a sticky world-writable directory
+// (the kernel says only "permission denied"); else it returns err.
+func (f *File) whose(path string, err error) error {
+	if !f.shared {
+		return err
+	}
+	if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&os.ModeSymlink == 0 {
+		if ferr := f.checkOwner(path, fi); ferr != nil {
+			return ferr
+		}
+	}
+	return err
 }
 
 // Path returns the resolved path of the document.
@@ -154,13 +189,18 @@ func (f *File) read() ([]byte, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, f.whose(f.path, err)
 	}
 	defer file.Close()
 	size := 0
 	if fi, err := file.Stat(); err == nil {
 		if !fi.Mode().IsRegular() {
 			return nil, fmt.Errorf("%s is not a regular file", f.path)
+		}
+		// Another user's state, made first in a sticky directory, is
+		// never read as ours (hostile-user-3 m1).
+		if err := f.checkOwner(f.path, fi); err != nil {
+			return nil, err
 		}
 		if fi.Size() < 1<<40 {
 			size = int(fi.Size())

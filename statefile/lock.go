@@ -17,7 +17,7 @@ import (
 // ErrLockTimeout after the lock timeout. The caller must call unlock.
 func (f *File) Lock() (unlock func(), err error) {
 	flag := os.O_CREATE | os.O_RDWR
-	if _, shared := sharedDir(filepath.Dir(f.path)); shared {
+	if f.shared {
 		// The state's rule for its lock too: another user's symlink is
 		// refused, and none can be slipped in before the open.
 		if fi, err := os.Lstat(f.LockPath()); err == nil && fi.Mode()&os.ModeSymlink != 0 {
@@ -37,6 +37,20 @@ func (f *File) Lock() (unlock func(), err error) {
 			return nil, fmt.Errorf("cannot create state directory: %w", err)
 		}
 		ok, err = fl.TryLock()
+	}
+	if f.shared {
+		// Another user's lock file is never waited on: they could hold
+		// it for ever (hostile-user-3 m1). Once the file is ours, no
+		// other user can replace it, so one look is enough.
+		if err != nil {
+			return nil, fmt.Errorf("cannot lock state: %w", f.whose(f.LockPath(), err))
+		}
+		if fi, serr := fl.Stat(); serr == nil {
+			if err := f.checkOwner(f.LockPath(), fi); err != nil {
+				_ = fl.Close()
+				return nil, fmt.Errorf("cannot lock state: %w", err)
+			}
+		}
 	}
 	// Poll rather than block: a blocking flock cannot be abandoned at the
 	// deadline, and a lock won after giving up would then be held while the

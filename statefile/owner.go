@@ -19,26 +19,49 @@ func checkLink(path string, fi os.FileInfo) error { return atomicfile.CheckLink(
 
 func sharedDir(dir string) (owner uint32, shared bool) { return atomicfile.SharedDir(dir) }
 
+// ErrForeignFile is matched by the error for another user's file at one of
+// guard's names in a sticky world-writable directory: see
+// atomicfile.ForeignFileError.
+var ErrForeignFile = atomicfile.ErrForeignFile
+
 // OpenBeside opens (or creates, as flag says) a file guard keeps beside a
 // state file: its event log, its quarantine file. Such files follow the
 // state's rule: in a sticky world-writable directory, a symlink another
 // user planted at the name is refused (ErrUnsafeLink), never followed, and
-// no race can slip one in between the check and the open (O_NOFOLLOW).
-// Elsewhere, and for one's own links, it opens as OpenFile does.
+// no race can slip one in between the check and the open (O_NOFOLLOW); a
+// file another user made at the name first is refused too
+// (ErrForeignFile), and the error says whose it is. Elsewhere, and for
+// one's own links, it opens as OpenFile does.
 func OpenBeside(path string, flag int, perm os.FileMode) (*os.File, error) {
-	if _, shared := sharedDir(filepath.Dir(path)); !shared {
+	dirOwner, shared := sharedDir(filepath.Dir(path))
+	if !shared {
 		return OpenFile(path, flag, perm)
 	}
 	f, err := OpenFile(path, flag|NoFollow, perm)
 	if err == nil {
+		fi, serr := f.Stat()
+		if serr == nil {
+			serr = atomicfile.CheckOwnerIn(path, fi, dirOwner)
+		}
+		if serr != nil {
+			f.Close()
+			return nil, serr
+		}
 		return f, nil
 	}
 	// A symlink fails O_NOFOLLOW with ELOOP, or, with O_CREAT, with EACCES
 	// when it is another user's (the kernel's own rule for sticky
 	// directories): either way the link is judged by the state's rule, so
-	// that a refused link is said to be one, whatever the errno.
+	// that a refused link is said to be one, whatever the errno. Another
+	// user's file (EACCES) is said to be theirs.
 	fi, lerr := os.Lstat(path)
-	if lerr != nil || fi.Mode()&os.ModeSymlink == 0 {
+	if lerr != nil {
+		return nil, err
+	}
+	if fi.Mode()&os.ModeSymlink == 0 {
+		if ferr := atomicfile.CheckOwnerIn(path, fi, dirOwner); ferr != nil {
+			return nil, ferr
+		}
 		return nil, err
 	}
 	if err := checkLink(path, fi); err != nil {
@@ -48,15 +71,21 @@ func OpenBeside(path string, flag int, perm os.FileMode) (*os.File, error) {
 }
 
 // CheckBeside checks a name guard uses beside a state file (a directory
-// such as the slot files' "<state>.runs") by the state's rule: a symlink
-// another user planted there in a sticky world-writable directory is
-// refused. A name that does not exist is fine.
-func CheckBeside(path string) error {
+// such as the slot files' "<state>.runs") by the state's rule: in a sticky
+// world-writable directory, a symlink another user planted there is
+// refused (ErrUnsafeLink), and so is a file or directory another user made
+// there (ErrForeignFile). A name that does not exist is fine. It returns
+// what Lstat found at the name (nil if nothing), for a caller that needs
+// more of it.
+func CheckBeside(path string) (os.FileInfo, error) {
 	fi, err := os.Lstat(path)
-	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
-		return nil
+	if err != nil {
+		return nil, nil
 	}
-	return checkLink(path, fi)
+	if fi.Mode()&os.ModeSymlink != 0 {
+		return fi, checkLink(path, fi)
+	}
+	return fi, atomicfile.CheckOwner(path, fi)
 }
 
 // GiveToOwnerOf makes path (a file guard created beside a state file: its

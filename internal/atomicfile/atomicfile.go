@@ -170,6 +170,14 @@ func createFixedTemp(path string) (*os.File, error) {
 	name := filepath.Join(dir, "."+base+".tmp")
 	f, err := openFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if os.IsExist(err) {
+		// Another user's file at the name, in a sticky world-writable
+		// directory, cannot be removed: say whose it is (hostile-user-3
+		// m1), not "operation not permitted".
+		if fi, lerr := os.Lstat(name); lerr == nil {
+			if err := CheckOwner(name, fi); err != nil {
+				return nil, err
+			}
+		}
 		if err := os.Remove(name); err != nil {
 			return nil, err
 		}

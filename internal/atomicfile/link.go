@@ -2,9 +2,12 @@ package atomicfile
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
+	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -12,6 +15,63 @@ import (
 // ErrUnsafeLink is returned for a path that is a symlink another user
 // planted in a sticky, world-writable directory such as /tmp.
 var ErrUnsafeLink = errors.New("refusing to follow a symlink another user owns in a sticky world-writable directory")
+
+// ErrForeignFile is matched (errors.Is) by a *ForeignFileError.
+var ErrForeignFile = errors.New("refusing another user's file in a sticky world-writable directory")
+
+// A ForeignFileError is a file (or directory) at one of guard's names in a
+// sticky world-writable directory that belongs to another user: neither
+// us, nor root, nor the directory's owner. Anyone may create a name there
+// first, so such a file is never used: another user could otherwise hold
+// a lock or a slot guard needs, plant a state or an event log for guard to
+// read, or keep guard from replacing its own file.
+type ForeignFileError struct {
+	Path string
+	UID  uint32
+}
+
+func (e *ForeignFileError) Error() string {
+	return fmt.Sprintf("%s belongs to %s: %v", e.Path, userName(e.UID), ErrForeignFile)
+}
+
+func (e *ForeignFileError) Unwrap() error { return ErrForeignFile }
+
+// userName names a user for a message: "uid 65534 (nobody)", or "uid
+// 1234" when the user database does not know it.
+func userName(uid uint32) string {
+	id := strconv.FormatUint(uint64(uid), 10)
+	if u, err := user.LookupId(id); err == nil && u.Username != "" {
+		return "uid " + id + " (" + u.Username + ")"
+	}
+	return "uid " + id
+}
+
+// CheckOwner refuses the file at path, described by fi (from Stat, Lstat
+// or an open file's Stat), when it sits in a sticky world-writable
+// directory and belongs to neither us, nor root, nor the directory's
+// owner (a ForeignFileError): Linux's fs.protected_regular rule, which
+// guard holds itself to whatever the system's setting, for reading as
+// much as for writing (hostile-user-3 M2, m1).
+func CheckOwner(path string, fi os.FileInfo) error {
+	if uid, ok := Owner(fi); !ok || uid == 0 || int(uid) == os.Geteuid() {
+		return nil // ours or root's: the directory need not be looked at
+	}
+	owner, shared := SharedDir(filepath.Dir(path))
+	if !shared {
+		return nil
+	}
+	return CheckOwnerIn(path, fi, owner)
+}
+
+// CheckOwnerIn is CheckOwner for a file whose directory the caller knows
+// to be sticky and world-writable, owned by dirOwner.
+func CheckOwnerIn(path string, fi os.FileInfo, dirOwner uint32) error {
+	uid, ok := Owner(fi)
+	if !ok || uid == 0 || int(uid) == os.Geteuid() || uid == dirOwner {
+		return nil
+	}
+	return &ForeignFileError{Path: path, UID: uid}
+}
 
 // Resolve returns path, made absolute, with every symlink in it followed
 // (a final link whose target does not exist yet included), one component at

@@ -43,3 +43,13 @@ func SharedDir(dir string) (owner uint32, shared bool) {
 	}
 	return st.Uid, true
 }
+
+// Owner returns the user who owns the file fi describes, where the system
+// says (ok).
+func Owner(fi os.FileInfo) (uid uint32, ok bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return st.Uid, true
+}

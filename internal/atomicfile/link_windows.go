@@ -14,3 +14,8 @@ func CheckLink(path string, fi os.FileInfo) error { return nil }
 // SharedDir reports false: Windows has no sticky directories (see
 // CheckLink).
 func SharedDir(dir string) (owner uint32, shared bool) { return 0, false }
+
+// Owner reports no owner on Windows: a file's owner is a SID in its
+// security descriptor, and there are no sticky directories where another
+// user's file could stand at one of guard's names (see CheckLink).
+func Owner(fi os.FileInfo) (uid uint32, ok bool) { return 0, false }

@@ -22,7 +22,7 @@ var _ store.Budgets = (*Budgets)(nil)
 // retention are pruned on every write; retention is raised to the longest
 // action window, so that pruning never drops a record a budget still
 // counts. Events go to the log logFor names; see openStateFile.
-func openBudgets(path string, opts statefile.Options, retention time.Duration, actions []store.Action, logFor func(string) *EventLog, logErr func(error)) (*Budgets, error) {
+func openBudgets(path string, opts statefile.Options, retention time.Duration, actions []store.Action, logFor func(string) (*EventLog, error), logErr func(error)) (*Budgets, error) {
 	fs, err := openStateFile(path, opts, logFor, logErr)
 	if err != nil {
 		return nil, err

@@ -30,7 +30,7 @@ var _ store.Circuits = (*Circuits)(nil)
 // openCircuits opens the hook state file at path. retention says which idle
 // keys a write's hourly sweep prunes (see hookstate.Retention). Events go to
 // the log logFor names; see openStateFile.
-func openCircuits(path string, opts statefile.Options, retention hookstate.Retention, logFor func(string) *EventLog, logErr func(error)) (*Circuits, error) {
+func openCircuits(path string, opts statefile.Options, retention hookstate.Retention, logFor func(string) (*EventLog, error), logErr func(error)) (*Circuits, error) {
 	fs, err := openStateFile(path, opts, logFor, logErr)
 	if err != nil {
 		return nil, err

@@ -32,9 +32,13 @@
 // it trusts a record only while the guard process it names (PID and start
 // time) is alive.
 //
-// Slot files follow the state's rules: the directory may not be another
-// user's symlink in a sticky world-writable directory, and a slot file is
-// never a symlink (O_NOFOLLOW).
+// Slot files follow the state's rules: in a sticky world-writable
+// directory, the slot directory may be neither another user's symlink nor
+// another user's directory (a run of a max_concurrent key then warns and
+// runs unguarded); a slot file is never a symlink (O_NOFOLLOW); and where
+// someone other than us and root could have put files in the directory, a
+// slot file of another user is never counted as a run in flight, nor
+// listed (hostile-user-3 M2).
 //
 // Limits: the lock is released when guard's process ends, even if the child
 // it started is still running (guard was SIGKILLed); from then on that
@@ -56,6 +60,7 @@ import (
 	"strings"
 	"time"
 
+	"guard/internal/atomicfile"
 	"guard/internal/jsonx"
 	"guard/internal/store"
 	"guard/statefile"
@@ -184,7 +189,8 @@ func (e *slotFileError) Unwrap() error { return e.err }
 // try locks the slot file at path without waiting, creating it (and dir)
 // if need be. It reports false if the slot is taken.
 func try(dir, path string, run slotRecord) (*slotFile, bool, error) {
-	if err := statefile.CheckBeside(dir); err != nil {
+	owners, err := slotDirOwners(dir)
+	if err != nil {
 		return nil, false, err
 	}
 	for {
@@ -197,6 +203,19 @@ func try(dir, path string, run slotRecord) (*slotFile, bool, error) {
 		}
 		if err != nil {
 			return nil, false, &slotFileError{fmt.Errorf("cannot open slot: %w", err)}
+		}
+		if owners.check {
+			// Before its lock is tried: another user's file, flock'ed,
+			// would count as a run in flight (hostile-user-3 M2).
+			fi, err := f.Stat()
+			if err == nil && !owners.ok(fi) {
+				uid, _ := atomicfile.Owner(fi)
+				err = &atomicfile.ForeignFileError{Path: path, UID: uid}
+			}
+			if err != nil {
+				f.Close()
+				return nil, false, &slotFileError{fmt.Errorf("cannot use slot: %w", err)}
+			}
 		}
 		if ok, err := tryLockFile(f); !ok {
 			f.Close()
@@ -214,6 +233,42 @@ func try(dir, path string, run slotRecord) (*slotFile, bool, error) {
 		s.write()
 		return s, true, nil
 	}
+}
+
+// slotOwners says whose slot files in a slot directory count.
+type slotOwners struct {
+	check bool   // someone other than us and root could have made files there
+	dir   uint32 // the directory's owner, whose slot files count, as ours and root's do
+}
+
+// ok reports whether the slot file fi describes counts.
+func (o slotOwners) ok(fi os.FileInfo) bool {
+	uid, known := atomicfile.Owner(fi)
+	return !o.check || !known || uid == 0 || int(uid) == os.Geteuid() || uid == o.dir
+}
+
+// slotDirOwners checks the slot directory dir by the state's rules (see
+// statefile.CheckBeside: in a sticky world-writable directory, another
+// user's symlink or directory there is refused) and says whose slot files
+// in it count. A directory of ours or root's that no one else may write
+// holds only files we trust, and costs no more look; one that another
+// user owns (root runs for a user's state: the user's), or that others may
+// write, has each slot file's owner checked.
+func slotDirOwners(dir string) (slotOwners, error) {
+	fi, err := statefile.CheckBeside(dir)
+	if err != nil || fi == nil {
+		return slotOwners{}, err // not there: made ours, 0700
+	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		if fi, err = os.Stat(dir); err != nil {
+			return slotOwners{}, nil // dangling: trying a slot says why
+		}
+	}
+	uid, known := atomicfile.Owner(fi)
+	if !known || ((uid == 0 || int(uid) == os.Geteuid()) && fi.Mode().Perm()&0o022 == 0) {
+		return slotOwners{}, nil
+	}
+	return slotOwners{check: true, dir: uid}, nil
 }
 
 // stillAt reports whether the open file f is the file at path.
@@ -276,11 +331,21 @@ func listRuns(dir string, alive func(pid int, startTicks uint64) bool) ([]slotRe
 	if err != nil {
 		return nil, err
 	}
+	owners, err := slotDirOwners(dir)
+	if err != nil {
+		return nil, err
+	}
 	var runs []slotRecord
 	for _, e := range entries {
 		name := e.Name()
 		if !strings.HasSuffix(name, ".slot") {
 			continue
+		}
+		if owners.check {
+			// Another user's file is no run in flight (hostile-user-3 M2).
+			if fi, err := e.Info(); err != nil || !owners.ok(fi) {
+				continue
+			}
 		}
 		data, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {

@@ -22,11 +22,12 @@ type stateFile struct {
 // openStateFile returns the state file at path. Events go to the log
 // logFor returns for the state's resolved path (so that a state reached
 // through a symlink logs beside the real file, as its lock and slot files
-// are), or nowhere if logFor is nil; a failure to log goes to logErr,
+// are), or nowhere if logFor is nil; a log logFor refuses (an error) fails
+// the open, so that the hook runs unguarded with a warning; a failure to log goes to logErr,
 // since it must not fail the update it describes. A file set aside because
 // it did not parse is logged as a quarantine event, then reported to
 // opts.OnQuarantine.
-func openStateFile(path string, opts statefile.Options, logFor func(real string) *EventLog, logErr func(error)) (*stateFile, error) {
+func openStateFile(path string, opts statefile.Options, logFor func(real string) (*EventLog, error), logErr func(error)) (*stateFile, error) {
 	s := &stateFile{logErr: logErr}
 	quarantined := opts.OnQuarantine
 	opts.OnQuarantine = func(to string, cause error) {
@@ -41,7 +42,9 @@ func openStateFile(path string, opts statefile.Options, logFor func(real string)
 	}
 	s.file = f
 	if logFor != nil {
-		s.log = logFor(f.Path())
+		if s.log, err = logFor(f.Path()); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }
