@@ -342,18 +342,39 @@ func shebangFailure(script, last string, code int, path string) string {
 	return ""
 }
 
-// shebangEnvProgram returns the program a script's "#!/usr/bin/env PROG"
-// line names, or "".
-func shebangEnvProgram(path string) string {
+// interpreter returns the program a script's "#!" line names, or "" if
+// path is not a regular file that starts with one.
+func interpreter(path string) string {
+	line := firstLine(path)
+	rest, ok := bytes.CutPrefix(line, []byte("#!"))
+	if !ok {
+		return ""
+	}
+	words := strings.Fields(string(rest))
+	if len(words) == 0 {
+		return ""
+	}
+	return words[0]
+}
+
+// firstLine returns the first line of the file at path, up to 256 bytes,
+// or nothing if it cannot be read.
+func firstLine(path string) []byte {
 	f, err := os.Open(path)
 	if err != nil {
-		return ""
+		return nil
 	}
 	defer f.Close()
 	buf := make([]byte, 256)
 	n, _ := f.Read(buf)
 	line, _, _ := bytes.Cut(buf[:n], []byte("\n"))
-	rest, ok := bytes.CutPrefix(line, []byte("#!"))
+	return line
+}
+
+// shebangEnvProgram returns the program a script's "#!/usr/bin/env PROG"
+// line names, or "".
+func shebangEnvProgram(path string) string {
+	rest, ok := bytes.CutPrefix(firstLine(path), []byte("#!"))
 	if !ok {
 		return ""
 	}

@@ -43,3 +43,16 @@ func TestLaunchFailureOfRealInterpreters(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingInterpreterIsNamed: a script run by path whose #! program is
+// not there is no "command not found": guard names the interpreter, and
+// exits 126 as bash does.
+func TestMissingInterpreterIsNamed(t *testing.T) {
+	script := t.TempDir() + "/hook.py"
+	os.WriteFile(script, []byte("#!/nonexistent/python9 -u\nprint('hi')\n"), 0o755)
+	res, _, _ := run(t, Spec{Argv: []string{script}})
+	want := script + ": /nonexistent/python9: bad interpreter: No such file or directory"
+	if res.Ran() || res.ExitCode != 126 || res.StartErr.Error() != want {
+		t.Errorf("Run = exit %d, %v; want 126, %q", res.ExitCode, res.StartErr, want)
+	}
+}

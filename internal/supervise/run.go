@@ -272,6 +272,9 @@ func startFailure(name string, err error, start time.Time) Result {
 		why = pe.Err.Error()
 	}
 	switch {
+	case errors.Is(err, fs.ErrNotExist) && strings.ContainsRune(name, '/') && interpreter(name) != "":
+		// The script is there; the program its #! line names is not.
+		code, why = 126, interpreter(name)+": bad interpreter: No such file or directory"
 	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist):
 		code, why = 127, "command not found"
 	case errors.Is(err, fs.ErrPermission):

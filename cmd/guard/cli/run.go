@@ -283,9 +283,12 @@ func (e *env) sessionID() string {
 // except that a command that exited 2 only because it could not start
 // exits launch_failure_exit (1), with a notice: Claude Code takes a hook's
 // 2 for a deliberate block, and a hook whose script is missing would block
-// every tool call.
+// every tool call. A hook that must fail closed (on_skip: block, what
+// install writes for "onFailure": "block") keeps its 2: it blocks without
+// guard, and must with it (hostile-user-3 M1); it still counts as a
+// failure.
 func (e *env) launchFailureExit(key string, b config.Breaker, res *supervise.Result) int {
-	if res.ExitCode != 2 || b.LaunchFailureExit == 2 {
+	if res.ExitCode != 2 || b.LaunchFailureExit == 2 || b.OnSkip == "block" {
 		return res.ExitCode
 	}
 	line := res.LaunchFailure()
