@@ -20,8 +20,7 @@ type Durations struct {
 	P95   int64 `json:"p95"`
 	Max   int64 `json:"max"`
 
-	samples []int64 // sorted, for the histogram
-	sum     int64
+	samples []int64 // sorted
 }
 
 // Timings are the Durations of every key that ran.
@@ -52,7 +51,6 @@ func RunTimings(events store.Events) (Timings, error) {
 			t[e.Key] = d
 		}
 		d.samples = append(d.samples, max(*e.DurationMS, 0))
-		d.sum += max(*e.DurationMS, 0)
 	}
 	for _, d := range t {
 		slices.Sort(d.samples)
@@ -142,20 +140,4 @@ func WriteSlowest(w io.Writer, t Timings, n int, keyWidth int) {
 		tb.rows = append(tb.rows, []string{fmt.Sprint(d.Count), ms(d.P50), ms(d.P95), ms(d.Max), ellipsize(KeyText(h.Key), keyWidth)})
 	}
 	tb.write(w)
-}
-
-// HistogramBuckets are guard_run_duration_seconds's upper bounds: from a
-// millisecond, for a hook that only checks something, to ten minutes,
-// Claude Code's default hook timeout.
-var HistogramBuckets = []float64{0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600}
-
-// bucketCounts returns, for each bucket, how many samples are at most its
-// bound.
-func (d *Durations) bucketCounts() []int {
-	counts := make([]int, len(HistogramBuckets))
-	for i, le := range HistogramBuckets {
-		bound := int64(math.Round(le * 1000))
-		counts[i] = sort.Search(len(d.samples), func(j int) bool { return d.samples[j] > bound })
-	}
-	return counts
 }

@@ -33,16 +33,11 @@ func (f *promFamily) add(value float64, labels ...string) {
 // promEscaper escapes a label value: backslash, double quote and newline.
 var promEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 
-// labelValue is what a key or a service name becomes as a label value:
-// itself, with each backslash doubled and each character that is not
-// printable escaped as in text output (\x1b, \n, \u202e, and \xce for a
-// byte that is not UTF-8), so that no raw control or format character
-// reaches a terminal or a dashboard, and two keys never share a series
-// (which would make node_exporter refuse the whole file). circuit.Unescape
-// reads the key back.
-func labelValue(s string) string {
-	return Printable(strings.ReplaceAll(s, `\`, `\\`))
-}
+// A label value is the key or service name itself, escaped once as the
+// text format asks (backslash, double quote and newline: promEscaper), so
+// that a query or an alert names the key as guard run keyed it, and two
+// keys never share a series (keys are valid UTF-8: circuit.ValidKey). The
+// text format carries any other character as it is.
 
 // promHelpEscaper escapes HELP text: backslash and newline.
 var promHelpEscaper = strings.NewReplacer(`\`, `\\`, "\n", `\n`)
@@ -53,6 +48,9 @@ var promHelpEscaper = strings.NewReplacer(`\`, `\\`, "\n", `\n`)
 func writeProm(w io.Writer, families []*promFamily) error {
 	var b strings.Builder
 	for _, f := range families {
+		if len(f.samples) == 0 {
+			continue // a family with no sample says nothing
+		}
 		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s %s\n", f.name, promHelpEscaper.Replace(f.help), f.name, f.typ)
 		for _, s := range f.samples {
 			b.WriteString(f.name)
@@ -63,7 +61,7 @@ func writeProm(w io.Writer, families []*promFamily) error {
 					if i > 0 {
 						b.WriteByte(',')
 					}
-					fmt.Fprintf(&b, `%s="%s"`, l[0], promEscaper.Replace(labelValue(l[1])))
+					fmt.Fprintf(&b, `%s="%s"`, l[0], promEscaper.Replace(l[1]))
 				}
 				b.WriteByte('}')
 			}
@@ -76,40 +74,69 @@ func writeProm(w io.Writer, families []*promFamily) error {
 	return err
 }
 
-// promReport builds the metrics of a report.
+// promReport builds the metrics of a report. Every counter and histogram
+// comes from the totals each key keeps in the state (never from the event
+// log, which rotation and pruning shorten), so none goes down.
 func promReport(r Report, sts []KeyStatus, cool map[string]ServiceStatus) []*promFamily {
-	state := &promFamily{name: "guard_circuit_state", typ: "gauge", help: "State of each key's circuit: 0 closed, 1 half-open, 2 open. Keys in observe mode, which are never skipped, are in guard_circuit_observe_state instead; keys disabled by hand (guard disable) are left out."}
+	state := &promFamily{name: "guard_circuit_state", typ: "gauge", help: "State of the circuit of each key guard enforces: 0 closed, 1 half-open, 2 open (forced too). Keys in observe mode, which are never skipped, are in guard_circuit_observe_state instead, and disabled keys in neither."}
 	observe := &promFamily{name: "guard_circuit_observe_state", typ: "gauge", help: "State of the circuit of each key in observe mode, which runs every call: 0 closed, 1 half-open, 2 open (would skip)."}
+	keyState := &promFamily{name: "guard_key_state", typ: "gauge", help: "1 for each key's state, 0 for the others: closed, open, half_open, forced_open, observe (every call runs; see guard_circuit_observe_state), disabled (mode: disabled: not guarded)."}
 	consec := &promFamily{name: "guard_consecutive_failures", typ: "gauge", help: "Failures in a row of each key."}
 	retry := &promFamily{name: "guard_circuit_retry_after_seconds", typ: "gauge", help: "When each open circuit may probe again, in Unix seconds."}
+	rate := &promFamily{name: "guard_failure_rate", typ: "gauge", help: "Share of the calls in the window that failed, for each key under a failure_rate rule (absent until a call ended in the window)."}
+	rateLimit := &promFamily{name: "guard_failure_rate_threshold", typ: "gauge", help: "The failure_rate at which each key under such a rule trips (once minimum_calls ended in the window)."}
+	slowRate := &promFamily{name: "guard_slow_call_rate", typ: "gauge", help: "Share of the calls in the window that were slow, for each key under a slow_call_rate rule."}
+	slowLimit := &promFamily{name: "guard_slow_call_rate_threshold", typ: "gauge", help: "The slow_call_rate at which each key under such a rule trips."}
+	inFlight := &promFamily{name: "guard_runs_in_flight", typ: "gauge", help: "Runs of each key in flight now (max_concurrent slots in use, for a limited key)."}
+	maxConc := &promFamily{name: "guard_max_concurrent", typ: "gauge", help: "The max_concurrent of each limited key: slots it may use at once."}
 	runs := &promFamily{name: "guard_runs_total", typ: "counter", help: "Runs of each key by outcome (success, failure, ignored, cancelled, abandoned)."}
 	skips := &promFamily{name: "guard_skips_total", typ: "counter", help: "Calls of each key skipped because its circuit was open or probing, by verdict: blocked (on_skip: block: the action was blocked) or allowed (it went ahead without the hook)."}
 	rejected := &promFamily{name: "guard_rejected_total", typ: "counter", help: "Calls of each key not run because max_concurrent runs were in flight, by verdict: blocked or allowed."}
-	circuits := &promFamily{name: "guard_circuits", typ: "gauge", help: "Number of keys in each circuit state; observe: keys in observe mode whose circuit is not closed (they are never skipped); disabled: keys disabled by hand (guard disable), whose every call runs."}
+	circuits := &promFamily{name: "guard_circuits", typ: "gauge", help: "Number of keys in each state: closed, open, half_open, forced_open, observe, disabled."}
 	execs := &promFamily{name: "guard_executions_total", typ: "counter", help: "Runs recorded over all keys (the Python guardrails' total_executions)."}
 	fails := &promFamily{name: "guard_failures_total", typ: "counter", help: "Failures recorded over all keys (the Python guardrails' total_failures)."}
+	durations := &promFamily{name: "guard_run_duration_seconds", typ: "histogram", help: "How long each key's runs took, counted in the state over the key's life (so no log rotation lowers it)."}
 
 	count := map[string]int{}
 	for _, st := range sts {
-		severity := float64(Severity(breaker.State(st.State)))
-		switch {
-		case st.Mode == string(breaker.Disabled):
-			// Disabled by hand: every call runs, whatever the state underneath.
-			count[string(breaker.Disabled)]++
-		case st.Mode == "observe":
+		ks := st.KeyState()
+		count[ks.Name]++
+		severity := float64(Severity(ks.Circuit))
+		switch ks.Name {
+		case StateObserve:
 			observe.add(severity, "key", st.Key)
-			if severity > 0 {
-				count["observe"]++
-			} else {
-				count[string(breaker.Closed)]++
-			}
+		case StateDisabled:
 		default:
 			state.add(severity, "key", st.Key)
-			count[st.State]++
+		}
+		for _, s := range States {
+			v := 0.0
+			if s == ks.Name {
+				v = 1
+			}
+			keyState.add(v, "key", st.Key, "state", s)
 		}
 		consec.add(float64(st.ConsecutiveFailures), "key", st.Key)
-		if st.State == string(breaker.Open) && !st.RetryAfter.IsZero() {
+		if ks.Name != StateDisabled && ks.Circuit == breaker.Open && !st.RetryAfter.IsZero() {
 			retry.add(float64(st.RetryAfter.Unix()), "key", st.Key)
+		}
+		if rs := st.Rule; ks.Name != StateDisabled {
+			if rs.FailureRateThreshold > 0 {
+				if rs.FailureRate != nil {
+					rate.add(*rs.FailureRate, "key", st.Key)
+				}
+				rateLimit.add(rs.FailureRateThreshold, "key", st.Key)
+			}
+			if rs.SlowCallRateThreshold > 0 {
+				if rs.SlowCallRate != nil {
+					slowRate.add(*rs.SlowCallRate, "key", st.Key)
+				}
+				slowLimit.add(rs.SlowCallRateThreshold, "key", st.Key)
+			}
+		}
+		inFlight.add(float64(len(st.Running)), "key", st.Key)
+		if st.MaxConcurrent > 0 {
+			maxConc.add(float64(st.MaxConcurrent), "key", st.Key)
 		}
 		t := st.Totals
 		for _, o := range []struct {
@@ -122,32 +149,27 @@ func promReport(r Report, sts []KeyStatus, cool map[string]ServiceStatus) []*pro
 		skips.add(float64(t.SkipsBlocked), "key", st.Key, "verdict", "blocked")
 		rejected.add(float64(t.Rejected-t.RejectedBlocked), "key", st.Key, "verdict", "allowed")
 		rejected.add(float64(t.RejectedBlocked), "key", st.Key, "verdict", "blocked")
-	}
-	circuits.add(float64(count[string(breaker.Closed)]), "state", "closed")
-	durations := &promFamily{name: "guard_run_duration_seconds", typ: "histogram", help: "How long each key's runs took, over the runs in the event log."}
-	for _, st := range sts {
-		d := st.DurationMS
-		if d == nil || d.Count == 0 {
-			continue
-		}
-		for i, n := range d.bucketCounts() {
-			durations.add(float64(n), "key", st.Key, "le", strconv.FormatFloat(HistogramBuckets[i], 'f', -1, 64))
+		if rt := st.runTimes; rt.Count() > 0 {
+			var cum int64
+			for i, le := range breaker.RunTimeBounds {
+				cum += rt.Buckets[i]
+				durations.add(float64(cum), "key", st.Key, "le", strconv.FormatFloat(float64(le)/1000, 'f', -1, 64))
+				durations.samples[len(durations.samples)-1].suffix = "_bucket"
+			}
+			durations.add(float64(rt.Count()), "key", st.Key, "le", "+Inf")
 			durations.samples[len(durations.samples)-1].suffix = "_bucket"
+			durations.add(float64(rt.SumMS)/1000, "key", st.Key)
+			durations.samples[len(durations.samples)-1].suffix = "_sum"
+			durations.add(float64(rt.Count()), "key", st.Key)
+			durations.samples[len(durations.samples)-1].suffix = "_count"
 		}
-		durations.add(float64(d.Count), "key", st.Key, "le", "+Inf")
-		durations.samples[len(durations.samples)-1].suffix = "_bucket"
-		durations.add(float64(d.sum)/1000, "key", st.Key)
-		durations.samples[len(durations.samples)-1].suffix = "_sum"
-		durations.add(float64(d.Count), "key", st.Key)
-		durations.samples[len(durations.samples)-1].suffix = "_count"
 	}
-	circuits.add(float64(count[string(breaker.HalfOpen)]), "state", "half_open")
-	circuits.add(float64(count[string(breaker.Open)]), "state", "open")
-	circuits.add(float64(count["observe"]), "state", "observe")
-	circuits.add(float64(count[string(breaker.Disabled)]), "state", "disabled")
+	for _, s := range States {
+		circuits.add(float64(count[s]), "state", s)
+	}
 	execs.add(float64(r.TotalExecutions))
 	fails.add(float64(r.TotalFailures))
-	families := []*promFamily{state, observe, consec, retry, runs, skips, rejected, durations, circuits, execs, fails}
+	families := []*promFamily{state, observe, keyState, consec, retry, rate, rateLimit, slowRate, slowLimit, inFlight, maxConc, runs, skips, rejected, durations, circuits, execs, fails}
 
 	used := &promFamily{name: "guard_cooldown_used", typ: "gauge", help: "Actions of each service inside the current budget window."}
 	limit := &promFamily{name: "guard_cooldown_limit", typ: "gauge", help: "Actions allowed per budget window."}

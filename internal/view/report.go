@@ -9,19 +9,23 @@ import (
 
 	"guard/breaker"
 	"guard/config"
+	"guard/internal/circuit"
 	"guard/internal/jsonx"
 	"guard/internal/store"
 )
 
 // A Report is 'guard report --format json'.
 type Report struct {
-	TotalHooks    int `json:"total_hooks"`
-	ActiveHooks   int `json:"active_hooks"`
-	DisabledHooks int `json:"disabled_hooks"`
-	HalfOpenHooks int `json:"half_open_hooks"`
-	// DisabledByHand counts the keys guard disable turned off (which the
-	// Python guardrails' counts above count by their state underneath).
-	DisabledByHand      int                      `json:"disabled_by_hand"`
+	TotalHooks  int `json:"total_hooks"`
+	ActiveHooks int `json:"active_hooks"`
+	// DisabledByHand counts the keys guard disable turned off (States'
+	// disabled counts them with those under mode: disabled).
+	DisabledByHand int `json:"disabled_by_hand"`
+	// States counts the keys by their state in the model (see States):
+	// the counts the text, Markdown, Prometheus and the dashboard give.
+	States              map[string]int           `json:"states"`
+	DisabledHooks       int                      `json:"disabled_hooks"`
+	HalfOpenHooks       int                      `json:"half_open_hooks"`
 	TotalExecutions     int64                    `json:"total_executions"`
 	TotalFailures       int64                    `json:"total_failures"`
 	DisabledHookDetails []HookDetail             `json:"disabled_hook_details"`
@@ -32,11 +36,18 @@ type Report struct {
 	GeneratedAt         jsonx.Time               `json:"generated_at"`
 	// DurationMS sums up each key's run times in the event log.
 	DurationMS map[string]*Durations `json:"duration_ms"`
+	// DisabledKeys lists the keys under mode: disabled.
+	DisabledKeys []string `json:"disabled_keys"`
 }
 
+// A HookDetail is a key the report tells about: open, forced open,
+// half-open, or in observe mode with a circuit that is not closed.
 type HookDetail struct {
-	Command             string     `json:"command"`
+	Command string `json:"command"`
+	// State is the key's state in the model (open, forced_open,
+	// half_open, observe), Circuit its circuit's.
 	State               string     `json:"state"`
+	Circuit             string     `json:"circuit"`
 	FailureCount        int        `json:"failure_count"`
 	ConsecutiveFailures int        `json:"consecutive_failures"`
 	LastError           *string    `json:"last_error"`
@@ -44,7 +55,12 @@ type HookDetail struct {
 	RetryAfter          jsonx.Time `json:"retry_after"`
 	OpenReason          *string    `json:"open_reason"`
 	Forced              bool       `json:"forced"`
-	Mode                string     `json:"mode,omitempty"` // "observe": nothing is skipped; "disabled": guard disable, every call runs
+	Mode                string     `json:"mode,omitempty"` // "observe": nothing is skipped
+	Rule                Standing   `json:"rule"`
+	// Skips and SkipsBlocked count the calls not run (skips and
+	// rejections), and of them those whose action was blocked.
+	Skips        int64 `json:"skips"`
+	SkipsBlocked int64 `json:"skips_blocked"`
 }
 
 // GlobalStats are the totals over every key, as the Python guardrails'
@@ -66,26 +82,38 @@ func BuildReport(sts []KeyStatus, stats store.Stats, where string, now time.Time
 		TotalFailures:       stats.TotalFailures,
 		GlobalStats: GlobalStats{TotalExecutions: stats.TotalExecutions, TotalFailures: stats.TotalFailures,
 			HooksDisabled: stats.HooksDisabled, LastUpdated: jsonx.TimeOf(stats.LastUpdated)},
-		Cooldown:    map[string]ServiceStatus{},
-		StateFile:   config.Redact(where),
-		GeneratedAt: jsonx.TimeOf(now),
-		DurationMS:  map[string]*Durations{},
+		Cooldown:     map[string]ServiceStatus{},
+		States:       map[string]int{},
+		StateFile:    config.Redact(where),
+		GeneratedAt:  jsonx.TimeOf(now),
+		DurationMS:   map[string]*Durations{},
+		DisabledKeys: []string{},
 	}
 	for _, st := range sts {
 		if st.DurationMS != nil {
 			r.DurationMS[st.Key] = st.DurationMS
 		}
 		r.TotalHooks++
+		r.States[st.State]++
+		if st.State == StateDisabled {
+			// Not guarded: its old circuit, if any, is in force nowhere.
+			r.ActiveHooks++
+			r.DisabledKeys = append(r.DisabledKeys, st.Key)
+			if st.Disabled != nil {
+				r.DisabledByHand++
+			}
+			continue
+		}
 		d := HookDetail{
-			Command: st.Key, State: st.State, FailureCount: st.FailureCount,
+			Command: st.Key, State: st.State, Circuit: st.Circuit, FailureCount: st.FailureCount,
 			ConsecutiveFailures: st.ConsecutiveFailures, LastError: st.LastError,
 			DisabledAt: st.DisabledAt, RetryAfter: st.RetryAfter, OpenReason: st.OpenReason, Forced: st.Forced,
-			Mode: st.Mode,
+			Mode: st.Mode, Rule: st.Rule,
+			Skips: st.Totals.Skips + st.Totals.Rejected, SkipsBlocked: st.Totals.SkipsBlocked + st.Totals.RejectedBlocked,
 		}
-		if st.Mode == string(breaker.Disabled) {
-			r.DisabledByHand++
-		}
-		switch breaker.State(st.State) {
+		// The Python guardrails' groups, by the circuit: an open circuit
+		// in observe mode is among the "disabled" (open) ones, marked.
+		switch breaker.State(st.Circuit) {
 		case breaker.Open:
 			r.DisabledHooks++
 			r.DisabledHookDetails = append(r.DisabledHookDetails, d)
@@ -95,6 +123,9 @@ func BuildReport(sts []KeyStatus, stats store.Stats, where string, now time.Time
 		default:
 			r.ActiveHooks++
 		}
+	}
+	for _, s := range States {
+		r.States[s] += 0
 	}
 	return r
 }
@@ -113,99 +144,64 @@ func spentBudgets(cool map[string]ServiceStatus) []string {
 	return out
 }
 
-// A tally counts the keys by what happens to their calls, as Prometheus's
-// guard_circuits does: a key in observe mode whose circuit is not closed is
-// neither open nor half-open, since its calls all run, but observe. (The
-// JSON report keeps the Python guardrails' counts, which count it open.)
-// A key disabled by hand (guard disable) is none of these either, but
-// disabled, whatever its circuit underneath.
-type tally struct{ active, open, halfOpen, observe, disabled int }
-
-func (r Report) tally() tally {
-	t := tally{open: r.DisabledHooks, halfOpen: r.HalfOpenHooks, disabled: r.DisabledByHand}
-	for _, d := range r.DisabledHookDetails {
-		switch d.Mode {
-		case "observe":
-			t.open--
-			t.observe++
-		case string(breaker.Disabled):
-			t.open--
-		}
-	}
-	for _, d := range r.HalfOpenHookDetails {
-		switch d.Mode {
-		case "observe":
-			t.halfOpen--
-			t.observe++
-		case string(breaker.Disabled):
-			t.halfOpen--
-		}
-	}
-	t.active = r.TotalHooks - t.open - t.halfOpen - t.observe - t.disabled
-	return t
-}
-
 // SlowestInReport is how many of the slowest hooks the text report lists.
 const SlowestInReport = 5
 
 func WriteText(w io.Writer, r Report, now time.Time) {
 	fmt.Fprintf(w, "guard health report for %s\n\n", Printable(r.StateFile))
-	t := r.tally()
-	fmt.Fprintf(w, "  keys:       %d (%d active, %d open, %d half-open", r.TotalHooks, t.active, t.open, t.halfOpen)
-	if t.observe > 0 {
-		fmt.Fprintf(w, ", %d in observe mode: would skip, run anyway", t.observe)
-	}
-	if t.disabled > 0 {
-		fmt.Fprintf(w, ", %d disabled by hand: every call runs", t.disabled)
-	}
-	fmt.Fprintf(w, ")\n")
+	fmt.Fprintf(w, "  keys:       %d (%s)\n", r.TotalHooks, r.stateCounts())
 	fmt.Fprintf(w, "  executions: %d, of which %d failed\n", r.TotalExecutions, r.TotalFailures)
 	if spent := spentBudgets(r.Cooldown); len(spent) > 0 {
 		fmt.Fprintf(w, "  cooldowns:  %s\n", strings.Join(spent, "; "))
 	}
 	if slow := Timings(r.DurationMS).Slowest(SlowestInReport); len(slow) > 0 {
+		// A project's hooks share a long start and end: each is shown
+		// with its project apart, shortened where they differ.
+		slowKeys := make([]string, len(slow))
+		for i, k := range slow {
+			slowKeys[i] = KeyText(circuit.RuleKey(k))
+		}
+		slowKeys = ShortenApart(slowKeys, KeyWidth)
 		fmt.Fprintf(w, "  slowest:    ")
 		for i, k := range slow {
 			if i > 0 {
 				fmt.Fprintf(w, "\n              ")
 			}
 			d := r.DurationMS[k]
-			fmt.Fprintf(w, "%s p95 %s (p50 %s, max %s, %d runs)", ellipsize(KeyText(k), KeyWidth), ms(d.P95), ms(d.P50), ms(d.Max), d.Count)
+			fmt.Fprintf(w, "%s p95 %s (p50 %s, max %s, %d runs)", slowKeys[i], ms(d.P95), ms(d.P50), ms(d.Max), d.Count)
+			if p := circuit.KeyProject(k); p != "" {
+				fmt.Fprintf(w, " in %s", Printable(p))
+			}
 		}
 		fmt.Fprintln(w)
 	}
-	if r.DisabledHooks+r.HalfOpenHooks == 0 {
-		fmt.Fprintf(w, "\nAll circuits are closed.\n")
+	if disabled := r.keysIn(StateDisabled); len(disabled) > 0 {
+		fmt.Fprintf(w, "  disabled:   %s (not guarded: every call runs; mode: disabled or guard disable)\n", strings.Join(disabled, ", "))
+	}
+	details := r.details()
+	if len(details) == 0 {
+		fmt.Fprintf(w, "\nNo circuit is open or half-open.\n")
 		return
 	}
-	for _, group := range []struct {
-		title   string
-		details []HookDetail
-	}{{"Open", r.DisabledHookDetails}, {"Half-open", r.HalfOpenHookDetails}} {
-		for _, d := range group.details {
-			title := group.title
-			if d.Mode == "observe" {
-				title += " (observe mode: would skip, runs anyway)"
-			}
-			if d.Mode == string(breaker.Disabled) {
-				title += " (disabled by hand: every call runs until guard enable)"
-			}
-			fmt.Fprintf(w, "\n%s: %s\n", title, KeyText(d.Command))
-			fmt.Fprintf(w, "  why:        %s\n", Printable(whyOpen(d)))
-			fmt.Fprintf(w, "  failures:   %d since it last closed, %d in a row\n", d.FailureCount, d.ConsecutiveFailures)
-			if d.LastError != nil {
-				fmt.Fprintf(w, "  last error: %s\n", Printable(LastError(*d.LastError, 200)))
-			}
-			fmt.Fprintf(w, "  next:       %s\n", nextStep(d, now))
-			fmt.Fprintf(w, "  to retry:   %s\n", ResetCommand(d.Command))
+	for _, d := range details {
+		fmt.Fprintf(w, "\n%s: %s\n", detailTitle(d), KeyText(d.Command))
+		fmt.Fprintf(w, "  why:        %s\n", Printable(whyOpen(d)))
+		fmt.Fprintf(w, "  failures:   %s (%d since it last closed)\n", d.Rule.Text(), d.FailureCount)
+		if d.Skips > 0 {
+			fmt.Fprintf(w, "  skipped:    %s\n", skipCounts(d))
 		}
+		if d.LastError != nil {
+			fmt.Fprintf(w, "  last error: %s\n", Printable(LastError(*d.LastError, 200)))
+		}
+		fmt.Fprintf(w, "  next:       %s\n", nextStep(d, now))
+		fmt.Fprintf(w, "  to retry:   %s\n", ResetCommand(d.Command))
 	}
 }
 
 func whyOpen(d HookDetail) string {
 	// A circuit another tool opened (the Python wrapper) has no reason.
 	why := "failures"
-	if d.OpenReason != nil && *d.OpenReason != "" {
+	if d.OpenReason != nil && *d.OpenReason != "" && !(d.Forced && *d.OpenReason == "tripped by hand") {
 		why = *d.OpenReason
 	}
 	switch {
@@ -213,7 +209,7 @@ func whyOpen(d HookDetail) string {
 		return fmt.Sprintf("tripped by hand at %s", stamp(d.DisabledAt))
 	case d.Forced:
 		return fmt.Sprintf("tripped by hand at %s (%s)", stamp(d.DisabledAt), why)
-	case d.State == string(breaker.HalfOpen):
+	case d.Circuit == string(breaker.HalfOpen):
 		return fmt.Sprintf("opened at %s after %s; its cooldown has passed and probes are running", stamp(d.DisabledAt), why)
 	}
 	return fmt.Sprintf("opened at %s after %s", stamp(d.DisabledAt), why)
@@ -221,7 +217,7 @@ func whyOpen(d HookDetail) string {
 
 func nextStep(d HookDetail, now time.Time) string {
 	switch {
-	case d.State == string(breaker.HalfOpen):
+	case d.Circuit == string(breaker.HalfOpen):
 		return "closes after enough successful probes, re-opens on a failed one"
 	case d.RetryAfter.IsZero():
 		return "stays open until reset"
@@ -241,14 +237,11 @@ const TrailLength = 15
 func WriteMarkdown(w io.Writer, r Report, events store.Events, now time.Time) error {
 	fmt.Fprintf(w, "# guard health report\n\n")
 	fmt.Fprintf(w, "Generated %s from %s.\n\n", stamp(r.GeneratedAt), mdCode(r.StateFile))
-	// The observe column only when there are such keys, as the text has it.
-	t := r.tally()
-	if t.observe == 0 {
-		fmt.Fprintf(w, "| keys | active | open | half-open | executions | failures |\n|---:|---:|---:|---:|---:|---:|\n")
-		fmt.Fprintf(w, "| %d | %d | %d | %d | %d | %d |\n", r.TotalHooks, t.active, t.open, t.halfOpen, r.TotalExecutions, r.TotalFailures)
-	} else {
-		fmt.Fprintf(w, "| keys | active | open | half-open | observe mode, not closed | executions | failures |\n|---:|---:|---:|---:|---:|---:|---:|\n")
-		fmt.Fprintf(w, "| %d | %d | %d | %d | %d | %d | %d |\n", r.TotalHooks, t.active, t.open, t.halfOpen, t.observe, r.TotalExecutions, r.TotalFailures)
+	fmt.Fprintf(w, "| keys | closed | open | open (forced) | half-open | observe | disabled | executions | failures |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(w, "| %d | %d | %d | %d | %d | %d | %d | %d | %d |\n", r.TotalHooks, r.States[StateClosed], r.States[StateOpen], r.States[StateForced],
+		r.States[StateHalfOpen], r.States[StateObserve], r.States[StateDisabled], r.TotalExecutions, r.TotalFailures)
+	if disabled := r.keysIn(StateDisabled); len(disabled) > 0 {
+		fmt.Fprintf(w, "\nDisabled (not guarded: every call runs; mode: disabled or guard disable): %s.\n", mdText(strings.Join(disabled, ", ")))
 	}
 	if spent := spentBudgets(r.Cooldown); len(spent) > 0 {
 		fmt.Fprintf(w, "\nAction budgets spent: %s.\n", mdText(strings.Join(spent, "; ")))
@@ -260,23 +253,19 @@ func WriteMarkdown(w io.Writer, r Report, events store.Events, now time.Time) er
 			fmt.Fprintf(w, "| %s | %d | %s | %s | %s |\n", mdCode(KeyText(k)), d.Count, ms(d.P50), ms(d.P95), ms(d.Max))
 		}
 	}
-	details := append(append([]HookDetail{}, r.DisabledHookDetails...), r.HalfOpenHookDetails...)
+	details := r.details()
 	if len(details) == 0 {
-		fmt.Fprintf(w, "\nAll circuits are closed.\n")
+		fmt.Fprintf(w, "\nNo circuit is open or half-open.\n")
 		return nil
 	}
 	trail, readErr := trails(events, details)
 	for _, d := range details {
-		title := "Open"
-		if d.State == string(breaker.HalfOpen) {
-			title = "Half-open"
-		}
-		if d.Mode == "observe" {
-			title += " (observe mode: would skip, runs anyway)"
-		}
-		fmt.Fprintf(w, "\n## %s: %s\n\n", title, mdCode(KeyText(d.Command)))
+		fmt.Fprintf(w, "\n## %s: %s\n\n", detailTitle(d), mdCode(KeyText(d.Command)))
 		fmt.Fprintf(w, "- **Why:** %s\n", mdText(whyOpen(d)))
-		fmt.Fprintf(w, "- **Failures:** %d since it last closed, %d in a row\n", d.FailureCount, d.ConsecutiveFailures)
+		fmt.Fprintf(w, "- **Failures:** %s (%d since it last closed)\n", mdText(d.Rule.Text()), d.FailureCount)
+		if d.Skips > 0 {
+			fmt.Fprintf(w, "- **Skipped:** %s\n", mdText(skipCounts(d)))
+		}
 		if d.LastError != nil {
 			fmt.Fprintf(w, "- **Last error:** %s\n", mdCode(LastError(*d.LastError, 200)))
 		}
@@ -348,4 +337,66 @@ func trails(events store.Events, details []HookDetail) (map[string][]store.Event
 		trail[k] = res.Events
 	}
 	return trail, nil
+}
+
+// stateCounts lists how many keys are in each state: "3 closed, 1 open,
+// 1 half-open", with the states no key is in after half-open left out.
+func (r Report) stateCounts() string {
+	var parts []string
+	for _, s := range States {
+		n := r.States[s]
+		if n == 0 && s != StateClosed && s != StateOpen && s != StateHalfOpen {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%d %s", n, StateWord(s)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// keysIn lists, as shown, the keys in state s that have no details:
+// the disabled ones.
+func (r Report) keysIn(s string) []string {
+	var out []string
+	for _, k := range r.DisabledKeys {
+		if s == StateDisabled {
+			out = append(out, KeyText(k))
+		}
+	}
+	return out
+}
+
+// details lists the keys to tell about, most urgent first: open, half-open,
+// forced open, then observe mode's.
+func (r Report) details() []HookDetail {
+	out := append(append([]HookDetail{}, r.DisabledHookDetails...), r.HalfOpenHookDetails...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a := KeyState{Name: out[i].State, Circuit: breaker.State(out[i].Circuit)}.Rank()
+		b := KeyState{Name: out[j].State, Circuit: breaker.State(out[j].Circuit)}.Rank()
+		return a < b
+	})
+	return out
+}
+
+// detailTitle heads a key's section: its state, as every output words it.
+func detailTitle(d HookDetail) string {
+	ks := KeyState{Name: d.State, Circuit: breaker.State(d.Circuit)}
+	title := ks.Word()
+	if d.State == StateObserve {
+		title += ": would skip, runs anyway"
+	}
+	return strings.ToUpper(title[:1]) + title[1:]
+}
+
+// skipCounts says how many of d's calls were not run, and what became of
+// their actions: "12 calls not run (3 blocked, 9 allowed)"; in observe
+// mode, how many it would have skipped.
+func skipCounts(d HookDetail) string {
+	calls := "calls"
+	if d.Skips == 1 {
+		calls = "call"
+	}
+	if d.State == StateObserve {
+		return fmt.Sprintf("%d %s it would have skipped (observe mode: they ran)", d.Skips, calls)
+	}
+	return fmt.Sprintf("%d %s not run (%d blocked, %d allowed)", d.Skips, calls, d.SkipsBlocked, d.Skips-d.SkipsBlocked)
 }

@@ -16,9 +16,16 @@ import (
 
 // A KeyStatus is one element of 'guard status --json'.
 type KeyStatus struct {
-	Key                  string        `json:"key"`
-	Project              string        `json:"project,omitempty"` // the $CLAUDE_PROJECT_DIR it belongs to
+	Key     string `json:"key"`
+	Project string `json:"project,omitempty"` // the $CLAUDE_PROJECT_DIR it belongs to
+	// State is the key's state in the model every output shows (see
+	// States): closed, open, half_open, forced_open, observe or disabled.
+	// Circuit is its circuit's own state, as the state file has it
+	// (closed, open or half_open): for a key in observe mode, the state
+	// it would skip by; for a disabled key, what was left from before,
+	// not in force.
 	State                string        `json:"state"`
+	Circuit              string        `json:"circuit"`
 	FailureCount         int           `json:"failure_count"`
 	ConsecutiveFailures  int           `json:"consecutive_failures"`
 	ConsecutiveSuccesses int           `json:"consecutive_successes"`
@@ -38,14 +45,33 @@ type KeyStatus struct {
 	// DurationMS sums up the key's run times in the event log; nil when
 	// the log has none (or was not read).
 	DurationMS *Durations `json:"duration_ms"`
-	// Mode is "observe" for a key in observe mode: its state is what it
-	// would be, and nothing is skipped; "disabled" for a key that guard
-	// disable turned off (Disabled says who): every call runs unguarded,
-	// and State is the circuit's underneath.
+	// Mode is "observe" for a key in observe mode (its circuit decides,
+	// and nothing is skipped) and "disabled" for a key guard does not
+	// guard (mode: disabled, or guard disable: Disabled says who); absent
+	// for the others.
 	Mode     string          `json:"mode,omitempty"`
 	Disabled *DisabledStatus `json:"disabled"`
+	// MaxConcurrent is the key's max_concurrent (0: unlimited): Running
+	// holds its slots in use.
+	MaxConcurrent int `json:"max_concurrent"`
+	// Rule is where the key stands against the rule that trips it: what
+	// FAILURES shows (see Standing).
+	Rule Standing `json:"rule"`
 
-	known bool // the key has an entry in the state file
+	known    bool // the key has an entry in the state file
+	circuit  breaker.Circuit
+	runTimes breaker.RunTimes
+}
+
+// KeyState returns the status's state in the model.
+func (st *KeyStatus) KeyState() KeyState {
+	return KeyState{Name: st.State, Circuit: breaker.State(st.Circuit)}
+}
+
+// setState sets State and Circuit from the circuit and Mode.
+func (st *KeyStatus) setState() {
+	ks := StateOf(st.circuit, st.Mode, true)
+	st.State, st.Circuit = ks.Name, string(ks.Circuit)
 }
 
 // Totals count every outcome a key has seen.
@@ -109,7 +135,6 @@ func statusOf(key string, c breaker.Circuit, runs []store.Run, now time.Time, al
 	st := KeyStatus{
 		Key:                  key,
 		Project:              circuit.KeyProject(key),
-		State:                string(c.State),
 		FailureCount:         c.FailureCount,
 		ConsecutiveFailures:  c.ConsecutiveFailures,
 		ConsecutiveSuccesses: c.ConsecutiveSuccesses,
@@ -126,14 +151,15 @@ func statusOf(key string, c breaker.Circuit, runs []store.Run, now time.Time, al
 		Running:              []RunStatus{},
 		LastRun:              jsonx.TimeOf(c.LastRun),
 		Totals:               totalsOf(c.Totals),
-	}
-	if st.State == "" {
-		st.State = string(breaker.Closed)
+		circuit:              c,
+		runTimes:             c.Totals.RunTimes,
 	}
 	if d := c.Disabled; d != nil {
-		st.Mode = string(breaker.Disabled)
+		st.Mode = StateDisabled
 		st.Disabled = &DisabledStatus{Since: jsonx.TimeOf(d.Since), User: d.User, Host: d.Host, PID: d.PID, Reason: d.Reason}
 	}
+	st.setState()
+	st.Rule = Standing{Rule: "consecutive", Failures: c.ConsecutiveFailures}
 	for _, l := range c.Leases {
 		st.ProbeLeases = append(st.ProbeLeases, LeaseStatus{
 			Host: l.Host, PID: l.PID, Acquired: jsonx.TimeOf(l.Acquired), Expires: jsonx.TimeOf(l.Expires),
@@ -152,9 +178,8 @@ func statusOf(key string, c breaker.Circuit, runs []store.Run, now time.Time, al
 	return st
 }
 
-// Severity ranks a circuit state by how much it needs attention: 0
-// closed, 1 half-open, 2 open. Status and reports list the worst first,
-// and Prometheus exports it as guard_circuit_state.
+// Severity is a circuit state as Prometheus exports it in
+// guard_circuit_state: 0 closed, 1 half-open, 2 open.
 func Severity(s breaker.State) int {
 	switch s {
 	case breaker.Open:
@@ -195,22 +220,19 @@ func Statuses(v store.CircuitView, keys []string, runs []store.Run, now time.Tim
 		st.known = known
 		out = append(out, st)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if a, b := out[i].severity(), out[j].severity(); a != b {
-			return a > b
-		}
-		return out[i].Key < out[j].Key
-	})
+	SortStatuses(out)
 	return out, nil
 }
 
-// severity is Severity of the state st shows: a key disabled by hand
-// runs every call, as a closed one does.
-func (st *KeyStatus) severity() int {
-	if st.Mode == string(breaker.Disabled) {
-		return 0
-	}
-	return Severity(breaker.State(st.State))
+// SortStatuses sorts sts most urgent first (see KeyState.Rank), then by
+// key.
+func SortStatuses(sts []KeyStatus) {
+	sort.SliceStable(sts, func(i, j int) bool {
+		if a, b := sts[i].KeyState().Rank(), sts[j].KeyState().Rank(); a != b {
+			return a < b
+		}
+		return sts[i].Key < sts[j].Key
+	})
 }
 
 func isAside(v store.CircuitView, key string) bool {
@@ -239,30 +261,31 @@ func StatusTable(w io.Writer, sts []KeyStatus, now time.Time, keyWidth int, colo
 		t.header = []string{"STATE", "FAILURES", "NEXT", "P50/P95", "KEY", "PROJECT", "LAST ERROR"}
 	}
 	running := 0
-	for _, st := range sts {
-		state := st.State
-		if !st.known {
+	commands := make([]string, len(sts))
+	for i, st := range sts {
+		commands[i] = st.Key
+		if projects && st.Project != "" {
+			commands[i] = strings.TrimSuffix(st.Key, circuit.ProjectSep+st.Project)
+		}
+		commands[i] = KeyText(commands[i])
+	}
+	shown := ShortenApart(commands, keyWidth)
+	for i, st := range sts {
+		state := st.KeyState().Word()
+		if !st.known && st.State == StateClosed {
 			state = "closed (no state)"
-		} else if st.Forced {
-			state += " (forced)"
-		}
-		if st.Mode == "observe" {
-			state += " (observe)"
-		}
-		if st.Mode == string(breaker.Disabled) {
-			state = string(breaker.Disabled)
 		}
 		last := "-"
-		if st.LastError != nil {
+		if st.LastError != nil && st.State != StateDisabled {
 			last = Printable(LastError(*st.LastError, 60))
 		}
-		row := []string{state, fmt.Sprint(st.FailureCount), nextTry(st, now), st.DurationMS.Brief(), ellipsize(KeyText(st.Key), keyWidth), last}
+		row := []string{state, st.Rule.Brief(), nextTry(st, now), st.DurationMS.Brief(), shown[i], last}
 		if projects {
-			key, project := st.Key, "-"
+			project := "-"
 			if st.Project != "" {
-				key, project = strings.TrimSuffix(key, circuit.ProjectSep+st.Project), st.Project
+				project = st.Project
 			}
-			row = []string{row[0], row[1], row[2], row[3], ellipsize(KeyText(key), keyWidth), Printable(project), last}
+			row = []string{row[0], row[1], row[2], row[3], row[4], Printable(project), last}
 		}
 		t.rows = append(t.rows, row)
 		running += len(st.Running)
@@ -272,10 +295,7 @@ func StatusTable(w io.Writer, sts []KeyStatus, now time.Time, keyWidth int, colo
 			if col != 0 {
 				return ""
 			}
-			if sts[row].Mode == string(breaker.Disabled) {
-				return ""
-			}
-			return stateColor[breaker.State(sts[row].State)]
+			return stateColor[sts[row].State]
 		}
 	}
 	t.write(w)
@@ -301,18 +321,20 @@ func StatusTable(w io.Writer, sts []KeyStatus, now time.Time, keyWidth int, colo
 }
 
 // stateColor is the ANSI colour of each state on a terminal.
-var stateColor = map[breaker.State]string{
-	breaker.Open:     "\x1b[31m", // red
-	breaker.HalfOpen: "\x1b[33m", // yellow
-	breaker.Closed:   "\x1b[32m", // green
+var stateColor = map[string]string{
+	StateOpen:     "\x1b[31m", // red
+	StateForced:   "\x1b[31m",
+	StateHalfOpen: "\x1b[33m", // yellow
+	StateClosed:   "\x1b[32m", // green
+	StateObserve:  "\x1b[36m", // cyan
 }
 
 // nextTry says when a key will run again.
 func nextTry(st KeyStatus, now time.Time) string {
-	if st.Mode == string(breaker.Disabled) {
+	if st.State == StateDisabled {
 		return "every call runs"
 	}
-	switch breaker.State(st.State) {
+	switch breaker.State(st.Circuit) {
 	case breaker.Open:
 		switch {
 		case st.RetryAfter.IsZero() && st.Forced:
@@ -328,6 +350,9 @@ func nextTry(st KeyStatus, now time.Time) string {
 			}
 		}
 		return "next call probes"
+	}
+	if st.MaxConcurrent > 0 {
+		return fmt.Sprintf("%d of %d slots in use", len(st.Running), st.MaxConcurrent)
 	}
 	return "-"
 }

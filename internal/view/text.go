@@ -146,6 +146,84 @@ func ellipsize(s string, width int) string {
 	return string(r[:head]) + "…" + string(r[len(r)-tail:])
 }
 
+// ShortenApart shortens each of keys (as shown: see KeyText) to at most
+// width characters (0: never) so that keys that differ still look
+// different: first in the middle, keeping both ends, as ellipsize does;
+// where two keys would then look the same (the hooks of one project,
+// which share a long start and end), with more of the end kept, so that a
+// script's name survives ($CLAUDE_PROJECT_DIR/.claude/hooks/lint.sh and
+// .../format.sh become $CLA…/hooks/lint.sh and $CLA…/hooks/format.sh);
+// then with more of the start; and where nothing under width tells them
+// apart, whole.
+func ShortenApart(keys []string, width int) []string {
+	out := make([]string, len(keys))
+	if width <= 0 {
+		copy(out, keys)
+		return out
+	}
+	cuts := []func(string) string{
+		func(s string) string { return ellipsize(s, width) },
+		func(s string) string { return cutKeeping(s, width, width/4) },
+		func(s string) string { return cutKeeping(s, width, 0) },
+		func(s string) string { return cutKeeping(s, width, width-width/4-1) },
+	}
+	pending := make([]int, 0, len(keys))
+	for i := range keys {
+		pending = append(pending, i)
+	}
+	taken := map[string]int{} // shown form -> how many keys have it
+	for _, cut := range cuts {
+		if len(pending) == 0 {
+			break
+		}
+		tried := map[string][]int{}
+		for _, i := range pending {
+			tried[cut(keys[i])] = append(tried[cut(keys[i])], i)
+		}
+		var next []int
+		for _, i := range pending {
+			s := cut(keys[i])
+			if distinct(keys, tried[s]) && taken[s] == 0 {
+				out[i] = s
+				continue
+			}
+			next = append(next, i)
+		}
+		for _, i := range pending {
+			if out[i] != "" {
+				taken[out[i]]++
+			}
+		}
+		pending = next
+	}
+	for _, i := range pending {
+		out[i] = keys[i] // nothing shorter tells it apart
+	}
+	return out
+}
+
+// distinct reports whether the keys at idx are all the same key (so one
+// shown form names one key).
+func distinct(keys []string, idx []int) bool {
+	for _, i := range idx[1:] {
+		if keys[i] != keys[idx[0]] {
+			return false
+		}
+	}
+	return true
+}
+
+// cutKeeping shortens s to width characters keeping head characters of its
+// start and the rest of its end, with "…" between.
+func cutKeeping(s string, width, head int) string {
+	r := []rune(s)
+	if len(r) <= width {
+		return s
+	}
+	tail := width - 1 - head
+	return string(r[:head]) + "…" + string(r[len(r)-tail:])
+}
+
 // A table is text in aligned columns, two spaces apart. Colour codes are
 // added after the padding is worked out, so they do not upset it.
 type table struct {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/sys/unix"
@@ -209,14 +210,17 @@ func (e *env) doctorCircuits(cfg *config.Config, v store.CircuitView, check func
 		check(doctor.Checked{What: "circuits", Detail: "unreadable"}, []doctor.Finding{{Where: "state", Problem: view.ErrorLine(err), Fix: "the next guard run sets the entry aside"}})
 		return
 	}
-	markObserve(cfg, sts)
+	view.ApplyConfig(sts, cfg, now)
 	var probs []doctor.Finding
 	for _, st := range sts {
-		if st.State == string(breaker.Closed) {
+		// A disabled key is not guarded: whatever its old circuit says is
+		// in force nowhere, and is no problem.
+		if st.State == view.StateDisabled || st.Circuit == string(breaker.Closed) {
 			continue
 		}
-		problem := "circuit " + st.State
-		if st.Mode == "observe" {
+		problem := "circuit " + st.KeyState().Word()
+		if st.State == view.StateObserve {
+			problem = "circuit " + strings.ReplaceAll(st.Circuit, "_", "-")
 			problem += " in observe mode (the hook still runs: nothing is skipped)"
 		}
 		if st.OpenReason != nil {
@@ -226,12 +230,27 @@ func (e *env) doctorCircuits(cfg *config.Config, v store.CircuitView, check func
 			problem += "; last error: " + view.LastError(*st.LastError, 120)
 		}
 		fix := "fix the hook, then guard reset " + circuit.KeyArg(st.Key)
-		if st.State == string(breaker.Open) && !st.RetryAfter.IsZero() {
+		if st.Circuit == string(breaker.Open) && !st.RetryAfter.IsZero() {
 			fix += " (or it probes by itself at " + st.RetryAfter.UTC().Format("2006-01-02T15:04:05Z") + ")"
 		}
 		probs = append(probs, doctor.Finding{Where: "key " + st.Key, Problem: problem, Fix: fix, Key: st.Key})
 	}
-	check(doctor.Checked{What: "circuits", Detail: fmt.Sprintf("%d keys, %d not closed", len(sts), len(probs))}, probs)
+	detail := fmt.Sprintf("%d keys, %d not closed", len(sts), len(probs))
+	if n := countState(sts, view.StateDisabled); n > 0 {
+		detail += fmt.Sprintf(", %d disabled (not guarded)", n)
+	}
+	check(doctor.Checked{What: "circuits", Detail: detail}, probs)
+}
+
+// countState counts the statuses in state s.
+func countState(sts []view.KeyStatus, s string) int {
+	n := 0
+	for _, st := range sts {
+		if st.State == s {
+			n++
+		}
+	}
+	return n
 }
 
 // writable says what keeps guard from writing the state file at path: a

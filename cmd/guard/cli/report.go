@@ -93,7 +93,8 @@ func (e *env) report(c *cli.Context) error {
 		return err
 	}
 	now := e.now()
-	sts, err := view.Statuses(v, nil, nil, now, liveness(host(e.getenv)).Alive)
+	runs, alive := e.inFlight(hooks)
+	sts, err := view.Statuses(v, nil, runs, now, alive)
 	if err != nil {
 		return fmt.Errorf("%w; the next guard run will move it aside", err)
 	}

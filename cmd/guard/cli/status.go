@@ -17,7 +17,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"guard/config"
-	"guard/internal/circuit"
 	"guard/internal/store"
 	"guard/internal/supervise"
 	"guard/internal/view"
@@ -41,15 +40,28 @@ lists the slowest hooks.
 A hook that refers to $CLAUDE_PROJECT_DIR has one circuit per project: its
 key is "COMMAND @ PROJECT", and the table shows the project in a column.
 
+Each key is in one of six states, the same in every output: closed, open,
+half-open, open (forced), observe (its circuit decides, every call runs;
+the state it would skip by in brackets) and disabled (mode: disabled: not
+guarded; an old circuit is never shown open). FAILURES is where the key
+stands against the rule that trips it: 2/3 (failures in a row, trips at
+3), 2/3 in 10m, 2/3 of last 5, 40%/50% of 10 in 10m (failure_rate),
+probes 1/2 (half-open). NEXT gives "2 of 2 slots in use" for a key with
+max_concurrent.
+
 --json prints an array of objects, one per key, with: key, project (for a
-per-project key), state ("closed",
-"open" or "half_open"), failure_count, consecutive_failures,
+per-project key), state (closed, open, half_open, forced_open, observe or
+disabled), circuit (the circuit's own state: closed, open or half_open),
+mode (observe or disabled, when set), max_concurrent, rule (where it
+stands: {rule, failures, threshold, calls, window, failure_rate,
+failure_rate_threshold, ...}), failure_count, consecutive_failures,
 consecutive_successes, last_error, first_failure, last_failure, last_success,
 disabled_at, retry_after (RFC 3339 or null), forced, open_reason,
 reopen_count, probe_leases ([{pid, acquired, expires, alive}]), running (the
 runs in flight: [{pid, child_pid, started, elapsed_ms, deadline,
 remaining_ms}]), last_run, totals ({successes, failures, ignored,
-cancelled, abandoned, skips, rejected}), duration_ms ({count, p50, p95,
+cancelled, abandoned, skips, rejected, skips_blocked, rejected_blocked}),
+duration_ms ({count, p50, p95,
 max} of its runs in the event log, or null) and known (false for a key with
 no state and no run in flight: never run, or mistyped).
 
@@ -418,23 +430,14 @@ func isRunTime(ev *store.Event) bool {
 	return ev.Event == store.EventRun && ev.DurationMS != nil
 }
 
-// addTimings gives each status its key's run times, and marks the keys in
-// observe mode.
+// addTimings gives each status its key's run times, and what the config
+// says of its key (its state in the model, its rule: view.ApplyConfig).
 func (e *env) addTimings(cfg *config.Config, sts []view.KeyStatus) {
 	t := e.timings(cfg)
 	for i := range sts {
 		sts[i].DurationMS = t[sts[i].Key]
 	}
-	markObserve(cfg, sts)
-}
-
-// markObserve marks the keys in observe mode.
-func markObserve(cfg *config.Config, sts []view.KeyStatus) {
-	for i := range sts {
-		if cfg.For(circuit.RuleKey(sts[i].Key)).Mode == "observe" {
-			sts[i].Mode = "observe"
-		}
-	}
+	view.ApplyConfig(sts, cfg, e.now())
 }
 
 // color reports whether output may be coloured: stdout is a terminal and

@@ -104,7 +104,8 @@ func (e *env) webSource(c *cli.Context) (*dashboard.Source, error) {
 			return err
 		}
 		now := e.now()
-		sts, err := view.Statuses(v, nil, nil, now, alive)
+		runs, alive := e.inFlight(hooks)
+		sts, err := view.Statuses(v, nil, runs, now, alive)
 		if err != nil {
 			return err
 		}
