@@ -57,10 +57,17 @@ func redactURLs(s string) string {
 	return b.String()
 }
 
-// keywordRE matches name=value, the value in single quotes (with
-// backslash escapes) or up to a space, a quote or an "&".
+// secretWords are the words that make a name carry a secret, in a URL's
+// query parameter (?sslpassword=) and in a keyword/value connection string
+// or a command line quoted in a message (db_pwd=): the one list both
+// readers use (keywordRE, secretParam).
+var secretWords = []string{"pass", "pwd", "secret", "token"}
+
+// keywordRE matches name=value where the name holds a secret word, the
+// value in single quotes (with backslash escapes) or up to a space, a quote
+// or an "&".
 var keywordRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)(^|[^A-Za-z0-9_])([a-z_]*(?:pass|pwd|secret|token)[a-z_]*)=('(?:[^'\\]|\\.)*'?|[^\s"'` + "`" + `&]*)`)
+	return regexp.MustCompile(`(?i)(^|[^A-Za-z0-9_])([a-z_]*(?:` + strings.Join(secretWords, "|") + `)[a-z_]*)=('(?:[^'\\]|\\.)*'?|[^\s"'` + "`" + `&]*)`)
 })
 
 // redactKeywords hides the values of the keywords in text that carry a
@@ -195,7 +202,7 @@ func secretParam(name string) bool {
 		name = n
 	}
 	name = strings.ToLower(name)
-	for _, w := range []string{"pass", "pwd", "secret", "token"} {
+	for _, w := range secretWords {
 		if strings.Contains(name, w) && name != "passfile" {
 			return true
 		}
