@@ -44,6 +44,14 @@ type Options struct {
 	SyncDir   func(dir string) error
 }
 
+// defaultSyncs are the two fsyncs Replace makes when Options name none.
+// They are a variable only so that this package's tests can count the
+// syncs of a caller that cannot pass Options (WriteFile).
+var defaultSyncs = struct {
+	file func(*os.File) error
+	dir  func(dir string) error
+}{(*os.File).Sync, SyncDir}
+
 // Replace atomically replaces the file at path with the segments of data,
 // one after the other: a temp file beside it, write, fsync, close, rename,
 // fsync of the directory (see Options for what may be skipped). Until the
@@ -107,7 +115,7 @@ func Replace(path string, data [][]byte, o Options) (err error) {
 	if !o.NoFileSync {
 		sync := o.SyncFile
 		if sync == nil {
-			sync = (*os.File).Sync
+			sync = defaultSyncs.file
 		}
 		if err := sync(tmp); err != nil {
 			return fmt.Errorf("cannot sync temp file: %w", err)
@@ -134,7 +142,7 @@ func Replace(path string, data [][]byte, o Options) (err error) {
 	}
 	syncDir := o.SyncDir
 	if syncDir == nil {
-		syncDir = SyncDir
+		syncDir = defaultSyncs.dir
 	}
 	if err := syncDir(dir); err != nil {
 		return fmt.Errorf("cannot sync directory: %w", err)
