@@ -121,8 +121,8 @@ func countSyncs(t *testing.T) (files, dirs *int) {
 func TestDurableWritesSyncFileAndDirectory(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct {
-		name             string
-		write            func(path string) error
+		name              string
+		write             func(path string) error
 		wantFile, wantDir int
 	}{
 		{"Replace", func(p string) error { return Replace(p, [][]byte{[]byte("a"), []byte("b")}, Options{}) }, 1, 1},
