@@ -331,10 +331,12 @@ func UpdateThen[T any](f *File, fn func(doc *T) (changed bool, err error), then 
 }
 
 // A Relaxer is a document that can say its latest change need not survive
-// a power loss: it is written without the directory sync, so that after a
-// crash of the machine the file is the old or the new one, whole (the new
-// file's data is synced before the rename), but the rename may be lost.
-// The next full write makes it durable with everything before it.
+// a power loss: it is written without the directory sync, and without the
+// new file's data sync where the filesystem orders a replacing rename
+// after the new file's data (see the package doc and renameKeepsData), so
+// that after a crash of the machine the file is the old or the new one,
+// whole, but the rename may be lost. The next full write makes it durable
+// with everything before it.
 type Relaxer interface{ Relaxed() bool }
 
 // ReadLocked returns the document's bytes as they are, read under the lock:

@@ -31,7 +31,8 @@ type backend struct {
 }
 
 // backends returns every backend the protocol's tests run on: the
-// in-memory test double, and the JSON file.
+// in-memory test double, the JSON file, and PostgreSQL (a throwaway
+// cluster; skipped outside CI where the machine has none).
 func backends(t *testing.T) map[string]func() backend {
 	return map[string]func() backend{
 		"memory": func() backend {

@@ -118,7 +118,7 @@ func acquire(dir string, limit int, wait time.Duration, run slotRecord) (*slotFi
 	return acquireOrStop(dir, limit, wait, run, nil)
 }
 
-// acquireOrStop is Acquire, but while it waits for a slot it gives up with
+// acquireOrStop is acquire, but while it waits for a slot it gives up with
 // store.ErrStopped as soon as stop (if not nil) reports true: a run waiting in
 // the queue that is sent SIGTERM ends at once, having run nothing.
 func acquireOrStop(dir string, limit int, wait time.Duration, run slotRecord, stop func() bool) (*slotFile, error) {
