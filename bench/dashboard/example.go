@@ -9,6 +9,7 @@ import (
 	"guard/breaker"
 	"guard/config"
 	"guard/internal/circuit"
+	"guard/internal/cooldown"
 	"guard/internal/store"
 	"guard/internal/store/file"
 )
@@ -107,7 +108,7 @@ func makeExample(dir string, now time.Time) []string {
 	}{{"api", 3 * time.Hour}, {"api", 40 * time.Minute}, {"worker", 2 * time.Hour}} {
 		at := now.Add(-r.ago)
 		check(cd.Budgets.Update(at, func(tx store.BudgetTx) (bool, error) {
-			return true, tx.Record(r.service, restart, at, true, "")
+			return true, cooldown.Record(tx, r.service, restart, at, true, "")
 		}))
 	}
 	return []string{"HOME=" + dir, "GUARD_CONFIG=", "GUARD_STATE=" + cfg.StateFile, "GUARD_COOLDOWN_STATE=" + cfg.Cooldown.StateFile, "GUARD_HOST=laptop"}

@@ -98,7 +98,7 @@ func formatSteps(t *testing.T, start []byte) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &cooldown.Rules{Budgets: s.Budgets, Actions: actions, ResetAfterHealthy: 2}
+	r := &cooldown.Rules{Budgets: s.Budgets, Actions: actions, ResetAfterHealthy: 2, Retention: cfg.Cooldown.Retention}
 	t1 := time.Date(2025, 6, 15, 12, 0, 0, 0, time.UTC)
 	ran := &supervise.Result{ExitCode: 0}
 	failed := &supervise.Result{ExitCode: 1}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"guard/breaker"
 )
 
 // An Action is a budgeted kind of action, as the configuration names it.
@@ -21,7 +19,11 @@ type Action struct {
 }
 
 // Budgets are the action budgets of services, and the last_NAME stamps
-// that sit beside them.
+// that sit beside them, as a backend keeps them: a service's records of
+// each action and its healthy streak, the stamps, and the event log. A
+// backend only reads and writes them; the rules that decide with them
+// (check, reserve, finish, release, the healthy streak, pruning) are
+// package cooldown's, written once for every backend.
 type Budgets interface {
 	// Update runs fn in one transaction; see Circuits.Update.
 	Update(now time.Time, fn func(tx BudgetTx) (changed bool, err error)) error
@@ -29,12 +31,42 @@ type Budgets interface {
 	Snapshot() (BudgetView, error)
 }
 
+// A Record is one action taken on a service, as its budget counts it.
+type Record struct {
+	Time    time.Time
+	Success bool
+	Error   string
+	// InProgress says guard is running the action now, for the guard
+	// process PID: a reservation, which counts like any other record.
+	InProgress bool
+	PID        int
+	// Bare says the state keeps only the record's time (a bare timestamp,
+	// as some deployments write their records): it has no outcome, and a
+	// reservation kept so cannot be told by its PID. A change to anything
+	// but its absence is not kept.
+	Bare bool
+	// Foreign says the record is kept only in the copy of the action's
+	// times another tool writes (Claude Ops' restart_timestamps), not among
+	// the action's own records: it counts, and is pruned and cleared with
+	// them, but it is never one of guard's reservations.
+	Foreign bool
+	// Unreadable says the state holds a record here that guard cannot
+	// read. It counts as if it had just happened, so that it never frees
+	// room, and it is never pruned or changed.
+	Unreadable bool
+	// Ref is the backend's own mark of where the record is kept. Records
+	// carries it, PutRecords reads it; a record the rules add has none (0).
+	Ref int64
+}
+
 // A BudgetView reads the budgets.
 type BudgetView interface {
 	// ServiceNames returns every service with state, sorted.
 	ServiceNames() []string
-	// Check returns the verdict of a's budget for service at now.
-	Check(service string, a Action, now time.Time) (breaker.Verdict, error)
+	// Records returns service's records of a, oldest kept first: the
+	// action's own records, then the Foreign ones. An unknown service has
+	// none.
+	Records(service string, a Action) ([]Record, error)
 	// Streak returns the service's healthy checks in a row.
 	Streak(service string) int
 	// Last returns when last_NAME was set; zero if never.
@@ -43,32 +75,27 @@ type BudgetView interface {
 	Stamps() []string
 }
 
-// A BudgetTx is the budgets inside one Update. Services register on first
-// use.
+// A BudgetTx is the budgets inside one Update.
 type BudgetTx interface {
 	BudgetView
-	// Decide is Check, and logs the decision.
-	Decide(service string, a Action, now time.Time) (breaker.Verdict, error)
-	// DecideN is Decide for n actions at once (a command that restarts a
-	// service three times): allowed if the budget has room for all n.
-	DecideN(service string, a Action, n int, now time.Time) (breaker.Verdict, error)
-	// Record appends a finished action.
-	Record(service string, a Action, now time.Time, success bool, errMsg string) error
-	// Reserve checks a's budget and, if it allows one more, records one in
-	// progress for the guard process pid, so no other caller takes the
-	// same room. It returns the verdict before the reservation.
-	Reserve(service string, a Action, now time.Time, pid int) (breaker.Verdict, error)
-	// Finish completes pid's reservation (or records afresh if it is gone).
-	Finish(service string, a Action, now time.Time, pid int, success bool, errMsg string) error
-	// Release gives back pid's reservation of an action that never started.
-	Release(service string, a Action, pid int, reservedAt time.Time) error
-	// Healthy counts a healthy check; at resetAfter in a row it clears the
-	// service's budgets and reports cleared.
-	Healthy(service string, resetAfter int, now time.Time) (streak int, cleared bool, err error)
-	// Unhealthy ends the service's healthy streak.
-	Unhealthy(service string, now time.Time) error
-	// Mark sets last_NAME to now.
-	Mark(name string, now time.Time) error
+	// PutRecords stores records as service's records of a. They are the
+	// records the latest Records of the same service and action in this
+	// transaction returned, with some changed, some left out (removed) and
+	// new ones (Ref 0) added, in order. A service registers when one of
+	// its records is added or changed, or its streak set: it gets what a
+	// new entry has (an empty array for every configured action, in the
+	// file).
+	PutRecords(service string, a Action, records []Record) error
+	// PutStreak sets the service's healthy checks in a row.
+	PutStreak(service string, n int) error
+	// PutStamp sets last_NAME to t.
+	PutStamp(name string, t time.Time) error
+	// Loaded returns the services the transaction has read, sorted: those
+	// a change writes back (every service, for a backend that holds the
+	// state in one document).
+	Loaded() []string
+	// Log queues events, appended with the transaction.
+	Log(events ...Event)
 }
 
 // CheckStamp reports whether name can name a last_NAME stamp: lower-case

@@ -8,6 +8,7 @@ import (
 
 	"guard/breaker"
 	"guard/config"
+	"guard/internal/cooldown"
 	"guard/internal/jsonx"
 	"guard/internal/store"
 )
@@ -63,7 +64,7 @@ func ServiceStatuses(v store.BudgetView, actions []store.Action, names []string,
 	for _, name := range names {
 		st := ServiceStatus{ConsecutiveHealthy: v.Streak(name), Actions: map[string]Verdict{}}
 		for _, a := range actions {
-			verdict, err := v.Check(name, a, now)
+			verdict, err := cooldown.Check(v, name, a, 1, now)
 			if err != nil {
 				return nil, err
 			}

@@ -85,7 +85,7 @@ func (e *env) openCooldownAt(cfg *config.Config, path string) (*budgets, error) 
 	}
 	st.Where = view.Printable(config.Redact(st.Where)) // for people: secrets hidden, escaped
 	return &budgets{cfg: cfg, state: st, Rules: &cooldown.Rules{
-		Budgets: st.Budgets, Actions: st.Actions, ResetAfterHealthy: cfg.Cooldown.ResetAfterHealthy,
+		Budgets: st.Budgets, Actions: st.Actions, ResetAfterHealthy: cfg.Cooldown.ResetAfterHealthy, Retention: cfg.Cooldown.Retention,
 		Patterns: cfg.Cooldown.Patterns, Warn: e.warnErrors,
 	}}, nil
 }

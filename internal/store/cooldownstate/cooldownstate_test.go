@@ -56,22 +56,62 @@ const referenceFile = `{
   "last_daily_digest": "2025-06-15T08:00:00Z"
 }`
 
-func TestReferenceFile(t *testing.T) {
-	d := parse(t, referenceFile)
-	// At 12:00 both nginx restarts (08:15 and 10:30) are inside 4h.
-	v, err := d.Check("nginx", restart, t0)
+// recs returns service's records of a in d, failing the test on an error.
+func recs(t *testing.T, d *Document, service string, a store.Action) []store.Record {
+	t.Helper()
+	rs, err := d.Records(service, a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.Allowed || v.Used != 2 || !v.NextAllowed.Equal(time.Date(2025, 6, 15, 12, 15, 0, 0, time.UTC)) {
-		t.Errorf("nginx restart = %+v; want spent until 12:15", v)
+	return rs
+}
+
+// add appends a new record at at to service's records of a.
+func add(t *testing.T, d *Document, service string, a store.Action, r store.Record) {
+	t.Helper()
+	if err := d.PutRecords(service, a, actions, append(recs(t, d, service, a), r)); err != nil {
+		t.Fatal(err)
 	}
-	v, _ = d.Check("postgres", redeploy, t0)
-	if v.Allowed || !v.NextAllowed.Equal(time.Date(2025, 6, 15, 22, 0, 0, 0, time.UTC)) {
-		t.Errorf("postgres redeploy = %+v; want spent until 22:00", v)
+}
+
+// times lists records as "TIME" (bare ones "bare TIME", foreign ones
+// "foreign ...", unreadable ones "unreadable").
+func times(rs []store.Record) string {
+	var out []string
+	for _, r := range rs {
+		s := r.Time.UTC().Format("15:04:05")
+		if r.Bare {
+			s = "bare " + s
+		}
+		if r.Foreign {
+			s = "foreign " + s
+		}
+		if r.Unreadable {
+			s = "unreadable"
+		}
+		if r.InProgress {
+			s += " in progress"
+		}
+		out = append(out, s)
 	}
-	if v, _ := d.Check("unknown", restart, t0); !v.Allowed || v.Used != 0 {
-		t.Errorf("unknown service = %+v; want a fresh budget", v)
+	return strings.Join(out, ", ")
+}
+
+func TestReferenceFile(t *testing.T) {
+	d := parse(t, referenceFile)
+	rs := recs(t, d, "nginx", restart)
+	if len(rs) != 2 || !rs[0].Time.Equal(time.Date(2025, 6, 15, 8, 15, 0, 0, time.UTC)) || !rs[0].Success ||
+		rs[1].Success || rs[1].Error != "container exited with code 137 after restart" || rs[0].Bare || rs[0].Foreign {
+		t.Errorf("nginx restarts = %+v", rs)
+	}
+	if got := times(recs(t, d, "postgres", redeploy)); got != "22:00:00" {
+		t.Errorf("postgres redeployments = %s", got)
+	}
+	if rs := recs(t, d, "unknown", restart); rs != nil {
+		t.Errorf("unknown service = %+v; want none", rs)
+	}
+	if d.Streak("postgres") != 1 || d.Streak("unknown") != 0 {
+		t.Errorf("streaks = %d, %d", d.Streak("postgres"), d.Streak("unknown"))
 	}
 	last, err := d.Last("daily_digest")
 	if err != nil || !last.Equal(time.Date(2025, 6, 15, 8, 0, 0, 0, time.UTC)) {
@@ -79,37 +119,38 @@ func TestReferenceFile(t *testing.T) {
 	}
 }
 
-func TestWindowEdges(t *testing.T) {
-	for _, tc := range []struct {
-		age     time.Duration
-		allowed bool
-	}{
-		{4 * time.Hour, true},                 // exactly 4h old: no longer counts
-		{3*time.Hour + 59*time.Minute, false}, // 3h59m old: still counts
-		{4*time.Hour + time.Second, true},     // older
-		{3*time.Hour + 59*time.Minute + 59*time.Second, false},
-	} {
-		d := &Document{}
-		d.Record("nginx", restart, actions, t0.Add(-tc.age), true, "")
-		d.Record("nginx", restart, actions, t0.Add(-time.Minute), true, "")
-		v, _ := d.Check("nginx", restart, t0)
-		if v.Allowed != tc.allowed {
-			t.Errorf("with a restart %s old: allowed = %v; want %v", tc.age, v.Allowed, tc.allowed)
-		}
-	}
-}
-
 func TestRegistersServiceWithEveryArray(t *testing.T) {
 	d := &Document{}
-	if err := d.Record("nginx", restart, actions, t0, false, "boom"); err != nil {
-		t.Fatal(err)
-	}
-	d.tidy(t0, 48*time.Hour, actions)
+	add(t, d, "nginx", restart, store.Record{Time: t0, Error: "boom"})
+	d.Complete()
 	out := marshal(t, d)
 	for _, want := range []string{`"redeployments": []`, `"timestamp": "2025-06-15T12:00:00Z"`, `"success": false`, `"error": "boom"`, `"consecutive_healthy": 0`, `"last_run": null`, `"last_daily_digest": null`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %s in\n%s", want, out)
 		}
+	}
+	// A streak registers a service too.
+	if err := d.PutStreak("web", 1, actions); err != nil {
+		t.Fatal(err)
+	}
+	if s := d.Services["web"]; s == nil || s.Extra["restarts"] == nil || s.Extra["redeployments"] == nil || s.ConsecutiveHealthy != 1 {
+		t.Errorf("web after PutStreak = %+v", s)
+	}
+}
+
+// A put that only removes records registers nothing: an entry another tool
+// wrote keeps the arrays it had.
+func TestRemovingRegistersNothing(t *testing.T) {
+	d := parse(t, `{"services":{"nginx":{"restarts":[{"timestamp":"2025-06-15T10:30:00Z","success":true},{"timestamp":"2025-06-15T11:30:00Z","success":true}]}}}`)
+	rs := recs(t, d, "nginx", restart)
+	if err := d.PutRecords("nginx", restart, actions, rs[1:]); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := d.Services["nginx"].Extra["redeployments"]; ok {
+		t.Error("removing a record gave the entry a redeployments array")
+	}
+	if got := times(recs(t, d, "nginx", restart)); got != "11:30:00" {
+		t.Errorf("restarts = %s", got)
 	}
 }
 
@@ -117,15 +158,15 @@ func TestJqOneLinerFile(t *testing.T) {
 	// The reference's jq one-liner on a service that did not exist yet
 	// leaves only the array it appended to.
 	d := parse(t, `{"services":{"nginx":{"restarts":[{"timestamp":"2025-06-15T10:30:00Z","success":true}]}},"last_run":null,"last_daily_digest":null}`)
-	v, err := d.Check("nginx", restart, t0)
-	if err != nil || v.Used != 1 || !v.Allowed {
-		t.Fatalf("Check = %+v, %v", v, err)
+	if got := times(recs(t, d, "nginx", restart)); got != "10:30:00" {
+		t.Fatalf("restarts = %s", got)
 	}
-	if err := d.Record("nginx", restart, actions, t0, true, ""); err != nil {
-		t.Fatal(err)
+	add(t, d, "nginx", restart, store.Record{Time: t0, Success: true})
+	if got := times(recs(t, d, "nginx", restart)); got != "10:30:00, 12:00:00" {
+		t.Errorf("after a second restart = %s", got)
 	}
-	if v, _ := d.Check("nginx", restart, t0); v.Used != 2 || v.Allowed {
-		t.Errorf("after a second restart = %+v; want spent", v)
+	if !strings.Contains(marshal(t, d), `"redeployments": []`) {
+		t.Error("adding a record did not register the service's other array")
 	}
 }
 
@@ -135,18 +176,21 @@ func TestPlainTimestampArrays(t *testing.T) {
 	  "b": {"restart_timestamps": ["2025-06-15T10:00:00Z", "2025-06-15T11:00:00+00:00"]},
 	  "c": {"redeployment_timestamps": ["2025-06-15T01:00:00Z"], "redeployments": []}
 	}}`)
-	if v, _ := d.Check("a", restart, t0); v.Used != 1 {
-		t.Errorf("a: used %d; want 1 from a plain restarts array", v.Used)
-	}
-	if v, _ := d.Check("b", restart, t0); v.Used != 2 || v.Allowed {
-		t.Errorf("b: %+v; want 2 used from restart_timestamps", v)
-	}
-	if v, _ := d.Check("c", redeploy, t0); v.Used != 1 || v.Allowed {
-		t.Errorf("c: %+v; want 1 used from redeployment_timestamps", v)
+	for _, tc := range []struct {
+		service string
+		a       store.Action
+		want    string
+	}{
+		{"a", restart, "bare 10:00:00"},
+		{"b", restart, "foreign bare 10:00:00, foreign bare 11:00:00"},
+		{"c", redeploy, "foreign bare 01:00:00"},
+	} {
+		if got := times(recs(t, d, tc.service, tc.a)); got != tc.want {
+			t.Errorf("%s: %s; want %s", tc.service, got, tc.want)
+		}
 	}
 	// Appending to a plain array keeps it plain.
-	d.Record("a", restart, actions, t0, true, "")
-	d.tidy(t0, 48*time.Hour, actions)
+	add(t, d, "a", restart, store.Record{Time: t0, Success: true})
 	out := marshal(t, d)
 	if !strings.Contains(out, "\"restarts\": [\n        \"2025-06-15T10:00:00Z\",\n        \"2025-06-15T12:00:00Z\"\n      ]") {
 		t.Errorf("plain array not kept plain:\n%s", out)
@@ -154,81 +198,59 @@ func TestPlainTimestampArrays(t *testing.T) {
 	if !strings.Contains(out, `"2025-06-15T11:00:00+00:00"`) {
 		t.Errorf("an alias array was rewritten:\n%s", out)
 	}
-}
-
-func TestReserveAndFinish(t *testing.T) {
-	one := store.Action{Name: "redeploy", Field: "redeployments", Limit: 1, Window: 24 * time.Hour}
-	d := &Document{}
-	v, err := d.Reserve("api", one, actions, t0, 100)
-	if err != nil || !v.Allowed {
-		t.Fatalf("first Reserve = %+v, %v", v, err)
-	}
-	// The reservation counts while the command runs.
-	if v, _ := d.Reserve("api", one, actions, t0, 200); v.Allowed {
-		t.Fatalf("second Reserve = %+v; want refused while the first runs", v)
-	}
-	out := marshal(t, d)
-	if !strings.Contains(out, `"in_progress": true`) || !strings.Contains(out, `"pid": 100`) {
-		t.Errorf("reservation not marked:\n%s", out)
-	}
-	if err := d.Finish("api", one, actions, t0.Add(time.Minute), 100, false, "exit 1: boom"); err != nil {
+	// A bare record keeps nothing but its time: a change to it is not kept.
+	rs := recs(t, d, "a", restart)
+	rs[0].Error, rs[0].InProgress = "x", true
+	if err := d.PutRecords("a", restart, actions, rs); err != nil {
 		t.Fatal(err)
 	}
-	rs, _ := d.Services["api"].records("redeployments")
-	if len(rs) != 1 || rs[0].InProgress || rs[0].PID != 0 || rs[0].Success || rs[0].Error != "exit 1: boom" || !rs[0].Timestamp.Equal(t0) {
-		t.Errorf("records = %+v; want the reservation completed as a failure at its own time", rs)
-	}
-	// A reservation cleared meanwhile is recorded afresh.
-	d.Healthy("api", 1, actions, t0)
-	d.Finish("api", one, actions, t0.Add(time.Hour), 300, true, "")
-	if rs, _ := d.Services["api"].records("redeployments"); len(rs) != 1 || !rs[0].Success || !rs[0].Timestamp.Equal(t0.Add(time.Hour)) {
-		t.Errorf("records = %+v; want the finished action recorded", rs)
+	if got := times(recs(t, d, "a", restart)); got != "bare 10:00:00, bare 12:00:00" {
+		t.Errorf("after changing a bare record: %s", got)
 	}
 }
 
-func TestHealthyAndUnhealthy(t *testing.T) {
+func TestPutRecordsChangesARecordWhereItIs(t *testing.T) {
+	d := parse(t, `{"services":{"nginx":{"restarts":[{"timestamp":"2025-06-15T10:30:00Z","success":false,"in_progress":true,"pid":7,"tier":2},{"timestamp":"2025-06-15T11:00:00Z","success":true}]}}}`)
+	rs := recs(t, d, "nginx", restart)
+	rs[0].InProgress, rs[0].PID, rs[0].Success = false, 0, true
+	if err := d.PutRecords("nginx", restart, actions, rs); err != nil {
+		t.Fatal(err)
+	}
+	out := marshal(t, d)
+	want := `"restarts": [
+        {
+          "timestamp": "2025-06-15T10:30:00Z",
+          "success": true,
+          "tier": 2
+        },
+        {
+          "timestamp": "2025-06-15T11:00:00Z",
+          "success": true
+        }
+      ]`
+	if !strings.Contains(out, want) {
+		t.Errorf("want\n%s\nin\n%s", want, out)
+	}
+}
+
+// A record's Ref says where it is kept in the document as it was read: a
+// put of records from before an earlier put of the same action fails
+// rather than write the wrong records.
+func TestStaleRecordsAreRefused(t *testing.T) {
 	d := parse(t, referenceFile)
-	streak, cleared, _ := d.Healthy("nginx", 2, actions, t0)
-	if streak != 1 || cleared {
-		t.Fatalf("first healthy = %d, %v", streak, cleared)
+	old := recs(t, d, "nginx", restart)
+	if err := d.PutRecords("nginx", restart, actions, old[1:]); err != nil {
+		t.Fatal(err)
 	}
-	d.Unhealthy("nginx", actions, t0)
-	streak, cleared, _ = d.Healthy("nginx", 2, actions, t0)
-	if streak != 1 || cleared {
-		t.Fatalf("healthy after unhealthy = %d, %v; want the streak restarted", streak, cleared)
-	}
-	streak, cleared, _ = d.Healthy("nginx", 2, actions, t0)
-	if streak != 0 || !cleared {
-		t.Fatalf("second healthy in a row = %d, %v; want cleared", streak, cleared)
-	}
-	if v, _ := d.Check("nginx", restart, t0); v.Used != 0 || !v.Allowed {
-		t.Errorf("after clearing = %+v", v)
-	}
-	// postgres had 1 already: one more clears it.
-	if _, cleared, _ := d.Healthy("postgres", 2, actions, t0); !cleared {
-		t.Error("postgres not cleared on its second healthy check")
-	}
-}
-
-func TestTidyPrunesOldRecords(t *testing.T) {
-	d := &Document{}
-	d.Record("nginx", restart, actions, t0.Add(-49*time.Hour), true, "")
-	d.Record("nginx", restart, actions, t0.Add(-47*time.Hour), true, "")
-	d.Reserve("nginx", redeploy, actions, t0.Add(-72*time.Hour), 7) // still in progress: kept
-	d.tidy(t0, 48*time.Hour, actions)
-	rs, _ := d.Services["nginx"].records("restarts")
-	if len(rs) != 1 || !rs[0].Timestamp.Equal(t0.Add(-47*time.Hour)) {
-		t.Errorf("restarts = %+v; want only the one younger than 48h", rs)
-	}
-	if rs, _ := d.Services["nginx"].records("redeployments"); len(rs) != 1 {
-		t.Errorf("redeployments = %+v; want the in-progress one kept", rs)
+	if err := d.PutRecords("nginx", restart, actions, old); err == nil {
+		t.Error("a put of records from before the last put was taken")
 	}
 }
 
 func TestUnknownMembersSurvive(t *testing.T) {
 	d := parse(t, `{"services":{"nginx":{"restarts":[{"timestamp":"2025-06-15T10:30:00Z","success":true,"tier":2}],"owner":"ops"}},"agent":{"v":3},"last_run":null}`)
-	d.Record("nginx", restart, actions, t0, true, "")
-	d.tidy(t0, 48*time.Hour, actions)
+	add(t, d, "nginx", restart, store.Record{Time: t0, Success: true})
+	d.Complete()
 	out := marshal(t, d)
 	for _, want := range []string{`"tier": 2`, `"owner": "ops"`, `"v": 3`} {
 		if !strings.Contains(out, want) {
@@ -242,12 +264,15 @@ func TestMarkAndLast(t *testing.T) {
 	if last, err := d.Last("daily_digest"); err != nil || !last.IsZero() {
 		t.Errorf("Last of unset = %v, %v", last, err)
 	}
-	d.Mark("daily_digest", t0)
+	d.PutStamp("daily_digest", t0)
 	if last, _ := d.Last("daily_digest"); !last.Equal(t0) {
 		t.Errorf("Last = %v; want %v", last, t0)
 	}
 	if !strings.Contains(marshal(t, d), `"last_daily_digest": "2025-06-15T12:00:00Z"`) {
 		t.Error("mark not written as last_daily_digest")
+	}
+	if got := d.Stamps(); len(got) != 1 || got[0] != "daily_digest" {
+		t.Errorf("Stamps = %q", got)
 	}
 	if store.CheckStamp("Daily Digest") == nil || store.CheckStamp("daily_digest") != nil {
 		t.Error("CheckStampName accepts the wrong names")
@@ -256,16 +281,23 @@ func TestMarkAndLast(t *testing.T) {
 
 func TestBadArrayIsAnError(t *testing.T) {
 	d := parse(t, `{"services":{"nginx":{"restarts":"lots"}}}`)
-	if _, err := d.Check("nginx", restart, t0); err == nil || !strings.Contains(err.Error(), "services.nginx.restarts is not an array of records") {
-		t.Errorf("Check = %v", err)
+	if _, err := d.Records("nginx", restart); err == nil || !strings.Contains(err.Error(), "services.nginx.restarts is not an array of records") {
+		t.Errorf("Records = %v", err)
 	}
 	// Other services still work, and the bad field is left alone.
-	d.Record("redis", restart, actions, t0, true, "")
-	if err := d.tidy(t0, 48*time.Hour, actions); err != nil {
-		t.Errorf("tidy = %v", err)
-	}
+	add(t, d, "redis", restart, store.Record{Time: t0, Success: true})
+	d.Complete()
 	if !strings.Contains(marshal(t, d), `"restarts": "lots"`) {
 		t.Error("the bad field was rewritten")
+	}
+	// A record guard cannot read is listed, unreadable, and kept as it was.
+	d = parse(t, `{"services":{"nginx":{"restarts":[{"when":"yesterday"},17]}}}`)
+	if got := times(recs(t, d, "nginx", restart)); got != "unreadable, unreadable" {
+		t.Errorf("records = %s", got)
+	}
+	add(t, d, "nginx", restart, store.Record{Time: t0, Success: true})
+	if out := marshal(t, d); !strings.Contains(out, `"when": "yesterday"`) || !strings.Contains(out, "17,") {
+		t.Errorf("unreadable records not kept:\n%s", out)
 	}
 }
 
@@ -278,10 +310,18 @@ func FuzzDocument(f *testing.F) {
 			return
 		}
 		for _, name := range d.ServiceNames() {
-			d.Check(name, restart, t0)
-			d.Record(name, restart, actions, t0, true, "")
+			rs, err := d.Records(name, restart)
+			if err != nil {
+				continue
+			}
+			if len(rs) > 0 {
+				// Leave out the first, and add one.
+				if err := d.PutRecords(name, restart, actions, append(rs[1:], store.Record{Time: t0})); err != nil {
+					t.Fatalf("PutRecords of what Records gave: %v", err)
+				}
+			}
 		}
-		d.tidy(t0, 48*time.Hour, actions)
+		d.Complete()
 		out, err := jsonx.MarshalDocument(d)
 		if err != nil {
 			t.Fatalf("Marshal: %v", err)
@@ -295,7 +335,7 @@ func FuzzDocument(f *testing.F) {
 
 // The same actions held in both of Claude Ops' formats count once: the
 // interop finding "4 of 2 restarts". A bare time with no record beside it
-// still counts.
+// still counts, as a foreign record.
 func TestBothFormatsCountOnce(t *testing.T) {
 	d := parse(t, `{"services":{"nginx":{
 	  "restarts": [{"timestamp": "2025-06-15T10:00:00Z", "success": true}, {"timestamp": "2025-06-15T11:00:00Z", "success": true}],
@@ -304,24 +344,20 @@ func TestBothFormatsCountOnce(t *testing.T) {
 	  "restarts": [{"timestamp": "2025-06-15T10:00:00Z", "success": true}],
 	  "restart_timestamps": ["2025-06-15T10:00:00Z", "2025-06-15T10:30:00Z"]
 	}}}`)
-	if v, _ := d.Check("nginx", restart, t0); v.Used != 2 || v.Allowed {
-		t.Errorf("nginx: used %d; want 2, each action once", v.Used)
+	if got := times(recs(t, d, "nginx", restart)); got != "10:00:00, 11:00:00" {
+		t.Errorf("nginx: %s; want each action once", got)
 	}
-	if v, _ := d.Check("web", restart, t0); v.Used != 2 {
-		t.Errorf("web: used %d; want 2 (one in both forms, one bare)", v.Used)
+	if got := times(recs(t, d, "web", restart)); got != "10:00:00, foreign bare 10:30:00" {
+		t.Errorf("web: %s; want one in both forms, one bare", got)
 	}
 }
 
-// Where the file keeps bare arrays, every record, reservation and release
-// goes there too, and a healthy streak clears them.
+// Where the file keeps bare arrays, every record added goes there too; a
+// record removed takes its twin with it; clearing empties them.
 func TestMirrorsIntoBareArrays(t *testing.T) {
 	d := parse(t, `{"services":{"old":{"restart_timestamps": ["2025-06-15T11:00:00Z"]}}}`)
-	if err := d.Record("new", redeploy, actions, t0, true, ""); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := d.Reserve("old", restart, actions, t0.Add(time.Second), 42); err != nil {
-		t.Fatal(err)
-	}
+	add(t, d, "new", redeploy, store.Record{Time: t0, Success: true})
+	add(t, d, "old", restart, store.Record{Time: t0.Add(time.Second), InProgress: true, PID: 42})
 	out := marshal(t, d)
 	for _, want := range []string{`"redeployment_timestamps": [
         "2025-06-15T12:00:00Z"
@@ -333,32 +369,34 @@ func TestMirrorsIntoBareArrays(t *testing.T) {
 			t.Errorf("no %s in\n%s", want, out)
 		}
 	}
-	if v, _ := d.Check("old", restart, t0.Add(time.Second)); v.Used != 2 {
-		t.Errorf("old: used %d; want 2 (the bare one, the reservation once)", v.Used)
+	rs := recs(t, d, "old", restart)
+	if got := times(rs); got != "12:00:01 in progress, foreign bare 11:00:00" {
+		t.Fatalf("old: %s; want the bare one, the reservation once", got)
 	}
-	if err := d.Release("old", restart, 42, t0.Add(time.Second)); err != nil {
+	// Leave the reservation out: its twin goes, the foreign one stays.
+	if err := d.PutRecords("old", restart, actions, rs[1:]); err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := d.Check("old", restart, t0.Add(time.Second)); v.Used != 1 {
-		t.Errorf("old after the release: used %d; want 1", v.Used)
+	if got := times(recs(t, d, "old", restart)); got != "foreign bare 11:00:00" {
+		t.Errorf("old after the removal: %s", got)
 	}
-	for range 2 {
-		d.Healthy("old", 2, actions, t0)
+	if !strings.Contains(marshal(t, d), "\"restart_timestamps\": [\n        \"2025-06-15T11:00:00Z\"\n      ]") {
+		t.Errorf("the twin was not removed:\n%s", marshal(t, d))
 	}
-	if v, _ := d.Check("old", restart, t0); v.Used != 0 {
-		t.Errorf("old after two healthy checks: used %d; want 0", v.Used)
+	// Leave everything out: every array is emptied.
+	if err := d.PutRecords("old", restart, actions, nil); err != nil {
+		t.Fatal(err)
 	}
-	// Tidy prunes bare arrays as it prunes records.
-	d.Record("old", restart, actions, t0, true, "")
-	d.tidy(t0.Add(72*time.Hour), 48*time.Hour, actions)
-	if out := marshal(t, d); strings.Contains(out, "2025-06-15T12:00:00Z") {
-		t.Errorf("old times survived retention:\n%s", out)
+	if got := times(recs(t, d, "old", restart)); got != "" {
+		t.Errorf("old after clearing: %s", got)
 	}
 	// An action configured with timestamps writes them into a file with none.
 	named := restart
 	named.Timestamps = "restart_timestamps"
 	d = parse(t, `{"services":{}}`)
-	d.Record("x", named, []store.Action{named}, t0, true, "")
+	if err := d.PutRecords("x", named, []store.Action{named}, []store.Record{{Time: t0, Success: true}}); err != nil {
+		t.Fatal(err)
+	}
 	if out := marshal(t, d); !strings.Contains(out, `"restart_timestamps": [`) {
 		t.Errorf("no restart_timestamps:\n%s", out)
 	}

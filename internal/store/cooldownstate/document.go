@@ -38,7 +38,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"guard/internal/jsonx"
 	"guard/internal/store"
@@ -52,12 +51,7 @@ type Document struct {
 	// stamp, with whatever else the file holds.
 	Extra jsonx.Extra `json:"-"`
 
-	pending []store.Event // to log with the next update; see Note
-}
-
-// Note queues events to be logged by the next Store.Update, under the lock.
-func (d *Document) Note(events ...store.Event) {
-	d.pending = append(d.pending, events...)
+	pending []store.Event // to log with the update; see Tx's Log
 }
 
 // A Service is one service's entry. Its action arrays live in Extra under
@@ -213,36 +207,6 @@ func (s *Service) setRecords(field string, rs []Record) error {
 	}
 	s.Extra[field] = raw
 	return nil
-}
-
-// times returns the times of every action of kind a on s, from its array
-// and from any plain-timestamp alias arrays. A time in an alias array that
-// a record of the array has too (to the second: Claude Ops' jq drops the
-// fraction) is the same action, counted once. A record guard cannot read
-// counts as at now.
-func (s *Service) times(a store.Action, now time.Time) ([]time.Time, error) {
-	var ts []time.Time
-	inArray := map[int64]int{}
-	for i, field := range append([]string{a.Field}, aliases(a)...) {
-		rs, err := s.records(field)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range rs {
-			switch {
-			case r.Unreadable():
-				ts = append(ts, now)
-			case i == 0:
-				ts = append(ts, r.Timestamp.Time)
-				inArray[r.Timestamp.Unix()]++
-			case inArray[r.Timestamp.Unix()] > 0:
-				inArray[r.Timestamp.Unix()]-- // the same action, held in both forms
-			default:
-				ts = append(ts, r.Timestamp.Time)
-			}
-		}
-	}
-	return ts, nil
 }
 
 // ServiceNames returns the services in d, sorted.

@@ -12,25 +12,20 @@ import (
 // its decisions go to, as a store.Budgets.
 type Budgets struct {
 	*stateFile
-	retention time.Duration
-	actions   []store.Action
+	actions []store.Action
 }
 
 var _ store.Budgets = (*Budgets)(nil)
 
-// openBudgets opens the cooldown state file at path. Records older than
-// retention are pruned on every write; retention is raised to the longest
-// action window, so that pruning never drops a record a budget still
-// counts. Events go to the log logFor names; see openStateFile.
-func openBudgets(path string, opts statefile.Options, retention time.Duration, actions []store.Action, logFor func(string) (*EventLog, error), logErr func(error)) (*Budgets, error) {
+// openBudgets opens the cooldown state file at path, whose services
+// register with an array for each of actions. Events go to the log logFor
+// names; see openStateFile.
+func openBudgets(path string, opts statefile.Options, actions []store.Action, logFor func(string) (*EventLog, error), logErr func(error)) (*Budgets, error) {
 	fs, err := openStateFile(path, opts, logFor, logErr)
 	if err != nil {
 		return nil, err
 	}
-	for _, a := range actions {
-		retention = max(retention, a.Window)
-	}
-	return &Budgets{stateFile: fs, retention: retention, actions: actions}, nil
+	return &Budgets{stateFile: fs, actions: actions}, nil
 }
 
 // Snapshot reads the current state without the lock (store.Budgets). A
@@ -44,17 +39,17 @@ func (s *Budgets) Snapshot() (store.BudgetView, error) {
 }
 
 // Update runs fn on the current state under the lock (store.Budgets) and,
-// if it reports a change, prunes old records and replaces the file. The
-// events fn logged are then appended to the event log, still under the
-// lock, changed or not.
+// if it reports a change, replaces the file. The events fn logged are
+// then appended to the event log, still under the lock, changed or not.
 func (s *Budgets) Update(now time.Time, fn func(tx store.BudgetTx) (changed bool, err error)) error {
 	var pending []store.Event
 	return storeError(statefile.UpdateThen(s.File(), func(d *cooldownstate.Document) (bool, error) {
 		changed, err := fn(cooldownstate.Tx(d, s.actions))
 		pending = d.Pending()
 		if err != nil || !changed {
-			return false, err
+			return false, docError(err)
 		}
-		return true, d.Tidy(now, s.retention, s.actions)
+		d.Complete()
+		return true, nil
 	}, func() { s.Append(pending...) }))
 }

@@ -62,7 +62,7 @@ func OpenCooldown(cfg *config.Config, path string, actions []store.Action, o sto
 	s, err := openBudgets(path, statefile.Options{
 		LockTimeout:  cfg.LockTimeout,
 		OnQuarantine: quarantined(o, "cooldown state"),
-	}, cfg.Cooldown.Retention, actions, hostLog(cfg, o.Host), o.LogFailed)
+	}, actions, hostLog(cfg, o.Host), o.LogFailed)
 	if err != nil {
 		return nil, err
 	}

@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
-	"guard/breaker"
 	"guard/internal/jsonx"
 	"guard/internal/store"
 	"guard/internal/store/cooldownstate"
@@ -18,24 +18,20 @@ import (
 // Budgets is the cooldown state in the database, as a store.Budgets: a row
 // of guard_budgets a service (its entry of cooldown.json) and a row of
 // guard_stamps for each of the document's other members (last_run, ...).
-// An update reads the rows of the services it touches, decides in Go
-// (package cooldownstate's rules, the file's own), and writes back the
-// rows it changed with compare-and-set on their versions, as Circuits
-// does: no lock is held between round trips.
+// An update reads the rows of the services it touches into a document of
+// their own (package cooldownstate: the file's format, row by row), lets
+// the rules (package cooldown) read and write their records there, and
+// writes back the rows that changed, with compare-and-set on their
+// versions, as Circuits does: no lock is held between round trips.
 type Budgets struct {
-	db        *DB
-	retention time.Duration
-	actions   []store.Action
+	db      *DB
+	actions []store.Action
 }
 
-// Budgets returns the cooldown state with the configured actions; records
-// older than retention (raised to the longest window) are pruned from the
-// services an update touches.
-func (db *DB) Budgets(retention time.Duration, actions []store.Action) *Budgets {
-	for _, a := range actions {
-		retention = max(retention, a.Window)
-	}
-	return &Budgets{db: db, retention: retention, actions: actions}
+// Budgets returns the cooldown state, whose services register with an
+// array for each of actions.
+func (db *DB) Budgets(actions []store.Action) *Budgets {
+	return &Budgets{db: db, actions: actions}
 }
 
 // phantom is a service an update adds, and never writes, so that a new
@@ -55,11 +51,13 @@ func keepsTimestamps(s *cooldownstate.Service) bool {
 }
 
 // budgetTx is the cooldown state inside one update: the services it read,
-// in a document of its own.
+// in a document of their own. Each method reads what it needs first, in
+// one round: a service's row (with the stamps, the first time), or the
+// stamps.
 type budgetTx struct {
-	store.BudgetTx
 	b        *Budgets
 	d        *cooldownstate.Document
+	doc      store.BudgetTx // d, as the file's transactions see it
 	now      time.Time
 	services map[string]*svcRow // read: their rows as they were
 	stamps   map[string]string  // read: guard_stamps as it was; nil until read
@@ -146,8 +144,8 @@ func (t *budgetTx) readStamps() {
 	t.err = t.b.db.round(func(b *pgx.Batch) { b.Queue(`SELECT name, value FROM guard_stamps`) }, t.scanStamps, false)
 }
 
-// all reads every service.
-func (t *budgetTx) all() []string {
+// ServiceNames reads every service.
+func (t *budgetTx) ServiceNames() []string {
 	var names []string
 	err := t.b.db.round(func(b *pgx.Batch) { b.Queue(`SELECT service FROM guard_budgets ORDER BY service`) }, func(br pgx.BatchResults) error {
 		rows, err := br.Query()
@@ -167,93 +165,56 @@ func (t *budgetTx) all() []string {
 	return names
 }
 
-func (t *budgetTx) fail() error {
-	if t.err != nil {
-		return t.err
+func (t *budgetTx) Records(service string, a store.Action) ([]store.Record, error) {
+	if t.service(service); t.err != nil {
+		return nil, t.err
 	}
-	return nil
+	return t.doc.Records(service, a)
 }
 
-func (t *budgetTx) ServiceNames() []string { return t.all() }
-func (t *budgetTx) Check(service string, a store.Action, now time.Time) (breaker.Verdict, error) {
-	t.service(service)
-	if err := t.fail(); err != nil {
-		return breaker.Verdict{}, err
+func (t *budgetTx) PutRecords(service string, a store.Action, rs []store.Record) error {
+	if t.service(service); t.err != nil {
+		return t.err
 	}
-	return t.BudgetTx.Check(service, a, now)
+	return t.doc.PutRecords(service, a, rs)
 }
-func (t *budgetTx) Streak(service string) int { t.service(service); return t.BudgetTx.Streak(service) }
+
+func (t *budgetTx) Streak(service string) int { t.service(service); return t.doc.Streak(service) }
+
+func (t *budgetTx) PutStreak(service string, n int) error {
+	if t.service(service); t.err != nil {
+		return t.err
+	}
+	return t.doc.PutStreak(service, n)
+}
+
 func (t *budgetTx) Last(name string) (time.Time, error) {
-	t.readStamps()
-	if err := t.fail(); err != nil {
-		return time.Time{}, err
+	if t.readStamps(); t.err != nil {
+		return time.Time{}, t.err
 	}
-	return t.BudgetTx.Last(name)
+	return t.doc.Last(name)
 }
-func (t *budgetTx) Stamps() []string { t.readStamps(); return t.BudgetTx.Stamps() }
-func (t *budgetTx) Decide(service string, a store.Action, now time.Time) (breaker.Verdict, error) {
-	t.service(service)
-	if err := t.fail(); err != nil {
-		return breaker.Verdict{}, err
+
+func (t *budgetTx) Stamps() []string { t.readStamps(); return t.doc.Stamps() }
+
+func (t *budgetTx) PutStamp(name string, at time.Time) error {
+	if t.readStamps(); t.err != nil {
+		return t.err
 	}
-	return t.BudgetTx.Decide(service, a, now)
+	return t.doc.PutStamp(name, at)
 }
-func (t *budgetTx) DecideN(service string, a store.Action, n int, now time.Time) (breaker.Verdict, error) {
-	t.service(service)
-	if err := t.fail(); err != nil {
-		return breaker.Verdict{}, err
+
+// Loaded returns the services read so far: those a change writes back.
+func (t *budgetTx) Loaded() []string {
+	names := make([]string, 0, len(t.services))
+	for n := range t.services {
+		names = append(names, n)
 	}
-	return t.BudgetTx.DecideN(service, a, n, now)
+	sort.Strings(names)
+	return names
 }
-func (t *budgetTx) Record(service string, a store.Action, now time.Time, success bool, errMsg string) error {
-	t.service(service)
-	if err := t.fail(); err != nil {
-		return err
-	}
-	return t.BudgetTx.Record(service, a, now, success, errMsg)
-}
-func (t *budgetTx) Reserve(service string, a store.Action, now time.Time, pid int) (breaker.Verdict, error) {
-	t.service(service)
-	if err := t.fail(); err != nil {
-		return breaker.Verdict{}, err
-	}
-	return t.BudgetTx.Reserve(service, a, now, pid)
-}
-func (t *budgetTx) Finish(service string, a store.Action, now time.Time, pid int, success bool, errMsg string) error {
-	t.service(service)
-	if err := t.fail(); err != nil {
-		return err
-	}
-	return t.BudgetTx.Finish(service, a, now, pid, success, errMsg)
-}
-func (t *budgetTx) Release(service string, a store.Action, pid int, reservedAt time.Time) error {
-	t.service(service)
-	if err := t.fail(); err != nil {
-		return err
-	}
-	return t.BudgetTx.Release(service, a, pid, reservedAt)
-}
-func (t *budgetTx) Healthy(service string, resetAfter int, now time.Time) (int, bool, error) {
-	t.service(service)
-	if err := t.fail(); err != nil {
-		return 0, false, err
-	}
-	return t.BudgetTx.Healthy(service, resetAfter, now)
-}
-func (t *budgetTx) Unhealthy(service string, now time.Time) error {
-	t.service(service)
-	if err := t.fail(); err != nil {
-		return err
-	}
-	return t.BudgetTx.Unhealthy(service, now)
-}
-func (t *budgetTx) Mark(name string, now time.Time) error {
-	t.readStamps()
-	if err := t.fail(); err != nil {
-		return err
-	}
-	return t.BudgetTx.Mark(name, now)
-}
+
+func (t *budgetTx) Log(events ...store.Event) { t.doc.Log(events...) }
 
 var _ store.BudgetTx = (*budgetTx)(nil)
 
@@ -266,7 +227,7 @@ func (b *Budgets) Update(now time.Time, fn func(tx store.BudgetTx) (bool, error)
 	deadline := time.Now().Add(b.db.set.LockTimeout)
 	for {
 		d := &cooldownstate.Document{Services: map[string]*cooldownstate.Service{}, Extra: jsonx.Extra{}}
-		tx := &budgetTx{BudgetTx: cooldownstate.Tx(d, b.actions), b: b, d: d, now: b.db.now(now), services: map[string]*svcRow{}}
+		tx := &budgetTx{b: b, d: d, doc: cooldownstate.Tx(d, b.actions), now: b.db.now(now), services: map[string]*svcRow{}}
 		changed, err := fn(tx)
 		if err == nil {
 			err = tx.err
@@ -299,17 +260,11 @@ func (b *Budgets) write(tx *budgetTx, changed bool) error {
 		queueEvent(&batch, e, line, i)
 	}
 	if changed {
-		if tx.stamps == nil {
-			// Not read: keep Tidy from taking the document's usual stamps
-			// for missing ones.
-			tx.stamps = map[string]string{}
-			for _, name := range []string{"last_run", "last_daily_digest"} {
-				tx.stamps[name] = "\x00unread"
-				tx.d.Extra[name] = json.RawMessage("\x00unread")
-			}
-		}
-		if err := tx.d.Tidy(tx.now, b.retention, b.actions); err != nil {
-			return err
+		if tx.stamps != nil {
+			// The stamps a file always has, as Complete gives them to a
+			// file: only where they were read, so that an update that did
+			// not read them does not write them over.
+			tx.d.Complete()
 		}
 		for name, r := range tx.services {
 			s := tx.d.Services[name]

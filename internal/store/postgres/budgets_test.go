@@ -55,7 +55,7 @@ func TestBudgetCallsRoundTrips(t *testing.T) {
 			t.Fatal(err)
 		}
 		start := p.Requests.Load()
-		r := &cooldown.Rules{Budgets: conn.Budgets(48*time.Hour, actions), Actions: actions, ResetAfterHealthy: 5}
+		r := &cooldown.Rules{Budgets: conn.Budgets(actions), Actions: actions, ResetAfterHealthy: 5, Retention: 48 * time.Hour}
 		if err := c.call(r); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

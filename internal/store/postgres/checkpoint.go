@@ -135,7 +135,7 @@ func (db *DB) CooldownCheckpoint(actions []store.Action) Checkpoint {
 // round (a consistent view).
 func (c Checkpoint) Export() ([]byte, error) {
 	if c.cooldown {
-		d, err := c.db.Budgets(0, c.actions).document()
+		d, err := c.db.Budgets(c.actions).document()
 		if err != nil {
 			return nil, err
 		}

@@ -57,7 +57,7 @@ func init() {
 			}
 			db.host = o.Host
 			return &store.Cooldown{
-				Budgets: db.Budgets(cfg.Cooldown.Retention, actions), Actions: actions, Events: db.Events(),
+				Budgets: db.Budgets(actions), Actions: actions, Events: db.Events(),
 				Checkpoint: db.CooldownCheckpoint(actions),
 				Where:      db.Where(),
 			}, nil

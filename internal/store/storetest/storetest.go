@@ -1,8 +1,8 @@
 // Package storetest is an in-memory backend of the store interfaces, for
-// tests: the test double that shows the run protocol depends on nothing
-// but the interfaces. It keeps everything in maps under one mutex; a
-// transaction works on a copy, committed only when its function succeeds
-// and reports a change. It is safe for concurrent use.
+// tests: the test double that shows the run protocol and the budget rules
+// depend on nothing but the interfaces. It keeps everything in maps under
+// one mutex; a transaction works on a copy, committed only when its
+// function succeeds and reports a change. It is safe for concurrent use.
 package storetest
 
 import (

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"guard/breaker"
+	"guard/internal/cooldown"
 	"guard/internal/store"
 	"guard/internal/view"
 )
@@ -310,7 +311,7 @@ func (m *Model) readBudgets(now time.Time) ([]BudgetRow, error) {
 	var rows []BudgetRow
 	for _, service := range v.ServiceNames() {
 		for _, a := range m.cooldown.Actions {
-			verdict, err := v.Check(service, a, now)
+			verdict, err := cooldown.Check(v, service, a, 1, now)
 			if err != nil {
 				return nil, err
 			}

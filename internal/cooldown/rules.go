@@ -1,8 +1,3 @@
-// Package cooldown is the rules of guard cooldown on any store.Budgets: which
-// configured action a name means, how a decision is made when the state
-// is out of reach (the fallback policy), when a periodic task is due, which
-// service names are refused, and which actions a shell command takes
-// (match.go).
 package cooldown
 
 import (
@@ -23,7 +18,11 @@ type Rules struct {
 	Budgets           store.Budgets
 	Actions           []store.Action
 	ResetAfterHealthy int
-	Patterns          []config.Pattern // for Match
+	// Retention is how long records are kept: older ones are pruned by
+	// every write (see Prune), but never one that a budget still counts.
+	// Zero keeps them for the longest window.
+	Retention time.Duration
+	Patterns  []config.Pattern // for Match
 	// Warn, if set, hears of a decision made without the state's lock, or
 	// on a state that did not parse.
 	Warn func(format string, args ...any)
@@ -77,10 +76,9 @@ func (r *Rules) Decide(service string, a store.Action, now time.Time) (breaker.V
 // NextAllowed is only right for n = 1.
 func (r *Rules) DecideN(service string, a store.Action, n int, now time.Time) (breaker.Verdict, error) {
 	var v breaker.Verdict
-	err := r.Budgets.Update(now, func(tx store.BudgetTx) (bool, error) {
-		now := store.TxNow(tx, now)
+	err := r.update(now, func(tx store.BudgetTx, now time.Time) (bool, error) {
 		var err error
-		v, err = tx.DecideN(service, a, n, now)
+		v, err = Decide(tx, service, a, n, now)
 		return false, err
 	})
 	if errors.Is(err, store.ErrBusy) {
@@ -89,7 +87,7 @@ func (r *Rules) DecideN(service string, a store.Action, n int, now time.Time) (b
 		if err != nil {
 			return v, err
 		}
-		v, err := snap.Check(service, a, now)
+		v, err := Check(snap, service, a, 1, now)
 		if n > 1 && v.Used+n > v.Limit {
 			v.Allowed, v.NextAllowed = false, time.Time{}
 		}
@@ -123,12 +121,11 @@ func (r *Rules) Due(name string, every time.Duration, now time.Time, mark bool) 
 		return err
 	}
 	if mark {
-		err = r.Budgets.Update(now, func(tx store.BudgetTx) (bool, error) {
-			now := store.TxNow(tx, now)
+		err = r.update(now, func(tx store.BudgetTx, now time.Time) (bool, error) {
 			if err := decide(tx); err != nil || !due {
 				return false, err
 			}
-			return true, tx.Mark(name, now)
+			return true, Mark(tx, name, now)
 		})
 		return last, due, err
 	}
@@ -158,10 +155,8 @@ func CheckService(name string) error {
 // empty is the view of no budgets at all.
 type empty struct{}
 
-func (empty) ServiceNames() []string { return nil }
-func (empty) Check(_ string, a store.Action, now time.Time) (breaker.Verdict, error) {
-	return breaker.Budget{Limit: a.Limit, Window: a.Window}.Check(nil, now), nil
-}
-func (empty) Streak(string) int              { return 0 }
-func (empty) Last(string) (time.Time, error) { return time.Time{}, nil }
-func (empty) Stamps() []string               { return nil }
+func (empty) ServiceNames() []string                               { return nil }
+func (empty) Records(string, store.Action) ([]store.Record, error) { return nil, nil }
+func (empty) Streak(string) int                                    { return 0 }
+func (empty) Last(string) (time.Time, error)                       { return time.Time{}, nil }
+func (empty) Stamps() []string                                     { return nil }

@@ -1,7 +1,6 @@
 package cooldown_test
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"guard/internal/cooldown"
 	"guard/internal/store"
 	"guard/internal/store/file"
-	"guard/internal/supervise"
 )
 
 var (
@@ -297,103 +295,6 @@ func TestReadArgv(t *testing.T) {
 	}
 }
 
-func TestDecideNCountsEveryAction(t *testing.T) {
-	r := rules(t)
-	r.Record("web", restart, t0, true, "")
-	if v, err := r.DecideN("web", restart, 1, t0); err != nil || !v.Allowed {
-		t.Fatalf("DecideN(1) with 1 of 2 used = %+v, %v; want allowed", v, err)
-	}
-	if v, _ := r.DecideN("web", restart, 2, t0); v.Allowed {
-		t.Errorf("DecideN(2) with 1 of 2 used = %+v; want refused", v)
-	}
-}
-
-func TestRecordAllAndReserveAllCountEachTime(t *testing.T) {
-	r := rules(t)
-	web := cooldown.Take{Match: cooldown.Match{Service: "web", Action: restart}, N: 3}
-	if err := r.RecordAll([]cooldown.Take{{Match: web.Match, N: 2}}, t0, true, ""); err != nil {
-		t.Fatal(err)
-	}
-	if v, _ := r.Decide("web", restart, t0); v.Used != 2 {
-		t.Errorf("after RecordAll of 2: %d used; want 2", v.Used)
-	}
-	// Three at once do not fit an unused budget of 2: none is reserved.
-	db := cooldown.Take{Match: cooldown.Match{Service: "db", Action: restart}, N: 1}
-	three := cooldown.Take{Match: cooldown.Match{Service: "api", Action: restart}, N: 3}
-	refused, _, err := r.ReserveAll([]cooldown.Take{db, three}, t0, 100)
-	if err != nil || refused == nil || refused.Service != "api" {
-		t.Fatalf("ReserveAll(db, api x3) = %v, %v; want api refused", refused, err)
-	}
-	if v, _ := r.Decide("db", restart, t0); v.Used != 0 {
-		t.Errorf("db has %d used after a refused ReserveAll; want 0", v.Used)
-	}
-	two := cooldown.Take{Match: cooldown.Match{Service: "api", Action: restart}, N: 2}
-	if refused, _, err := r.ReserveAll([]cooldown.Take{db, two}, t0, 100); err != nil || refused != nil {
-		t.Fatalf("ReserveAll(db, api x2) = %v, %v; want both reserved", refused, err)
-	}
-	if err := r.FinishAll([]cooldown.Take{db, two}, t0, t0, 100, notStarted(), 0); err != nil {
-		t.Fatal(err)
-	}
-	if v, _ := r.Decide("api", restart, t0); v.Used != 0 {
-		t.Errorf("api has %d used after its command never started; want 0", v.Used)
-	}
-}
-
-func TestReserveIsAtomicAndFinishGivesBackWhatNeverRan(t *testing.T) {
-	r := rules(t)
-	for i := range 3 {
-		v, err := r.Reserve("web", restart, t0, 100+i)
-		if err != nil || v.Allowed != (i < 2) {
-			t.Fatalf("reservation %d: allowed %v, %v; want the first two only", i, v.Allowed, err)
-		}
-	}
-	// The first command could not start: its reservation is given back.
-	if err := r.Finish("web", restart, t0, t0, 100, notStarted(), 0); err != nil {
-		t.Fatal(err)
-	}
-	v, _ := r.Decide("web", restart, t0)
-	if !v.Allowed || v.Used != 1 {
-		t.Errorf("after a reservation was given back: %+v; want 1 used and room for one", v)
-	}
-}
-
-func TestDueMarksOnce(t *testing.T) {
-	r := rules(t)
-	_, due, err := r.Due("digest", time.Hour, t0, true)
-	if err != nil || !due {
-		t.Fatalf("first Due = %v, %v; want due", due, err)
-	}
-	if _, due, _ := r.Due("digest", time.Hour, t0.Add(time.Minute), true); due {
-		t.Error("due again a minute after it was marked")
-	}
-	if _, due, _ := r.Due("digest", time.Hour, t0.Add(time.Hour), false); !due {
-		t.Error("not due an hour later")
-	}
-}
-
-// busy is a store whose transactions never get their lock.
-type busy struct{ store.Budgets }
-
-func (busy) Update(time.Time, func(store.BudgetTx) (bool, error)) error {
-	return fmt.Errorf("cannot lock: %w", store.ErrBusy)
-}
-
-func TestDecideFallsBackToASnapshotWhenBusy(t *testing.T) {
-	r := rules(t)
-	r.Record("web", restart, t0, true, "")
-	r.Record("web", restart, t0, true, "")
-	var warned []string
-	r.Budgets = busy{r.Budgets}
-	r.Warn = func(format string, args ...any) { warned = append(warned, fmt.Sprintf(format, args...)) }
-	v, err := r.Decide("web", restart, t0.Add(time.Minute))
-	if err != nil || v.Allowed {
-		t.Fatalf("Decide on a busy store = %+v, %v; want the spent budget refused all the same", v, err)
-	}
-	if len(warned) != 1 || !strings.Contains(warned[0], "deciding without logging") {
-		t.Errorf("warnings = %q", warned)
-	}
-}
-
 func TestCheckService(t *testing.T) {
 	for _, bad := range []string{"", "a\xff", "a\nb"} {
 		if cooldown.CheckService(bad) == nil {
@@ -403,10 +304,6 @@ func TestCheckService(t *testing.T) {
 	if err := cooldown.CheckService("nginx-1.web_2"); err != nil {
 		t.Error(err)
 	}
-}
-
-func notStarted() *supervise.Result {
-	return &supervise.Result{ExitCode: 127, StartErr: errors.New("x: command not found")}
 }
 
 func FuzzRead(f *testing.F) {
