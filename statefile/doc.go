@@ -5,10 +5,14 @@
 //
 //   - Every read-modify-write (Update) runs under an exclusive flock(2) on a
 //     sidecar file, "<path>.lock", created with mode 0600 and never deleted.
-//     A lock that is not obtained within the lock timeout fails with
-//     ErrLockTimeout rather than hanging its caller. (The lock is taken with
-//     gofrs/flock, polled, because it needs that timeout; guard's other
-//     flocks, on the event log and the slot files, need none.)
+//     Waiters queue: each waits in the kernel's own queue for the lock
+//     (gofrs/flock's blocking Lock, in a goroutine), so that they are
+//     served as the holder lets go, not whichever polls at the right
+//     moment. A lock that is not obtained within the lock timeout (or
+//     LockWithin's) fails with ErrLockTimeout rather than hanging its
+//     caller; the wait given up on releases the lock at once if it gets it
+//     later (queue.go). guard's other flocks, on the event log and the slot
+//     files, need no timeout.
 //   - The document is only ever replaced whole, by atomicfile.Replace: a
 //     temp file in the same directory (created with O_EXCL), written,
 //     fsynced and closed, renamed over the target, and then the directory

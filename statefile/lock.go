@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"time"
@@ -13,9 +12,15 @@ import (
 )
 
 // Lock takes the exclusive lock on the sidecar file, creating the file (mode
-// 0600) and its directory (mode 0700) if need be. It gives up with
+// 0600) and its directory (mode 0700) if need be. It waits its turn behind
+// the processes already waiting (see queue), and gives up with
 // ErrLockTimeout after the lock timeout. The caller must call unlock.
-func (f *File) Lock() (unlock func(), err error) {
+func (f *File) Lock() (unlock func(), err error) { return f.LockWithin(f.opts.LockTimeout) }
+
+// LockWithin is Lock, waiting at most timeout instead of the lock timeout:
+// for a caller whose wait delays less than a wait before a command does
+// (guard run's record of an outcome, after the command ran).
+func (f *File) LockWithin(timeout time.Duration) (unlock func(), err error) {
 	flag := os.O_CREATE | os.O_RDWR
 	if f.shared {
 		// The state's rule for its lock too: another user's symlink is
@@ -52,25 +57,13 @@ func (f *File) Lock() (unlock func(), err error) {
 			}
 		}
 	}
-	// Poll rather than block: a blocking flock cannot be abandoned at the
-	// deadline, and a lock won after giving up would then be held while the
-	// child runs. Holds are short, so start with short naps and back off.
-	deadline := time.Now().Add(f.opts.LockTimeout)
-	nap := 100 * time.Microsecond
-	for err == nil && !ok {
-		left := time.Until(deadline)
-		if left <= 0 {
-			return nil, fmt.Errorf("cannot lock %s within %s: %w", f.LockPath(), f.opts.LockTimeout, ErrLockTimeout)
-		}
-		if f.opts.Stop != nil && f.opts.Stop() {
-			return nil, fmt.Errorf("cannot lock %s: %w", f.LockPath(), ErrStopped)
-		}
-		// Jitter keeps waiting processes from waking in lockstep.
-		time.Sleep(min(left, nap/2+rand.N(nap)))
-		nap = min(2*nap, 10*time.Millisecond)
-		ok, err = fl.TryLock()
+	if err == nil && !ok {
+		err = f.queue(fl, timeout)
 	}
 	if err != nil {
+		if errors.Is(err, ErrLockTimeout) || errors.Is(err, ErrStopped) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("cannot lock state: %w", err)
 	}
 	GiveToOwnerOf(f.LockPath(), f.path)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -37,5 +38,26 @@ func TestLockStops(t *testing.T) {
 	f, _ = Open(path, Options{Stop: func() bool { return true }})
 	if err := Update(f, increment); err != nil {
 		t.Errorf("Update with the lock free and Stop true = %v; want it done", err)
+	}
+}
+
+// TestLockWithinWaitsItsOwnTime: LockWithin waits its own timeout, not the
+// File's (guard run's record of an outcome waits record_timeout).
+func TestLockWithinWaitsItsOwnTime(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	holder := open(t, path)
+	unlock, err := holder.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	f, _ := Open(path, Options{LockTimeout: time.Hour})
+	_, err = f.LockWithin(30 * time.Millisecond)
+	if !errors.Is(err, ErrLockTimeout) || !strings.Contains(err.Error(), "within 30ms") {
+		t.Errorf("LockWithin(30ms) while held = %v; want ErrLockTimeout within 30ms", err)
+	}
+	err = UpdateWithin(f, 30*time.Millisecond, increment, nil)
+	if !errors.Is(err, ErrLockTimeout) || !strings.Contains(err.Error(), "within 30ms") {
+		t.Errorf("UpdateWithin(30ms) while held = %v; want ErrLockTimeout within 30ms", err)
 	}
 }
