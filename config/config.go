@@ -21,6 +21,11 @@ type Config struct {
 
 	StateFile   string        // the hook state file; empty only when HOME is unset and nothing names one
 	LockTimeout time.Duration // how long to wait for a state lock
+	// RecordTimeout is how long guard run waits for the state lock to
+	// record an outcome, once its command has run: longer than
+	// LockTimeout, since the wait then delays only guard's exit, and
+	// giving up loses the outcome (see docs/guarantees.md).
+	RecordTimeout time.Duration
 	// ConnectTimeout bounds connecting to a PostgreSQL state (a
 	// postgres:// state_file); a URL's own connect_timeout wins.
 	ConnectTimeout time.Duration
@@ -162,6 +167,7 @@ func Default(home string) *Config {
 		Source:         "built-in defaults",
 		StateFile:      home + "/.claude/hook_state.json",
 		LockTimeout:    2 * time.Second,
+		RecordTimeout:  10 * time.Second,
 		ConnectTimeout: time.Second,
 		FailureMode:    "open",
 		Notice:         "auto",

@@ -14,6 +14,7 @@ import (
 type fileFields struct {
 	StateFile      *string         `yaml:"state_file,omitempty"`
 	LockTimeout    *Duration       `yaml:"lock_timeout,omitempty"`
+	RecordTimeout  *Duration       `yaml:"record_timeout,omitempty"`
 	ConnectTimeout *Duration       `yaml:"connect_timeout,omitempty"`
 	FailureMode    *string         `yaml:"failure_mode,omitempty"`
 	Notice         *string         `yaml:"notice,omitempty"`

@@ -377,6 +377,12 @@ func (c *Config) apply(f *fileFields, at func(section string) locator) error {
 		}
 		c.LockTimeout = time.Duration(*f.LockTimeout)
 	}
+	if f.RecordTimeout != nil {
+		if *f.RecordTimeout <= 0 {
+			return invalid("%s: must be longer than 0s", at("")("record_timeout"))
+		}
+		c.RecordTimeout = time.Duration(*f.RecordTimeout)
+	}
 	if f.FailureMode != nil {
 		if m := *f.FailureMode; m != "open" && m != "closed" {
 			return invalid("%s: must be open or closed, got %q", at("")("failure_mode"), m)

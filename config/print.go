@@ -63,6 +63,7 @@ func (c *Config) YAML() ([]byte, error) {
 	f := fileFields{
 		StateFile:      &c.StateFile,
 		LockTimeout:    dur(c.LockTimeout),
+		RecordTimeout:  dur(c.RecordTimeout),
 		ConnectTimeout: dur(c.ConnectTimeout),
 		FailureMode:    &c.FailureMode,
 		Notice:         &c.Notice,

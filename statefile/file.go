@@ -165,6 +165,9 @@ func (f *File) whose(path string, err error) error {
 // Path returns the resolved path of the document.
 func (f *File) Path() string { return f.path }
 
+// LockTimeout returns how long Lock waits.
+func (f *File) LockTimeout() time.Duration { return f.opts.LockTimeout }
+
 // LockPath returns the path of the sidecar lock file.
 func (f *File) LockPath() string { return f.path + ".lock" }
 
@@ -271,7 +274,13 @@ func Update[T any](f *File, fn func(doc *T) (changed bool, err error)) error {
 // runs then while still holding the lock: for work that must be ordered
 // with the update, such as logging it.
 func UpdateThen[T any](f *File, fn func(doc *T) (changed bool, err error), then func()) (err error) {
-	unlock, err := f.Lock()
+	return UpdateWithin(f, f.opts.LockTimeout, fn, then)
+}
+
+// UpdateWithin is UpdateThen, waiting at most timeout for the lock instead
+// of the lock timeout (see LockWithin).
+func UpdateWithin[T any](f *File, timeout time.Duration, fn func(doc *T) (changed bool, err error), then func()) (err error) {
+	unlock, err := f.LockWithin(timeout)
 	if err != nil {
 		return err
 	}

@@ -134,7 +134,13 @@ func outcome(res *supervise.Result, b config.Breaker) breaker.Outcome {
 // release of its slot where the store sends that with it (store.Queued).
 func (p *Protocol) Record(key string, s breaker.Settings, now time.Time, r breaker.Result, run Run) error {
 	p.releaseQueued()
-	return p.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
+	update := p.Circuits.Update
+	if o, ok := p.Circuits.(store.OutcomeRecorder); ok {
+		// The command has run: a wait for the lock now delays only guard's
+		// exit, and giving up would lose the outcome.
+		update = o.UpdateOutcome
+	}
+	return update(now, func(tx store.CircuitTx) (bool, error) {
 		_, err := Record(tx, key, s, store.TxNow(tx, now), r, run)
 		return true, err
 	})

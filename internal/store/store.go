@@ -21,6 +21,16 @@ type Circuits interface {
 	Snapshot() (CircuitView, error)
 }
 
+// An OutcomeRecorder is a Circuits whose queue for its lock is its own (the
+// file's flock): it lets the update that records the outcome of a command
+// that has already run wait longer for the lock than one made before a
+// command (record_timeout against lock_timeout). A backend whose waits are
+// the server's (PostgreSQL) need not be one.
+type OutcomeRecorder interface {
+	// UpdateOutcome is Update, for the record of an outcome.
+	UpdateOutcome(now time.Time, fn func(tx CircuitTx) (changed bool, err error)) error
+}
+
 // A CircuitTx is the state inside one Update.
 type CircuitTx interface {
 	CircuitView

@@ -23,9 +23,16 @@ type Circuits struct {
 	// onSetAside, if set, hears of each entry an update set aside (see
 	// store.Aside), once it is kept in the quarantine file.
 	onSetAside func(a store.Aside, keptIn string)
+
+	// recordWait bounds UpdateOutcome's wait for the lock (record_timeout);
+	// 0: the lock timeout.
+	recordWait time.Duration
 }
 
-var _ store.Circuits = (*Circuits)(nil)
+var (
+	_ store.Circuits        = (*Circuits)(nil)
+	_ store.OutcomeRecorder = (*Circuits)(nil)
+)
 
 // openCircuits opens the hook state file at path. retention says which idle
 // keys a write's hourly sweep prunes (see hookstate.Retention). Events go to
@@ -85,10 +92,25 @@ func (s *Circuits) Peek(key string) (breaker.Circuit, error) {
 // log, still under the lock, whether or not anything changed, unless fn or
 // the write failed.
 func (s *Circuits) Update(now time.Time, fn func(tx store.CircuitTx) (changed bool, err error)) error {
+	return s.update(0, now, fn)
+}
+
+// UpdateOutcome is Update, waiting up to record_timeout for the lock
+// (store.OutcomeRecorder): the caller's command has run, so the wait
+// delays only its exit, and giving up would lose the outcome.
+func (s *Circuits) UpdateOutcome(now time.Time, fn func(tx store.CircuitTx) (changed bool, err error)) error {
+	return s.update(s.recordWait, now, fn)
+}
+
+// update is Update, waiting up to wait for the lock (0: the lock timeout).
+func (s *Circuits) update(wait time.Duration, now time.Time, fn func(tx store.CircuitTx) (changed bool, err error)) error {
 	var pending []store.Event
 	var aside []store.Aside
 	swept := false
-	err := statefile.UpdateThen(s.File(), func(d *hookstate.Document) (bool, error) {
+	if wait <= 0 {
+		wait = s.File().LockTimeout()
+	}
+	err := statefile.UpdateWithin(s.File(), wait, func(d *hookstate.Document) (bool, error) {
 		changed, err := fn(d)
 		pending = d.Pending()
 		if err != nil {

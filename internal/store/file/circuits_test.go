@@ -1,6 +1,7 @@
 package file
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"guard/breaker"
+	"guard/config"
 	"guard/internal/circuit"
 	"guard/internal/store"
 	"guard/internal/store/hookstate"
@@ -237,5 +239,43 @@ func TestEntryThatDoesNotDecodeInAnUpdateSetsTheFileAside(t *testing.T) {
 	}
 	if c, _ := d.Circuit("a"); c.ConsecutiveFailures != 1 {
 		t.Errorf("a after the update = %+v; want one failure", c)
+	}
+}
+
+// TestOutcomeWaitsRecordTimeout: the record of an outcome, made after the
+// command ran, waits record_timeout for the lock; any other update waits
+// lock_timeout (performance-2 D1: with the lock queued, a crowd on a big
+// state waits longer than lock_timeout for its turn, and the outcome must
+// not be dropped then).
+func TestOutcomeWaitsRecordTimeout(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	cfg := config.Default(t.TempDir())
+	cfg.LockTimeout, cfg.RecordTimeout = 20*time.Millisecond, 70*time.Millisecond
+	h, err := OpenHooks(cfg, path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	holder, err := statefile.Open(path, statefile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := holder.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	put := func(tx store.CircuitTx) (bool, error) { tx.Put("k", breaker.Circuit{}); return true, nil }
+	for _, tc := range []struct {
+		name   string
+		update func(time.Time, func(store.CircuitTx) (bool, error)) error
+		within string
+	}{
+		{"Update", h.Circuits.Update, "within 20ms"},
+		{"UpdateOutcome", h.Circuits.(store.OutcomeRecorder).UpdateOutcome, "within 70ms"},
+	} {
+		err := tc.update(time.Now(), put)
+		if !errors.Is(err, store.ErrBusy) || !strings.Contains(err.Error(), tc.within) {
+			t.Errorf("%s while the lock is held = %v; want ErrBusy, %s", tc.name, err, tc.within)
+		}
 	}
 }

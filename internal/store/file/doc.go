@@ -15,20 +15,20 @@
 //     (eventlog.go).
 //   - Exports and imports of a whole file (checkpoint.go).
 //
-// Three flocks, each for a reason. The state's sidecar lock is taken with
-// a timeout (gofrs/flock, polled, in statefile), because a caller must give
-// up after lock_timeout and run the hook unguarded. The slot files are
-// tried without blocking (tryLockFile), one after the other: an unlimited
-// key takes the first free one, and a max_concurrent key's run polls its
-// key's slots, with back-off, until its queue_timeout has passed (then it
-// is refused with store.ErrFull), as the state lock is polled. Only the
-// event log's lock blocks (lockFile): appends are short, and taken under
-// the state lock already. Each is flock(2) on Linux and macOS
-// (lock_unix.go) and LockFileEx on Windows (lock_windows.go), where a lock
-// is mandatory for the range it covers: guard's cover a byte past any
-// content, so that readers of the log and the slots are never refused. No
-// lock file is ever removed; a slot file is removed by the holder of its
-// lock.
+// Three flocks, each for a reason. The state's sidecar lock is waited for
+// in the kernel's queue with a timeout (gofrs/flock, in statefile), because
+// a caller must give up after lock_timeout and run the hook unguarded (the
+// record of an outcome, after the command ran, waits record_timeout). The
+// slot files are tried without blocking (tryLockFile), one after the other:
+// an unlimited key takes the first free one, and a max_concurrent key's run
+// polls its key's slots, with back-off, until its queue_timeout has passed
+// (then it is refused with store.ErrFull). Only the event log's lock blocks
+// (lockFile): appends are short, and taken under the state lock already.
+// Each is flock(2) on Linux and macOS (lock_unix.go) and LockFileEx on
+// Windows (lock_windows.go), where a lock is mandatory for the range it
+// covers: guard's cover a byte past any content, so that readers of the log
+// and the slots are never refused. No lock file is ever removed; a slot
+// file is removed by the holder of its lock.
 //
 // The backend registers itself for paths (store.KindFile) when linked in.
 package file
