@@ -75,6 +75,12 @@ if [ -f BENCHMARKS.md ] && [[ " ${args[*]-} " != *" -out "* ]]; then
 	echo "sessions..." >&2
 	{ echo; go run ./bench/sessions -guard "$bin/guard"; } >>BENCHMARKS.md
 fi
+# A crowd on one state file: 64 and 128 callers at once on 10 and 10,000
+# keys (bench/crowd).
+if [ -f BENCHMARKS.md ] && [[ " ${args[*]-} " != *" -out "* ]]; then
+	echo "crowd..." >&2
+	{ echo; go run ./bench/crowd -guard "$bin/guard"; } >>BENCHMARKS.md
+fi
 # The dashboard: the page of 1,000 keys and 100,000 events, and the serve
 # loop against the log's age (bench/dashboard).
 if [ -f BENCHMARKS.md ] && [[ " ${args[*]-} " != *" -out "* ]]; then
