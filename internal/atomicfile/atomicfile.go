@@ -82,7 +82,7 @@ func Replace(path string, data [][]byte, o Options) (err error) {
 		tmp, err = os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	}
 	if err != nil {
-		return fmt.Errorf("cannot create temp file: %w", err)
+		return fmt.Errorf("cannot create temp file: %w", withPath("create", filepath.Join(dir, "."+filepath.Base(path)+".tmp"), err))
 	}
 	renamed := false
 	defer func() {
@@ -107,7 +107,7 @@ func Replace(path string, data [][]byte, o Options) (err error) {
 		}
 	}
 	if err := writeSegments(tmp, data); err != nil {
-		return fmt.Errorf("cannot write temp file: %w", err)
+		return fmt.Errorf("cannot write temp file: %w", withPath("write", tmp.Name(), err))
 	}
 	if err := failpoint("after-write"); err != nil {
 		return err
@@ -118,14 +118,14 @@ func Replace(path string, data [][]byte, o Options) (err error) {
 			sync = defaultSyncs.file
 		}
 		if err := sync(tmp); err != nil {
-			return fmt.Errorf("cannot sync temp file: %w", err)
+			return fmt.Errorf("cannot sync temp file: %w", withPath("sync", tmp.Name(), err))
 		}
 	}
 	if err := failpoint("after-sync"); err != nil {
 		return err
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("cannot close temp file: %w", err)
+		return fmt.Errorf("cannot close temp file: %w", withPath("close", tmp.Name(), err))
 	}
 	if err := failpoint("after-close"); err != nil {
 		return err
@@ -145,7 +145,7 @@ func Replace(path string, data [][]byte, o Options) (err error) {
 		syncDir = defaultSyncs.dir
 	}
 	if err := syncDir(dir); err != nil {
-		return fmt.Errorf("cannot sync directory: %w", err)
+		return fmt.Errorf("cannot sync directory: %w", withPath("sync", dir, err))
 	}
 	return failpoint("after-dirsync")
 }
@@ -216,4 +216,18 @@ func Backup(path string, data []byte, now time.Time) (string, error) {
 		return "", err
 	}
 	return backup, nil
+}
+
+// withPath makes err name path, as an *fs.PathError does, unless it names
+// a file already: every failure to write a file says which, a full disk's
+// "no space left on device" included, whichever command wrote it
+// (hostile-user-3 m10).
+func withPath(op, path string, err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	var fe *ForeignFileError
+	if errors.As(err, &pe) || errors.As(err, &le) || errors.As(err, &fe) {
+		return err
+	}
+	return &fs.PathError{Op: op, Path: path, Err: err}
 }
