@@ -9,12 +9,24 @@ export CGO_ENABLED = 0
 
 .PHONY: install install-pg build test bench
 
+# warn_path warns, with the line to add, when $(GOBIN) is not on PATH: the
+# next command the README gives, guard install, would be "command not
+# found" (newcomer-and-mission #12).
+define warn_path
+	@case ":$$PATH:" in *":$(GOBIN):"*|*":$(GOBIN)/:"*) ;; *) \
+	  echo "warning: $(GOBIN) is not on your PATH, so your shell will not find guard there" >&2; \
+	  echo "hint: add this line to ~/.profile (or ~/.bashrc, ~/.zshrc), then open a new shell:" >&2; \
+	  echo "  export PATH=\"$(GOBIN):\$$PATH\"" >&2; \
+	  echo "hint: in fish: fish_add_path $(GOBIN)" >&2;; esac
+endef
+
 # guard-web is the dashboard (guard report --format html, guard serve),
 # which guard and guard-pg hand over to: kept apart so that no other call
 # pays for a web server's packages.
 install:
 	GOBIN=$(GOBIN) go install $(GOFLAGS_GUARD) ./cmd/guard ./cmd/guard-pg ./cmd/guard-web
 	@echo "installed guard, guard-pg and guard-web in $(GOBIN)"
+	$(warn_path)
 
 # For hosts whose state is in PostgreSQL: guard-pg installed as guard, one
 # binary with the driver, so that no call is handed over (about 3 ms less a
@@ -24,6 +36,7 @@ install-pg:
 	go build $(GOFLAGS_GUARD) -o $(GOBIN)/guard ./cmd/guard-pg
 	go build $(GOFLAGS_GUARD) -o $(GOBIN)/guard-web ./cmd/guard-web
 	@echo "installed guard, with the PostgreSQL driver, and guard-web in $(GOBIN)"
+	$(warn_path)
 
 build:
 	go build $(GOFLAGS_GUARD) -o guard ./cmd/guard
