@@ -88,6 +88,13 @@ type Breaker struct {
 	// MinInterval: a call that comes sooner after the last one guard let
 	// run is skipped, as any skip (on_skip says whether it blocks).
 	MinInterval time.Duration
+	// OnStateChange, if not empty, is a shell command guard starts,
+	// detached, on every transition of a key's circuit (and on guard
+	// disable and enable), with GUARD_KEY, GUARD_FROM, GUARD_TO and
+	// GUARD_REASON in its environment; OnStateChangeTimeout bounds each
+	// run of it.
+	OnStateChange        string
+	OnStateChangeTimeout time.Duration
 	// SessionRetention is how long the circuit of one Claude Code session
 	// (scope: session) outlives its last call, whatever its state: a
 	// session that ended never calls again. 0 keeps it for Retention, as
@@ -190,6 +197,8 @@ func Default(home string) *Config {
 			Exclude:           []string{},
 			Retention:         30 * 24 * time.Hour,
 			SessionRetention:  24 * time.Hour,
+
+			OnStateChangeTimeout: 30 * time.Second,
 		},
 		Logging: Logging{
 			MaxSize:  10 << 20,
@@ -374,6 +383,9 @@ func (b *Breaker) RulesInForce() []string {
 	}
 	if b.MinInterval > 0 {
 		lines = append(lines, fmt.Sprintf("min_interval: runs at most once per %s; a call sooner is skipped, as any skip (on_skip)", FormatDuration(b.MinInterval)))
+	}
+	if b.OnStateChange != "" {
+		lines = append(lines, fmt.Sprintf("on_state_change: runs %q, detached, on every transition (each run stopped after %s)", b.OnStateChange, FormatDuration(b.OnStateChangeTimeout)))
 	}
 	if b.OnSkip == "block" {
 		lines = append(lines, "on_skip: block (a call guard skips exits 2, a block, with the reason on stderr)")

@@ -55,6 +55,9 @@ type breakerFields struct {
 	Retention         *Duration `yaml:"retention,omitempty"`
 	SessionRetention  *Duration `yaml:"session_retention,omitempty"`
 	MinInterval       *Duration `yaml:"min_interval,omitempty"`
+
+	OnStateChange        *string   `yaml:"on_state_change,omitempty"`
+	OnStateChangeTimeout *Duration `yaml:"on_state_change_timeout,omitempty"`
 }
 
 type hookFields struct {
@@ -158,6 +161,12 @@ func (b *Breaker) apply(f *breakerFields, where locator) error {
 	if f.Enabled != nil {
 		b.Enabled = *f.Enabled
 	}
+	if f.OnStateChange != nil {
+		b.OnStateChange = strings.TrimSpace(*f.OnStateChange)
+	}
+	if f.OnStateChangeTimeout != nil && *f.OnStateChangeTimeout <= 0 {
+		return fmt.Errorf("%s: must be longer than 0s: a command guard starts detached must end", where("on_state_change_timeout"))
+	}
 	ints := []struct {
 		src   *int
 		dst   *int
@@ -214,6 +223,7 @@ func (b *Breaker) apply(f *breakerFields, where locator) error {
 		{f.Retention, &b.Retention},
 		{f.SessionRetention, &b.SessionRetention},
 		{f.MinInterval, &b.MinInterval},
+		{f.OnStateChangeTimeout, &b.OnStateChangeTimeout},
 	}
 	for _, d := range durations {
 		if d.src != nil {

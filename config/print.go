@@ -47,6 +47,9 @@ func (b *Breaker) fields() breakerFields {
 		Retention:         dur(b.Retention),
 		SessionRetention:  dur(b.SessionRetention),
 		MinInterval:       dur(b.MinInterval),
+
+		OnStateChange:        &b.OnStateChange,
+		OnStateChangeTimeout: dur(b.OnStateChangeTimeout),
 	}
 }
 

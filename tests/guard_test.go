@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -79,6 +80,7 @@ func TestScripts(t *testing.T) {
 			"cooldown": cmdCooldown,
 
 			"signal-while-locked": cmdSignalWhileLocked,
+			"waitfor":             cmdWaitfor,
 		},
 	})
 }
@@ -107,6 +109,33 @@ func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("exit status %d; want %d", got, want)
+	}
+}
+
+// cmdWaitfor waits until a file holds a line that matches a regular
+// expression, for what guard starts detached and does not wait for
+// (on_state_change): it checks every 50ms, for up to a minute, so that a
+// slow machine passes, and a file that never gets the line fails.
+//
+//	waitfor FILE REGEXP
+func cmdWaitfor(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: waitfor FILE REGEXP")
+	}
+	re, err := regexp.Compile("(?m)" + args[1])
+	if err != nil {
+		ts.Fatalf("waitfor: %v", err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		data, _ := os.ReadFile(ts.MkAbs(args[0]))
+		if re.Match(data) {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waitfor: no line matching %q in %s after a minute; it holds:\n%s", args[1], args[0], data)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

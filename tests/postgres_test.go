@@ -408,3 +408,30 @@ func TestRecordAndDisableOnPostgres(t *testing.T) {
 		t.Fatalf("once enabled: %s", got)
 	}
 }
+
+// TestOnStateChangeOnPostgres: on_state_change runs for a transition of a
+// state in PostgreSQL, and its outcome is logged there (issue 34, item 5).
+func TestOnStateChangeOnPostgres(t *testing.T) {
+	url := pgtest.Shared(t).NewDB(t)
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes")
+	cfg := filepath.Join(dir, "guardrails.yaml")
+	os.WriteFile(cfg, []byte("circuit_breaker:\n  on_state_change: 'echo \"$GUARD_KEY $GUARD_FROM $GUARD_TO\" >> "+notes+"'\n"), 0o644)
+	cmd := exec.Command(guardBin, "trip", "policy", "--reason", "INC-9")
+	cmd.Env = append(os.Environ(), "GUARD_STATE="+url, "GUARD_CONFIG="+cfg, "HOME="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("trip: %v: %s", err, out)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		_, out, _ := pgGuard(t, url, "h", "log", "--event", "notify", "--json")
+		data, _ := os.ReadFile(notes)
+		if string(data) == "policy closed open\n" && strings.Contains(out, `"outcome":"success"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after a minute: notes %q, events %s", data, out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

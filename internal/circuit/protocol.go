@@ -18,8 +18,19 @@ type Protocol struct {
 	// Self is this guard process. Its Start, which costs a read of /proc,
 	// is found when a call first needs it (a lease, a slot).
 	Self store.Holder
+	// Moved, if set, hears of what a key's circuit did (transitions,
+	// reaped leases) in an Admit or Record, with the circuit after it,
+	// once the store has taken the change: for on_state_change.
+	Moved func(key string, c breaker.Circuit, evs []breaker.Event)
 
 	slot store.Slot // the slot Start took, while it is held
+}
+
+// moved tells Moved of evs, if there are any.
+func (p *Protocol) moved(key string, c breaker.Circuit, evs []breaker.Event) {
+	if p.Moved != nil && len(evs) > 0 {
+		p.Moved(key, c, evs)
+	}
 }
 
 // Holder returns this process as a holder, with its start time.
@@ -53,6 +64,9 @@ func (p *Protocol) Admit(key string, s breaker.Settings, now time.Time) (breaker
 		}
 		return dec.Changed || !dec.Run, err
 	})
+	if err == nil {
+		p.moved(key, c, dec.Events)
+	}
 	return dec, c, err
 }
 
@@ -140,10 +154,20 @@ func (p *Protocol) Record(key string, s breaker.Settings, now time.Time, r break
 		// exit, and giving up would lose the outcome.
 		update = o.UpdateOutcome
 	}
-	return update(now, func(tx store.CircuitTx) (bool, error) {
-		_, err := Record(tx, key, s, store.TxNow(tx, now), r, run)
+	var evs []breaker.Event
+	var c breaker.Circuit
+	err := update(now, func(tx store.CircuitTx) (bool, error) {
+		var err error
+		evs, err = Record(tx, key, s, store.TxNow(tx, now), r, run)
+		if err == nil && p.Moved != nil && len(evs) > 0 {
+			c, err = tx.Circuit(key)
+		}
 		return true, err
 	})
+	if err == nil {
+		p.moved(key, c, evs)
+	}
+	return err
 }
 
 // Reject counts a call of key that found every slot taken, and whether

@@ -164,6 +164,7 @@ const (
 	EventProbe          = "probe"           // guard probe let an open circuit probe now: from, to
 	EventDisable        = "disable"         // guard disable turned a key off: from (the state underneath), to (disabled), reason, user, pid
 	EventEnable         = "enable"          // guard enable turned it back on: from (disabled), to, reason, user, pid
+	EventNotify         = "notify"          // on_state_change ran for a transition: from, to, reason, outcome (success, failure), exit, duration_ms, error
 	EventQuarantine     = "quarantine"      // a state file, or one key's entry, was set aside: file, error
 	EventImport         = "import"          // guard state import replaced the state: file, reason (the backup)
 	EventCooldown       = "cooldown"        // a budget was checked: action, outcome (allowed, refused), used, limit, until
@@ -200,7 +201,7 @@ func VerdictOf(blocked bool) string {
 const SkipFailureMode = "failure_mode_closed"
 
 // EventNames lists every event, in the order of the constants above.
-var EventNames = []string{EventRun, EventSkip, EventTransition, EventReaped, EventRejected, EventReset, EventTrip, EventProbe, EventDisable, EventEnable, EventQuarantine, EventImport, EventCooldown, EventCooldownRecord, EventCooldownHealth, EventMark}
+var EventNames = []string{EventRun, EventSkip, EventTransition, EventReaped, EventRejected, EventReset, EventTrip, EventProbe, EventDisable, EventEnable, EventNotify, EventQuarantine, EventImport, EventCooldown, EventCooldownRecord, EventCooldownHealth, EventMark}
 
 // Stamp writes t as an event's "until": RFC 3339 UTC, rounded up to the
 // second, so that a retry time is never shown before it has come.

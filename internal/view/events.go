@@ -80,6 +80,14 @@ func DescribeEvent(ev *store.Event) string {
 			}
 			add(")")
 		}
+	case store.EventNotify:
+		add("on_state_change for %s -> %s: %s", ev.From, ev.To, ev.Outcome)
+		if ev.DurationMS != nil {
+			add(" (%s)", time.Duration(*ev.DurationMS)*time.Millisecond)
+		}
+		if ev.Error != "" {
+			add(": %s", LastError(ev.Error, 120))
+		}
 	case store.EventReaped:
 		add("probe lease of pid %d reaped: %s", ev.PID, ev.Reason)
 	case store.EventRejected:

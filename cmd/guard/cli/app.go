@@ -56,6 +56,7 @@ completion). A usage error exits 64: guard never exits 2, a Claude hook's
 			e.recordCommand(),
 			e.disableCommand(),
 			e.enableCommand(),
+			e.notifyCommand(),
 			e.configCommand(),
 			e.logCommand(),
 			e.stateCommand(),

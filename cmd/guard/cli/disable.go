@@ -90,7 +90,11 @@ func (e *env) disable(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usagef("which key? give one or more (see 'guard status')")
 	}
-	hooks, err := e.openHooksOf(c)
+	cfg, err := e.loadConfig(c)
+	if err != nil {
+		return err
+	}
+	hooks, err := e.openHooks(cfg)
 	if err != nil {
 		return err
 	}
@@ -127,6 +131,13 @@ func (e *env) disable(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	var n notes
+	for _, d := range dones {
+		if d.changed {
+			n.noteFor(cfg, d.key, breaker.Circuit{}, []breaker.Event{d.ev}, now)
+		}
+	}
+	defer e.startNotes(&n, cfg, hooks)
 	for _, d := range dones {
 		if !d.changed {
 			fmt.Fprintf(e.stdout, "%s is already disabled (%s)\n", circuit.KeyWord(d.key), view.Printable(disabledBy(d.was)))
@@ -141,7 +152,11 @@ func (e *env) enable(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usagef("which key? give one or more (see 'guard status')")
 	}
-	hooks, err := e.openHooksOf(c)
+	cfg, err := e.loadConfig(c)
+	if err != nil {
+		return err
+	}
+	hooks, err := e.openHooks(cfg)
 	if err != nil {
 		return err
 	}
@@ -185,6 +200,13 @@ func (e *env) enable(c *cli.Context) error {
 	if missing != nil {
 		return missing
 	}
+	var n notes
+	for _, d := range dones {
+		if d.changed {
+			n.noteFor(cfg, d.key, d.c, []breaker.Event{d.ev}, now)
+		}
+	}
+	defer e.startNotes(&n, cfg, hooks)
 	for _, d := range dones {
 		if !d.changed {
 			fmt.Fprintf(e.stdout, "%s is not disabled\n", circuit.KeyWord(d.key))

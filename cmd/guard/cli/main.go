@@ -109,7 +109,7 @@ func (e *env) unguardedArgv() []string {
 // database driver hands over to guard-pg when the state is a database.
 // (install must not be: it writes the path of the guard that runs it.)
 var readsState = map[string]bool{"run": true, "status": true, "report": true, "reset": true, "trip": true,
-	"probe": true, "record": true, "disable": true, "enable": true, "log": true, "state": true, "cooldown": true, "config": true}
+	"probe": true, "record": true, "disable": true, "enable": true, notifyCommandName: true, "log": true, "state": true, "cooldown": true, "config": true}
 
 // env is what a command may touch of the outside world. Commands write to
 // the writers they are given and read the clock through now, so that tests

@@ -34,7 +34,11 @@ func (e *env) probe(c *cli.Context) error {
 		return usagef("probe takes one KEY, got %d arguments", c.NArg())
 	}
 	arg := c.Args().First()
-	hooks, err := e.openHooksOf(c)
+	cfg, err := e.loadConfig(c)
+	if err != nil {
+		return err
+	}
+	hooks, err := e.openHooks(cfg)
 	if err != nil {
 		return err
 	}
@@ -42,6 +46,7 @@ func (e *env) probe(c *cli.Context) error {
 	var key string
 	var changed bool
 	var perr error
+	var ev breaker.Event
 	err = hooks.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
 		var err error
 		if key, err = circuit.ResolveKey(arg, tx.Has); err != nil {
@@ -51,9 +56,14 @@ func (e *env) probe(c *cli.Context) error {
 			perr = view.UnknownKey(key, tx)
 			return false, nil
 		}
-		_, changed, perr = circuit.Probe(tx, key, now)
+		ev, changed, perr = circuit.Probe(tx, key, now)
 		return changed, nil
 	})
+	if err == nil && changed {
+		var n notes
+		n.noteFor(cfg, key, breaker.Circuit{}, []breaker.Event{ev}, now)
+		defer e.startNotes(&n, cfg, hooks)
+	}
 	switch {
 	case err != nil:
 		return err

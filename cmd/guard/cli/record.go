@@ -190,6 +190,9 @@ func (e *env) record(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	var n notes
+	n.note(b, rep.Key, rec.Circuit, rec.Events, now)
+	defer e.startNotes(&n, cfg, hooks)
 	cb := rec.Circuit
 	rep.Counted, rep.Probe = rec.Counted, rec.Probe
 	rep.State = string(cb.Shown())

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"guard/breaker"
 	"guard/internal/circuit"
 	"guard/internal/store"
 	"guard/internal/view"
@@ -43,7 +44,11 @@ func (e *env) reset(c *cli.Context) error {
 	case !all && len(args) == 0:
 		return usagef("which key? give one (see 'guard status') or --all")
 	}
-	hooks, err := e.openHooksOf(c)
+	cfg, err := e.loadConfig(c)
+	if err != nil {
+		return err
+	}
+	hooks, err := e.openHooks(cfg)
 	if err != nil {
 		return err
 	}
@@ -68,6 +73,11 @@ func (e *env) reset(c *cli.Context) error {
 	if missing != nil {
 		return missing
 	}
+	var n notes
+	for _, c := range closed {
+		n.noteFor(cfg, c.Key, breaker.Circuit{}, []breaker.Event{{Kind: breaker.Transition, From: c.From, To: breaker.Closed, Reason: "reset by hand"}}, now)
+	}
+	defer e.startNotes(&n, cfg, hooks)
 	for _, c := range closed {
 		fmt.Fprintf(e.stdout, "reset %s: %s -> closed\n", circuit.KeyWord(c.Key), c.From)
 	}

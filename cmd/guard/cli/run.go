@@ -167,6 +167,13 @@ func (e *env) guardRun(l runLine) (err error) {
 		Circuits: hooks.Circuits, Runs: hooks.Runs,
 		Live: liveness(host), Self: store.Holder{Host: host, PID: os.Getpid()},
 	}
+	if b.OnStateChange != "" {
+		// Transitions start on_state_change, detached, once the call is
+		// over: the command never waits for them.
+		var n notes
+		p.Moved = func(key string, c breaker.Circuit, evs []breaker.Event) { n.note(b, key, c, evs, e.now()) }
+		defer e.startNotes(&n, cfg, hooks)
+	}
 	now := e.now()
 	var deadline time.Time
 	if b.Timeout > 0 {

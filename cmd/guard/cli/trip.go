@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"guard/breaker"
 	"guard/config"
 	"guard/internal/circuit"
 	"guard/internal/store"
@@ -42,23 +43,35 @@ func (e *env) trip(c *cli.Context) error {
 	if dur < 0 {
 		return usagef("--for must not be negative")
 	}
-	hooks, err := e.openHooksOf(c)
+	cfg, err := e.loadConfig(c)
+	if err != nil {
+		return err
+	}
+	hooks, err := e.openHooks(cfg)
 	if err != nil {
 		return err
 	}
 	now := e.now()
 	var key string
+	var ev breaker.Event
+	var after breaker.Circuit
 	err = hooks.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
 		var err error
 		if key, err = circuit.ResolveKey(arg, tx.Has); err != nil {
 			return false, err
 		}
-		_, err = circuit.Trip(tx, key, now, dur, c.String("reason"))
+		if ev, err = circuit.Trip(tx, key, now, dur, c.String("reason")); err != nil {
+			return false, err
+		}
+		after, err = tx.Circuit(key)
 		return true, err
 	})
 	if err != nil {
 		return err
 	}
+	var n notes
+	n.noteFor(cfg, key, after, []breaker.Event{ev}, now)
+	defer e.startNotes(&n, cfg, hooks)
 	if dur > 0 {
 		fmt.Fprintf(e.stdout, "tripped %s: open for %s, until %s\n", circuit.KeyWord(key), config.FormatDuration(dur), store.Stamp(now.Add(dur)))
 	} else {
