@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"guard/internal/safeopen"
 )
 
 // Options say where Load looks. The zero value uses the process's
@@ -111,7 +113,8 @@ func Load(opts Options) (*Config, error) {
 	case path == "-":
 		return nil, invalid("config file -: standard input is read only by 'guard config check -' (a file really named so is ./-)")
 	case path != "":
-		data, err = os.ReadFile(path)
+		// Never a FIFO or a device: guard would wait on it for ever.
+		data, err = safeopen.ReadFile(path)
 	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && !explicit:

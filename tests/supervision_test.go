@@ -479,3 +479,39 @@ func TestSignalWhileQueuedRunsNothing(t *testing.T) {
 		t.Error("the queued run started its command after SIGTERM")
 	}
 }
+
+// TestFIFOConfigAndSIGTERM covers hostile-user-3 M5: with a FIFO as its
+// config, guard once hung in open(2) for ever, deaf to SIGTERM, and the
+// hook never ran. Now it warns, runs the hook, and SIGTERM ends both.
+func TestFIFOConfigAndSIGTERM(t *testing.T) {
+	sb := newSandbox(t, "")
+	fifo := sb.path("fifo.yaml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	killTreeAtEnd(t, sb.path("pid"))
+	cmd := sb.command("run", "--name", "fifo", "-c", `echo $$ > pid; touch started; while :; do sleep 0.05; done`)
+	cmd.Env = append(cmd.Env, "GUARD_CONFIG="+fifo)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the hook to start", func() bool { return exists(sb.path("started")) })
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 143 {
+			t.Errorf("guard exited with %v; want 143, the hook's death by SIGTERM", err)
+		}
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		t.Fatal("guard still running a minute after SIGTERM")
+	}
+	if !strings.Contains(stderr.String(), "fifo.yaml is a FIFO, not a regular file") {
+		t.Errorf("stderr = %q; want the warning", stderr.String())
+	}
+}

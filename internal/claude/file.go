@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"guard/internal/atomicfile"
+	"guard/internal/safeopen"
 )
 
 // A File is a settings file rewritten on disk.
@@ -48,7 +49,7 @@ func RewriteFile(path, verb string, now time.Time, dryRun bool, rewrite func([]b
 	if err != nil {
 		return f, err
 	}
-	if f.Old, err = os.ReadFile(path); err != nil {
+	if f.Old, err = safeopen.ReadFile(path); err != nil { // never a FIFO: see safeopen
 		return f, err
 	}
 	f.Result, err = rewrite(f.Old)

@@ -2,12 +2,14 @@ package supervise
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
+
+	"guard/internal/safeopen"
 )
 
 // LaunchFailure returns the line of the child's stderr that shows that the
@@ -82,17 +84,12 @@ func missing(script, dir string) bool {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(dir, p)
 	}
-	fi, err := os.Stat(p)
-	if err != nil {
-		return true
-	}
-	if !fi.Mode().IsRegular() {
+	f, err := safeopen.Open(p) // never waits on a file, whatever it turns into
+	if errors.Is(err, safeopen.ErrNotRegular) {
 		return false // a directory or a device: not "cannot open" for want of a file
 	}
-	// O_NONBLOCK: never wait on a file, whatever it turns into.
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return true // there, but unreadable: Errno 13 is a launch failure too
+		return true // not there, or there but unreadable: Errno 13 is a launch failure too
 	}
 	f.Close()
 	return false
@@ -360,7 +357,7 @@ func interpreter(path string) string {
 // firstLine returns the first line of the file at path, up to 256 bytes,
 // or nothing if it cannot be read.
 func firstLine(path string) []byte {
-	f, err := os.Open(path)
+	f, err := safeopen.Open(path)
 	if err != nil {
 		return nil
 	}

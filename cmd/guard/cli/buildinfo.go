@@ -5,8 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-	"os"
 	"runtime/debug"
+
+	"guard/internal/safeopen"
 )
 
 // readBuildInfo returns the build information of the Go program at path,
@@ -17,7 +18,7 @@ import (
 // initialisation every guard call would pay for; guard needs this only to
 // check a guard-pg before handing a database state over to it.)
 func readBuildInfo(path string) (*debug.BuildInfo, error) {
-	f, err := os.Open(path)
+	f, err := safeopen.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"guard/internal/circuit"
 	"guard/internal/claude"
 	"guard/internal/claude/doctor"
+	"guard/internal/safeopen"
 	"guard/internal/store"
 	"guard/internal/view"
 )
@@ -83,7 +84,7 @@ func (e *env) doctor(c *cli.Context) error {
 	if abs, err := filepath.Abs(project); err == nil {
 		project = abs
 	}
-	denv := doctor.Env{Home: home, ProjectDir: project, Path: e.getenv("PATH"), Stat: os.Stat, ReadFile: os.ReadFile}
+	denv := doctor.Env{Home: home, ProjectDir: project, Path: e.getenv("PATH"), Stat: os.Stat, ReadFile: safeopen.ReadFile}
 	if cfg, err := e.loadConfig(c); err == nil {
 		denv.OnSkipBlock = func(h claude.Hook) bool { return cfg.For(ruleKey(h)).OnSkip == "block" }
 	}

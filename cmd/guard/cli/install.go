@@ -15,6 +15,7 @@ import (
 	"guard/internal/circuit"
 	"guard/internal/claude"
 	"guard/internal/claude/doctor"
+	"guard/internal/safeopen"
 	"guard/internal/shell"
 	"guard/internal/store"
 	"guard/internal/view"
@@ -325,7 +326,7 @@ func (e *env) doctorEnv() doctor.Env {
 	if project == "" {
 		project, _ = os.Getwd()
 	}
-	return doctor.Env{Home: e.getenv("HOME"), ProjectDir: project, Path: e.getenv("PATH"), Stat: os.Stat, ReadFile: os.ReadFile}
+	return doctor.Env{Home: e.getenv("HOME"), ProjectDir: project, Path: e.getenv("PATH"), Stat: os.Stat, ReadFile: safeopen.ReadFile}
 }
 
 // warnPolicies warns about the hooks install wrapped that look like
@@ -379,7 +380,7 @@ func (e *env) warnDiffering(f claude.File, bin string) {
 		if real, _ = filepath.Abs(real); real == me {
 			continue
 		}
-		doc, err := os.ReadFile(other)
+		doc, err := safeopen.ReadFile(other)
 		if err != nil {
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 
 	"guard/internal/atomicfile"
 	"guard/internal/jsonx"
+	"guard/internal/safeopen"
 )
 
 // stdio is the file name that means stdout for an output and stdin for an
@@ -75,7 +76,12 @@ func (e *env) readInput(path string) ([]byte, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return nil, usagef("%s is a directory; give a file (or - for stdin)", path)
 	}
-	data, err := os.ReadFile(path)
+	data, err := safeopen.ReadFile(path)
+	if errors.Is(err, safeopen.ErrNotRegular) {
+		// A FIFO or a device could keep guard waiting for ever; a pipe
+		// is read as stdin.
+		return nil, usagef("%v; give a file, or - to read stdin", err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot read checkpoint: %w", err)
 	}

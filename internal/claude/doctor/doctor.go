@@ -10,6 +10,7 @@ package doctor
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"guard/internal/claude"
+	"guard/internal/safeopen"
 	"guard/internal/shell"
 )
 
@@ -145,7 +147,7 @@ func Check(files []string, env Env) ([]Checked, []Finding) {
 			if os.IsNotExist(err) {
 				c.Detail = "not there"
 			} else {
-				findings = append(findings, Finding{Where: path, Problem: "cannot be read: " + err.Error(), Fix: "check its permissions: Claude Code cannot read it either"})
+				findings = append(findings, unreadable(path, err))
 			}
 			checked = append(checked, c)
 			continue
@@ -169,7 +171,7 @@ func Settings(path string, env Env) (Checked, []Finding) {
 		if os.IsNotExist(err) {
 			return Checked{What: "settings " + path, Detail: "not there"}, nil
 		}
-		return Checked{What: "settings " + path}, []Finding{{Where: path, Problem: "cannot be read: " + err.Error(), Fix: "check its permissions: Claude Code cannot read it either"}}
+		return Checked{What: "settings " + path}, []Finding{unreadable(path, err)}
 	}
 	c, fs, _ := settings(path, doc, env)
 	return c, fs
@@ -398,4 +400,15 @@ func Hook(h claude.Hook, env Env) []Finding {
 // a hook whose program or script never started).
 func blocks(h claude.Hook) bool {
 	return h.Guard == "" && PolicyEvents[h.Event]
+}
+
+// unreadable is the finding for a settings file that cannot be read: not
+// a regular file (a FIFO would hang whatever reads it, Claude Code
+// included), or not readable.
+func unreadable(path string, err error) Finding {
+	fix := "check its permissions: Claude Code cannot read it either"
+	if errors.Is(err, safeopen.ErrNotRegular) {
+		fix = "replace it with a regular file (or remove it): Claude Code cannot use it either"
+	}
+	return Finding{Where: path, Problem: "cannot be read: " + err.Error(), Fix: fix}
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"guard/internal/claude"
+	"guard/internal/safeopen"
 	"guard/internal/shell"
 )
 
@@ -78,12 +79,16 @@ func (env Env) argvProblems(argv []string, expand func(string) (string, bool)) [
 		return nil
 	}
 	if a, script, ok := env.script(argv, expand); ok {
-		if _, err := env.Stat(env.abs(script)); err != nil {
+		fi, err := env.Stat(env.abs(script))
+		if err != nil {
 			p := problem{msg: fmt.Sprintf("runs the script %s, which does not exist (%s)", a, env.abs(script))}
 			if exitsTwo().MatchString(filepath.Base(name)) {
 				p.exits2 = filepath.Base(name)
 			}
 			return []problem{p}
+		}
+		if !fi.Mode().IsRegular() && !fi.IsDir() {
+			return []problem{{msg: fmt.Sprintf("runs the script %s, which is %s, not a regular file (%s)", a, safeopen.Kind(fi.Mode()), env.abs(script))}}
 		}
 	}
 	return nil
@@ -227,6 +232,8 @@ func (env Env) executable(name string) string {
 		return "does not exist"
 	case fi.IsDir():
 		return "is a directory"
+	case !fi.Mode().IsRegular():
+		return "is " + safeopen.Kind(fi.Mode()) + ", not a regular file"
 	case fi.Mode()&0o111 == 0:
 		return "is not executable (chmod +x)"
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 
+	"guard/internal/safeopen"
 	"guard/internal/store"
 )
 
@@ -175,7 +176,7 @@ func (c *eventCache) merge() {
 // update reads what is new in the file at path, and returns it as cached;
 // nil if it is gone (rotated away since it was listed).
 func (c *eventCache) update(path string) (*cachedFile, error) {
-	fh, err := os.Open(path)
+	fh, err := safeopen.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

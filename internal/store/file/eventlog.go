@@ -26,8 +26,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"syscall"
 
 	"guard/internal/atomicfile"
+	"guard/internal/safeopen"
 	"guard/internal/store"
 	"guard/statefile"
 )
@@ -89,7 +91,9 @@ func (l *EventLog) Append(events ...store.Event) error {
 // we waited).
 func (l *EventLog) openLocked() (*os.File, error) {
 	for {
-		f, err := statefile.OpenBeside(l.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		// O_NONBLOCK: a FIFO at the log's path must not hang guard in
+		// open, or in a write once the log is open.
+		f, err := statefile.OpenBeside(l.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
 		if errors.Is(err, os.ErrNotExist) {
 			// Made by root, the directories are the state's owner's,
 			// as the log is: else the user's own guard could not
@@ -97,7 +101,7 @@ func (l *EventLog) openLocked() (*os.File, error) {
 			if err := statefile.MkdirAll(filepath.Dir(l.Path), 0o700, l.Owner); err != nil {
 				return nil, fmt.Errorf("cannot create event log directory: %w", err)
 			}
-			f, err = statefile.OpenBeside(l.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+			f, err = statefile.OpenBeside(l.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("cannot open event log: %w", err)
@@ -193,8 +197,14 @@ func readEventLogs(logs []*EventLog, keep func(*store.Event) bool) (store.ReadRe
 				continue
 			}
 			seen[path] = true
-			f, err := statefile.OpenBeside(path, os.O_RDONLY, 0)
+			f, err := statefile.OpenBeside(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+			if err == nil {
+				err = safeopen.Regular(f) // never a FIFO: see safeopen
+			}
 			if err != nil {
+				if f != nil {
+					f.Close()
+				}
 				return res, err
 			}
 			r, err := store.ReadEvents(f, keep)

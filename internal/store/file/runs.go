@@ -62,6 +62,7 @@ import (
 
 	"guard/internal/atomicfile"
 	"guard/internal/jsonx"
+	"guard/internal/safeopen"
 	"guard/internal/store"
 	"guard/statefile"
 )
@@ -347,7 +348,7 @@ func listRuns(dir string, alive func(pid int, startTicks uint64) bool) ([]slotRe
 				continue
 			}
 		}
-		data, err := os.ReadFile(filepath.Join(dir, name))
+		data, err := safeopen.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			continue
 		}
