@@ -23,6 +23,12 @@ type Protocol struct {
 	// once the store has taken the change: for on_state_change.
 	Moved func(key string, c breaker.Circuit, evs []breaker.Event)
 
+	// RecordWait is how long Record may wait for the store's lock, on a
+	// store that queues for its own (store.OutcomeRecorder): guard run's
+	// record_timeout, cut to fit before its caller's timeout. 0: as long
+	// as any update.
+	RecordWait time.Duration
+
 	slot store.Slot // the slot Start took, while it is held
 }
 
@@ -148,22 +154,24 @@ func outcome(res *supervise.Result, b config.Breaker) breaker.Outcome {
 // release of its slot where the store sends that with it (store.Queued).
 func (p *Protocol) Record(key string, s breaker.Settings, now time.Time, r breaker.Result, run Run) error {
 	p.releaseQueued()
-	update := p.Circuits.Update
-	if o, ok := p.Circuits.(store.OutcomeRecorder); ok {
-		// The command has run: a wait for the lock now delays only guard's
-		// exit, and giving up would lose the outcome.
-		update = o.UpdateOutcome
-	}
 	var evs []breaker.Event
 	var c breaker.Circuit
-	err := update(now, func(tx store.CircuitTx) (bool, error) {
+	record := func(tx store.CircuitTx) (bool, error) {
 		var err error
 		evs, err = Record(tx, key, s, store.TxNow(tx, now), r, run)
 		if err == nil && p.Moved != nil && len(evs) > 0 {
 			c, err = tx.Circuit(key)
 		}
 		return true, err
-	})
+	}
+	var err error
+	if o, ok := p.Circuits.(store.OutcomeRecorder); ok && p.RecordWait > 0 {
+		// The command has run: a wait for the lock now delays only guard's
+		// exit, and giving up would lose the outcome.
+		err = o.UpdateOutcome(now, p.RecordWait, record)
+	} else {
+		err = p.Circuits.Update(now, record)
+	}
 	if err == nil {
 		p.moved(key, c, evs)
 	}

@@ -27,8 +27,9 @@ type Circuits interface {
 // command (record_timeout against lock_timeout). A backend whose waits are
 // the server's (PostgreSQL) need not be one.
 type OutcomeRecorder interface {
-	// UpdateOutcome is Update, for the record of an outcome.
-	UpdateOutcome(now time.Time, fn func(tx CircuitTx) (changed bool, err error)) error
+	// UpdateOutcome is Update, for the record of an outcome, waiting up to
+	// wait for the lock (0: as long as Update would).
+	UpdateOutcome(now time.Time, wait time.Duration, fn func(tx CircuitTx) (changed bool, err error)) error
 }
 
 // A CircuitTx is the state inside one Update.

@@ -112,6 +112,7 @@ func (e *env) run(c *cli.Context) error { return e.guardRun(lineFromContext(c)) 
 
 // guardRun is guard run, given its parsed command line.
 func (e *env) guardRun(l runLine) (err error) {
+	begun := e.now()
 	e.holdWarnings()
 	defer func() { e.releaseWarnings(err) }()
 	e.subscribeSignals()
@@ -252,6 +253,7 @@ func (e *env) guardRun(l runLine) (err error) {
 	}
 	now = e.now()
 	r := circuit.Classify(&res, b, dec)
+	p.RecordWait = e.recordWait(cfg, begun)
 	if err := p.Record(key, s, now, r, circuit.Run{Exit: res.ExitCode, Duration: res.Elapsed}); err != nil {
 		if sig, ok := e.takeSignal(); ok {
 			// A signal that came after the command ended, while its outcome
@@ -442,6 +444,20 @@ func (e *env) hookBudget(b config.Breaker) config.Breaker {
 	budget := supervise.HookBudget(e.hookTimeout, b.Timeout, b.KillGrace)
 	b.Timeout, b.KillGrace = budget.Timeout, budget.KillGrace
 	return b
+}
+
+// recordWait is how long guard run's record of an outcome may wait for the
+// state lock (record_timeout), cut so that guard still exits before its
+// caller's --hook-timeout, counted from begun, with a quarter of the hook's
+// margin to spare: Claude Code lets a tool call through when a hook runs
+// past its timeout, and a block waiting to be recorded must not be lost so.
+func (e *env) recordWait(cfg *config.Config, begun time.Time) time.Duration {
+	wait := cfg.RecordTimeout
+	if e.hookTimeout > 0 {
+		left := begun.Add(e.hookTimeout - supervise.HookMargin(e.hookTimeout)/4).Sub(e.now())
+		wait = min(wait, max(left, time.Millisecond))
+	}
+	return wait
 }
 
 // logGuardSkip logs a skip guard decided on its own failure (failure_mode:

@@ -23,10 +23,6 @@ type Circuits struct {
 	// onSetAside, if set, hears of each entry an update set aside (see
 	// store.Aside), once it is kept in the quarantine file.
 	onSetAside func(a store.Aside, keptIn string)
-
-	// recordWait bounds UpdateOutcome's wait for the lock (record_timeout);
-	// 0: the lock timeout.
-	recordWait time.Duration
 }
 
 var (
@@ -95,11 +91,12 @@ func (s *Circuits) Update(now time.Time, fn func(tx store.CircuitTx) (changed bo
 	return s.update(0, now, fn)
 }
 
-// UpdateOutcome is Update, waiting up to record_timeout for the lock
-// (store.OutcomeRecorder): the caller's command has run, so the wait
-// delays only its exit, and giving up would lose the outcome.
-func (s *Circuits) UpdateOutcome(now time.Time, fn func(tx store.CircuitTx) (changed bool, err error)) error {
-	return s.update(s.recordWait, now, fn)
+// UpdateOutcome is Update, waiting up to wait for the lock (0: the lock
+// timeout) (store.OutcomeRecorder): guard run's record of an outcome waits
+// record_timeout, since its command has run, the wait delays only its
+// exit, and giving up would lose the outcome.
+func (s *Circuits) UpdateOutcome(now time.Time, wait time.Duration, fn func(tx store.CircuitTx) (changed bool, err error)) error {
+	return s.update(wait, now, fn)
 }
 
 // update is Update, waiting up to wait for the lock (0: the lock timeout).

@@ -45,7 +45,6 @@ func OpenHooks(cfg *config.Config, path string, o store.Options) (*store.Hooks, 
 		return nil, err
 	}
 	s.onSetAside = o.SetAside
-	s.recordWait = cfg.RecordTimeout
 	return &store.Hooks{
 		Circuits:   s,
 		Runs:       Runs{Dir: RunsDir(s.Path())},
