@@ -2,6 +2,7 @@ package cli
 
 import (
 	"github.com/urfave/cli/v2"
+	"strings"
 
 	"guard/config"
 	"guard/internal/cooldown"
@@ -132,15 +133,18 @@ func oneService(c *cli.Context) (string, error) {
 	return c.Args().First(), checkService(c.Args().First())
 }
 
-// oneStamp reads the NAME argument of mark and due.
+// oneStamp reads the NAME argument of mark and due. NAME may be written
+// as the file's member is, last_run for run (newcomer-and-mission #16:
+// last_run was stored as last_last_run).
 func oneStamp(c *cli.Context) (string, error) {
 	if c.NArg() != 1 {
 		return "", usagef("want one NAME")
 	}
-	if err := store.CheckStamp(c.Args().First()); err != nil {
+	name := strings.TrimPrefix(c.Args().First(), "last_")
+	if err := store.CheckStamp(name); err != nil {
 		return "", &usageError{err: err}
 	}
-	return c.Args().First(), nil
+	return name, nil
 }
 
 // warnErrors is warnf for a lower package's warnings: errors among args

@@ -16,10 +16,12 @@ func (e *env) cooldownMarkCommand() *cli.Command {
 		Usage:     "set last_NAME to now (run, daily_digest, ...)",
 		ArgsUsage: "NAME",
 		Description: `Sets the top-level last_NAME of the cooldown file to now, as the ops agent
-stamps last_run and last_daily_digest.
+stamps last_run and last_daily_digest. NAME may be written with its last_
+prefix or without it: run and last_run name the same member.
 
-Example:
-   guard cooldown mark run`,
+Examples:
+   guard cooldown mark run
+   guard cooldown mark last_daily_digest`,
 		Flags:  cooldownFlags(),
 		Action: e.cooldownMark,
 	}
@@ -32,7 +34,8 @@ func (e *env) cooldownDueCommand() *cli.Command {
 		Usage:     "exit 0 when last_NAME is unset or older than --every; else exit 1",
 		ArgsUsage: "NAME --every DURATION",
 		Description: `With --mark, a due NAME is marked in the same locked update, so that of many
-agents asking at once exactly one is told it is due.
+agents asking at once exactly one is told it is due. NAME may be written
+with its last_ prefix or without it, as for mark.
 
 Example:
    guard cooldown due daily_digest --every 24h --mark && send-daily-digest`,
