@@ -134,7 +134,13 @@ type Logging struct {
 
 // Cooldown configures service action budgets (guard cooldown).
 type Cooldown struct {
-	StateFile         string // "" means GUARD_COOLDOWN_STATE, $CLAUDEOPS_STATE_DIR/cooldown.json or ~/.claude/cooldown.json
+	StateFile string // "" means GUARD_COOLDOWN_STATE, $CLAUDEOPS_STATE_DIR/cooldown.json or ~/.claude/cooldown.json
+	// FailureMode says what a budgeted action gets when guard cannot read
+	// or write the budgets (a database away, a file it cannot lock):
+	// "closed" (the default) refuses it, as a spent budget would, in
+	// cooldown hook and cooldown run alike; "open" lets it through with a
+	// warning. A command that takes no budgeted action always runs.
+	FailureMode       string
 	ResetAfterHealthy int
 	Retention         time.Duration
 	Actions           map[string]Action
@@ -206,6 +212,7 @@ func Default(home string) *Config {
 			Level:    "INFO",
 		},
 		Cooldown: Cooldown{
+			FailureMode:       "closed",
 			ResetAfterHealthy: 2,
 			Retention:         48 * time.Hour,
 			Actions: map[string]Action{
@@ -271,6 +278,7 @@ var Presets = map[string]func() Cooldown{
 	// the restart_timestamps and redeployment_timestamps its hooks read.
 	"claude-ops": func() Cooldown {
 		return Cooldown{
+			FailureMode:       "closed",
 			ResetAfterHealthy: 2,
 			Retention:         48 * time.Hour,
 			Actions: map[string]Action{

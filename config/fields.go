@@ -78,6 +78,7 @@ type loggingFields struct {
 type cooldownFields struct {
 	Preset            *string                 `yaml:"preset,omitempty"`
 	StateFile         *string                 `yaml:"state_file,omitempty"`
+	FailureMode       *string                 `yaml:"failure_mode,omitempty"`
 	ResetAfterHealthy *int                    `yaml:"reset_after_healthy,omitempty"`
 	Retention         *Duration               `yaml:"retention,omitempty"`
 	Actions           map[string]actionFields `yaml:"actions,omitempty"`
@@ -321,7 +322,14 @@ func (c *Cooldown) apply(f *cooldownFields, where locator) error {
 		}
 		p := preset()
 		p.StateFile = c.StateFile
+		p.FailureMode = c.FailureMode
 		*c = p
+	}
+	if f.FailureMode != nil {
+		if m := *f.FailureMode; m != "open" && m != "closed" {
+			return fmt.Errorf("%s: must be open or closed, got %q", where("failure_mode"), m)
+		}
+		c.FailureMode = *f.FailureMode
 	}
 	if f.StateFile != nil {
 		if err := CheckStateLocation(*f.StateFile); err != nil {

@@ -79,6 +79,7 @@ func (c *Config) YAML() ([]byte, error) {
 		},
 		Cooldown: &cooldownFields{
 			StateFile:         &c.Cooldown.StateFile,
+			FailureMode:       &c.Cooldown.FailureMode,
 			ResetAfterHealthy: &c.Cooldown.ResetAfterHealthy,
 			Retention:         dur(c.Cooldown.Retention),
 			Actions:           map[string]actionFields{},

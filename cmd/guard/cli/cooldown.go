@@ -3,6 +3,7 @@ package cli
 import (
 	"github.com/urfave/cli/v2"
 	"strings"
+	"time"
 
 	"guard/config"
 	"guard/internal/cooldown"
@@ -67,6 +68,10 @@ type budgets struct {
 	cfg *config.Config
 	*cooldown.Rules
 	state *store.Cooldown
+	// unreachable, if not nil, is why the state could not be opened: the
+	// rules' every read and write of it fails with it (see
+	// openCooldownOrNot).
+	unreachable error
 }
 
 func (e *env) openCooldown(c *cli.Context) (*budgets, error) {
@@ -76,6 +81,43 @@ func (e *env) openCooldown(c *cli.Context) (*budgets, error) {
 	}
 	return e.openCooldownAt(cfg, c.String("state"))
 }
+
+// openCooldownOrNot is openCooldown for the commands that decide on an
+// action even when the state cannot be opened (a database away): it fails
+// only if the configuration cannot be read, and otherwise returns budgets
+// whose every read and write fails with the reason, so that what the
+// command does decides (cooldown.failure_mode, see failClosed).
+func (e *env) openCooldownOrNot(c *cli.Context) (*budgets, error) {
+	cfg, err := config.Load(config.Options{Path: c.String("config"), Getenv: e.getenv, Environ: e.environ})
+	if err != nil {
+		return nil, err
+	}
+	cd, err := e.openCooldownAt(cfg, c.String("state"))
+	if err == nil {
+		return cd, nil
+	}
+	actions := store.ActionList(cfg)
+	return &budgets{cfg: cfg, unreachable: err, state: &store.Cooldown{Actions: actions}, Rules: &cooldown.Rules{
+		Budgets: unreachable{err}, Actions: actions, ResetAfterHealthy: cfg.Cooldown.ResetAfterHealthy, Retention: cfg.Cooldown.Retention,
+		Patterns: cfg.Cooldown.Patterns, Warn: e.warnErrors,
+	}}, nil
+}
+
+// unreachable is the budgets of a state that could not be opened.
+type unreachable struct{ err error }
+
+func (u unreachable) Update(time.Time, func(store.BudgetTx) (bool, error)) error { return u.err }
+func (u unreachable) Snapshot() (store.BudgetView, error)                        { return nil, u.err }
+
+// failClosed reports whether a budgeted action is refused when its budget
+// cannot be read or written (cooldown.failure_mode: closed, the default)
+// rather than let through with a warning (open): faults #6, where cooldown
+// hook let a third restart through while the database was away and
+// cooldown run refused it.
+func (cd *budgets) failClosed() bool { return cd.cfg.Cooldown.FailureMode != "open" }
+
+// failModeHint is the hint printed after a refusal for want of the budgets.
+const failModeHint = "guard: hint: the budgets could not be read, and cooldown.failure_mode is closed; set it to open to let budgeted actions run unchecked while they cannot be"
 
 // openCooldownAt opens the cooldown state at path (empty: the one cfg
 // names) with cfg's actions.

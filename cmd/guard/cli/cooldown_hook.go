@@ -74,8 +74,13 @@ PostToolUseFailure, or the tool_response says it was interrupted, is an
 error, or has a non-zero exit code; otherwise it succeeded.
 
 A payload that is not JSON, or has no command, exits 0 with a warning: a
-broken payload never blocks the agent. So does a cooldown file that cannot
-be read or written, and any other error of guard's own.
+broken payload never blocks the agent. So does a configuration that cannot
+be read, a mistyped flag, and any other error of guard's own, with one
+exception: when the budgets cannot be read (a database away, a cooldown file
+that cannot be read), a command that takes a budgeted action is refused as a
+spent budget would be, since the budget exists to stop it, and cooldown run
+refuses it too; cooldown.failure_mode: open lets it through with a warning
+instead. A command that takes no budgeted action is allowed either way.
 
 Example settings.json:
    "PreToolUse":  [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard cooldown hook"}]}],
@@ -104,8 +109,10 @@ func (e *env) cooldownHook(c *cli.Context) (err error) {
 		}
 	}()
 	// The state first: a state in PostgreSQL hands the call over to
-	// guard-pg, which must find the payload still unread on stdin.
-	cd, err := e.openCooldown(c)
+	// guard-pg, which must find the payload still unread on stdin. A state
+	// that cannot be opened (a database away) is a budget that cannot be
+	// checked (cd.unreachable): what the command does decides.
+	cd, err := e.openCooldownOrNot(c)
 	if err != nil {
 		e.warnf("cooldown hook: %v; allowing", view.ErrorLine(err))
 		_, _ = io.Copy(io.Discard, e.stdin) // the caller may still be writing it
@@ -132,8 +139,11 @@ func (e *env) cooldownHook(c *cli.Context) (err error) {
 		e.recordReading(cd, rd, p, now)
 		return nil
 	}
-	refusals := e.refusals(cd, rd, now, "")
+	refusals, unchecked := e.refusals(cd, rd, now, "")
 	if len(refusals) == 0 {
+		if cd.unreachable != nil && len(rd.Takes) == 0 {
+			e.warnf("cooldown hook: %v; allowing", view.ErrorLine(cd.unreachable))
+		}
 		for _, u := range rd.Unsure {
 			e.warnf("cooldown hook: cannot read %s (%s); it names no budgeted command or known service, so allowing it", quoteCmd(u.Text), u.Reason)
 		}
@@ -146,6 +156,9 @@ func (e *env) cooldownHook(c *cli.Context) (err error) {
 			break
 		}
 		fmt.Fprintln(e.stderr, line)
+	}
+	if unchecked {
+		fmt.Fprintln(e.stderr, failModeHint)
 	}
 	return exit(2)
 }
@@ -174,11 +187,12 @@ func (e *env) recordReading(cd *budgets, rd cooldown.Reading, p cooldown.Payload
 }
 
 // refusals returns a line for each reason to refuse what rd reads, each
-// ending in "needs human attention"; none if it may run. A budget that
-// cannot be checked is allowed, with a warning. suffix ends each reason
-// before that ("; not running it").
-func (e *env) refusals(cd *budgets, rd cooldown.Reading, now time.Time, suffix string) []string {
-	var out []string
+// ending in "needs human attention"; none if it may run. suffix ends each
+// reason before that ("; not running it"). A budget that cannot be checked
+// (its state unreadable, a database away) is refused if cooldown.failure_mode
+// is closed, and unchecked says so; if it is open, the action is allowed,
+// with a warning.
+func (e *env) refusals(cd *budgets, rd cooldown.Reading, now time.Time, suffix string) (out []string, unchecked bool) {
 	for _, u := range rd.Unsure {
 		if u.Risky {
 			out = append(out, fmt.Sprintf("guard: cooldown: cannot tell what %s does to the budgets: %s; it may take a budgeted action (%s); %s%s; needs human attention",
@@ -192,15 +206,21 @@ func (e *env) refusals(cd *budgets, rd cooldown.Reading, now time.Time, suffix s
 			continue
 		}
 		v, err := cd.DecideN(t.Service, t.Action, t.N, now)
+		if err != nil && cd.failClosed() {
+			out = append(out, fmt.Sprintf("guard: cooldown: %s %s blocked: cannot check its budget: %s%s; needs human attention",
+				view.Printable(t.Service), t.Action.Name, view.ErrorLine(err), suffix))
+			unchecked = true
+			continue
+		}
 		if err != nil {
-			e.warnf("cooldown hook: %v; allowing", err)
+			e.warnf("cooldown hook: %v; allowing %s %s unchecked (cooldown.failure_mode is open)", view.ErrorLine(err), view.Printable(t.Service), t.Action.Name)
 			continue
 		}
 		if !v.Allowed {
 			out = append(out, fmt.Sprintf("guard: cooldown: %s %s blocked: %s%s; needs human attention", view.Printable(t.Service), t.Action.Name, budgetReason(t, v, now), suffix))
 		}
 	}
-	return out
+	return out, unchecked
 }
 
 // budgetReason says why a budget refused t's actions.

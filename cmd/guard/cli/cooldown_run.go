@@ -28,7 +28,10 @@ counts against the budget. CMD is read as cooldown hook reads a command
 each time it takes it, SERVICE ACTION at least once. If a budget has no
 room for them all, or CMD may take a budgeted action guard cannot count or
 read, CMD does not run: guard says why, ending "needs human attention", and
-exits 75. Otherwise guard exits with CMD's status.
+exits 75. So it does when the budgets cannot be read or written (a database
+away), unless cooldown.failure_mode is open: CMD then runs unchecked, with
+a warning, and is recorded afterwards if the budgets can be reached again.
+Otherwise guard exits with CMD's status.
 
 Examples:
    guard cooldown run nginx restart -- docker restart nginx
@@ -60,9 +63,14 @@ func (e *env) cooldownRun(c *cli.Context) error {
 	if err := checkService(service); err != nil {
 		return err
 	}
-	cd, err := e.openCooldown(c)
+	cd, err := e.openCooldownOrNot(c)
 	if err != nil {
 		return &exitError{code: exitRefused, err: fmt.Errorf("%v; not running %s", err, circuit.CommandKey(argv))}
+	}
+	if cd.unreachable != nil && cd.failClosed() {
+		fmt.Fprintf(e.stderr, "guard: %s; not running %s\n", view.Printable(view.ErrorLine(cd.unreachable)), view.Printable(circuit.CommandKey(argv)))
+		fmt.Fprintln(e.stderr, failModeHint)
+		return exit(exitRefused)
 	}
 	a, err := cd.action(name)
 	if err != nil {
@@ -75,7 +83,7 @@ func (e *env) cooldownRun(c *cli.Context) error {
 	takes := declare(rd.Takes, cooldown.Take{Match: cooldown.Match{Service: service, Action: a}, N: 1, Where: circuit.CommandKey(argv)})
 	rd.Takes = nil
 	now := e.now()
-	if refusals := e.refusals(cd, cooldown.Reading{Unsure: rd.Unsure, Takes: repeating(takes)}, now, "; not running it"); len(refusals) > 0 {
+	if refusals, _ := e.refusals(cd, cooldown.Reading{Unsure: rd.Unsure, Takes: repeating(takes)}, now, "; not running it"); len(refusals) > 0 {
 		for _, line := range refusals {
 			fmt.Fprintln(e.stderr, line)
 		}
@@ -86,8 +94,14 @@ func (e *env) cooldownRun(c *cli.Context) error {
 	}
 	pid := os.Getpid()
 	refused, v, err := cd.ReserveAll(takes, now, pid)
-	if err != nil {
-		return &exitError{code: exitRefused, err: fmt.Errorf("cannot check the %s budget: %v; not running it", cooldown.Describe(takes), view.ErrorLine(err))}
+	reserved := err == nil
+	switch {
+	case err != nil && cd.failClosed():
+		fmt.Fprintf(e.stderr, "guard: cannot check the %s budget: %s; not running it\n", view.Printable(cooldown.Describe(takes)), view.Printable(view.ErrorLine(err)))
+		fmt.Fprintln(e.stderr, failModeHint)
+		return exit(exitRefused)
+	case err != nil:
+		e.warnf("cannot check the %s budget: %v; running it unchecked (cooldown.failure_mode is open)", cooldown.Describe(takes), view.ErrorLine(err))
 	}
 	if refused != nil {
 		fmt.Fprintf(e.stderr, "guard: cooldown: %s %s not allowed: %s; needs human attention\n", view.Printable(refused.Service), refused.Action.Name, budgetReason(*refused, v, now))
@@ -101,8 +115,17 @@ func (e *env) cooldownRun(c *cli.Context) error {
 	if !res.Ran() {
 		fmt.Fprintf(e.stderr, "guard: %s\n", view.Printable(res.StartErr.Error()))
 	}
-	if err := cd.FinishAll(takes, now, e.now(), pid, &res, c.Duration("timeout")); err != nil {
-		e.warnf("could not record the outcome of %s: %v (its reservation still counts)", cooldown.Describe(takes), view.ErrorLine(err))
+	switch {
+	case reserved:
+		if err := cd.FinishAll(takes, now, e.now(), pid, &res, c.Duration("timeout")); err != nil {
+			e.warnf("could not record the outcome of %s: %v (its reservation still counts)", cooldown.Describe(takes), view.ErrorLine(err))
+		}
+	case res.Ran():
+		// Run unchecked: count it now if the budgets can be reached again.
+		success, msg := res.ExitCode == 0 && res.Interrupted == nil, res.Describe(c.Duration("timeout"))
+		if err := cd.RecordAll(takes, e.now(), success, msg); err != nil {
+			e.warnf("could not record %s: %v", cooldown.Describe(takes), view.ErrorLine(err))
+		}
 	}
 	return exit(res.ExitCode)
 }
