@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/sys/unix"
 
 	"guard/breaker"
 	"guard/config"
@@ -273,27 +273,27 @@ func writable(path string) []doctor.Finding {
 			return []doctor.Finding{{Where: path, Problem: at + " is a file, where the state's directory " + dir + " should be" + unguarded,
 				Fix: "move it out of the way, or point state_file (GUARD_STATE) elsewhere"}}
 		}
-		if err == nil || !errors.Is(err, os.ErrNotExist) && !errors.Is(err, unix.ENOTDIR) || filepath.Dir(at) == at {
+		if err == nil || !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) || filepath.Dir(at) == at {
 			break
 		}
 		at = filepath.Dir(at)
 	}
-	if err := unix.Access(at, unix.W_OK|unix.X_OK); err != nil {
+	if err := canCreateIn(at); err != nil {
 		if at != dir {
 			return []doctor.Finding{{Where: path, Problem: "its directory " + dir + " does not exist and cannot be made: " + at + " is not writable (" + err.Error() + ")" + unguarded,
 				Fix: "move the state somewhere guard can write (state_file, GUARD_STATE), or make " + dir + " and let guard write it"}}
 		}
 		return []doctor.Finding{{Where: path, Problem: "its directory " + dir + " is not writable: " + err.Error() + unguarded, Fix: "guard replaces the file by renaming a new one into place: make " + dir + " writable, or move the state (state_file, GUARD_STATE)"}}
 	}
-	if err := unix.Access(path, unix.R_OK|unix.W_OK); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return []doctor.Finding{{Where: path, Problem: "is not readable and writable: " + err.Error(), Fix: "chmod u+rw " + path}}
+	if err := canReadWrite(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return []doctor.Finding{{Where: path, Problem: "is not readable and writable: " + err.Error(), Fix: readWriteFix(path)}}
 	}
 	// Permissions are not all: a full filesystem (or a spent quota) takes
 	// every write, and every run would warn. Write as guard writes the
 	// state: a file of a state's size in that directory, synced.
 	if err := writeProbe(at); err != nil {
 		fix := "free some space on the filesystem of " + at + ", or move the state (state_file, GUARD_STATE)"
-		if !errors.Is(err, unix.ENOSPC) && !errors.Is(err, unix.EDQUOT) {
+		if !isNoSpace(err) {
 			fix = "make " + at + " writable, or move the state (state_file, GUARD_STATE)"
 		}
 		return []doctor.Finding{{Where: path, Problem: fmt.Sprintf("a test write of %d KiB in %s failed: %v%s", probeSize>>10, at, err, unguarded), Fix: fix}}

@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"guard/config"
@@ -52,7 +51,7 @@ func processEnv() *env {
 		environ: os.Environ,
 		now:     time.Now,
 		args:    os.Args,
-		exec:    syscall.Exec,
+		exec:    replaceProcess,
 		exits:   true,
 	}
 }
@@ -123,7 +122,7 @@ type env struct {
 	now     func() time.Time
 
 	args []string // the whole command line (global flags moved after the command once main has run)
-	// exec replaces the process (syscall.Exec): the hand-overs to guard-pg
+	// exec replaces the process (replaceProcess): the hand-overs to guard-pg
 	// and guard-web, and a panicking guard run's command.
 	exec      func(argv0 string, argv []string, envv []string) error
 	companion func(name string) (path, why string) // nil: findOurs (tests give their own)

@@ -14,7 +14,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/sys/unix"
 
 	"guard/config"
 	"guard/internal/store"
@@ -141,7 +140,7 @@ func (e *env) status(c *cli.Context) error {
 	var resized chan os.Signal
 	if term && e.exits {
 		resized = make(chan os.Signal, 1)
-		signal.Notify(resized, syscall.SIGWINCH)
+		notifyResize(resized)
 		defer signal.Stop(resized)
 	}
 	var buf bytes.Buffer
@@ -260,21 +259,6 @@ func runeWidth(r rune) int {
 		return 2
 	}
 	return 1
-}
-
-// termSize returns the rows and columns of the terminal w is; 0 and 0 if
-// it is none, or does not say. --watch asks before each frame, so that it
-// follows a resize.
-func termSize(w io.Writer) (rows, cols int) {
-	f, ok := w.(*os.File)
-	if !ok {
-		return 0, 0
-	}
-	ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
-	if err != nil {
-		return 0, 0
-	}
-	return int(ws.Row), int(ws.Col)
 }
 
 // fitKeys returns the key width at which the KEY column of the status

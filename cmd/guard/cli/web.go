@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -125,11 +124,7 @@ func fingerprint(paths ...string) string {
 			s += "-;"
 			continue
 		}
-		var ino uint64
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-			ino = st.Ino
-		}
-		s += fmt.Sprintf("%d %d %d;", ino, fi.Size(), fi.ModTime().UnixNano())
+		s += fmt.Sprintf("%d %d %d;", inode(fi), fi.Size(), fi.ModTime().UnixNano())
 	}
 	return s
 }

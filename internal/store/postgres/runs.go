@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -317,16 +316,12 @@ func (s *slot) lost(expires time.Time) {
 	if !s.limited || pid <= 0 {
 		return
 	}
-	signal := func(sig syscall.Signal) {
-		_ = syscall.Kill(-pid, sig) // its process group, if it leads one
-		_ = syscall.Kill(pid, sig)
-	}
-	signal(syscall.SIGTERM)
+	stopCommand(pid, false)
 	kill := time.Until(expires) - s.db.set.Lease/10
 	select {
 	case <-s.done:
 		return
 	case <-time.After(max(kill, 0)):
-		signal(syscall.SIGKILL)
+		stopCommand(pid, true)
 	}
 }
