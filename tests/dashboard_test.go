@@ -57,13 +57,14 @@ func makeState(t *testing.T, env []string) {
 
 // A tileSeen is a tile as the browser shows it.
 type tileSeen struct {
-	Key, State  string
-	Paths, Uses int
+	Key, State string
+	Compact    bool
+	Svgs       int
 }
 
 // checkPage checks the page the browser shows: every key, with its state
-// in words; the markup keys as text, none of them run; every timeline
-// drawn; nothing on the console. scripts is how many script elements
+// in words; the markup keys as text, none of them run; a sparkline on
+// every tile that is not compact; nothing on the console. scripts is how many script elements
 // the page has of its own.
 func checkPage(t *testing.T, b *browser, what string, want map[string]string, scripts int) {
 	t.Helper()
@@ -71,13 +72,13 @@ func checkPage(t *testing.T, b *browser, what string, want map[string]string, sc
 	b.eval(`Array.from(document.querySelectorAll("#tiles > .tile")).map(t => ({
 		Key: t.querySelector(".key").textContent,
 		State: t.querySelector(".state").textContent,
-		Paths: t.querySelectorAll("svg g path").length,
-		Uses: t.querySelectorAll("svg use").length}))`, &tiles)
+		Compact: t.classList.contains("compact"),
+		Svgs: t.querySelectorAll(".spark svg").length}))`, &tiles)
 	got := map[string]string{}
 	for _, tl := range tiles {
 		got[tl.Key] = tl.State
-		if tl.Uses != 1 || tl.Paths == 0 {
-			t.Errorf("%s: the tile of %q has %d paths and %d uses: its timeline is not drawn", what, tl.Key, tl.Paths, tl.Uses)
+		if !tl.Compact && tl.Svgs != 1 {
+			t.Errorf("%s: the tile of %q has %d sparklines", what, tl.Key, tl.Svgs)
 		}
 	}
 	for key, state := range want {

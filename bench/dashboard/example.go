@@ -14,12 +14,28 @@ import (
 	"guard/internal/store/file"
 )
 
+// exampleConfig is the config of the example: a policy hook that must
+// fail closed, a new hook in observe mode, an old one disabled.
+const exampleConfig = `hooks:
+  - match: "*deny-rm*"
+    on_skip: block
+  - match: "*new_hook*"
+    mode: observe
+  - match: "*legacy*"
+    mode: disabled
+`
+
 // makeExample writes the state that docs/dashboard.png shows: a week of a
 // few hooks on two hosts, each call recorded as guard run records it (at
-// its own time), and two services' budgets.
+// its own time), with a policy hook whose skips block, a new hook in
+// observe mode that would skip, a disabled one whose circuit was open
+// before, and two services' budgets.
 func makeExample(dir string, now time.Time) []string {
 	check(os.MkdirAll(dir, 0o755))
-	cfg := config.Default(dir)
+	confPath := filepath.Join(dir, "guardrails.yaml")
+	check(os.WriteFile(confPath, []byte(exampleConfig), 0o644))
+	cfg, err := config.Load(config.Options{Path: confPath, Home: dir, Getenv: func(string) string { return "" }})
+	check(err)
 	cfg.StateFile = filepath.Join(dir, "state.json")
 	cfg.Cooldown.StateFile = filepath.Join(dir, "cooldown.json")
 	open := func(host string) *store.Hooks {
@@ -55,6 +71,15 @@ func makeExample(dir string, now time.Time) []string {
 		{key: "./hooks/notify-slack.sh", host: "ci-runner-2", every: 50 * time.Minute,
 			ms:   func() int64 { return 300 + rng.Int64N(300) },
 			fail: func(t time.Time) bool { d := now.Sub(t); return d < 30*time.Minute && d > 10*time.Minute }},
+		// A policy hook whose script lost its interpreter 40 minutes ago:
+		// its skips block.
+		{key: "~/.claude/hooks/deny-rm.sh", host: "laptop", every: 4 * time.Minute,
+			ms:   func() int64 { return 8 + rng.Int64N(6) },
+			fail: func(t time.Time) bool { return now.Sub(t) < 40*time.Minute }},
+		// A new hook in observe mode, failing since it was added.
+		{key: "node .claude/hooks/new_hook_todo.js", host: "laptop", every: 9 * time.Minute,
+			ms:   func() int64 { return 60 + rng.Int64N(40) },
+			fail: func(t time.Time) bool { return now.Sub(t) < 3*time.Hour }},
 	}
 	type call struct {
 		at time.Time
@@ -63,7 +88,11 @@ func makeExample(dir string, now time.Time) []string {
 	var calls []call
 	for i := range hooks {
 		h := &hooks[i]
-		for t := start.Add(time.Duration(rng.Int64N(int64(h.every)))); t.Before(now); t = t.Add(h.every/2 + time.Duration(rng.Int64N(int64(h.every)))) {
+		from := start
+		if h.key == "node .claude/hooks/new_hook_todo.js" {
+			from = now.Add(-3 * time.Hour)
+		}
+		for t := from.Add(time.Duration(rng.Int64N(int64(h.every)))); t.Before(now); t = t.Add(h.every/2 + time.Duration(rng.Int64N(int64(h.every)))) {
 			if ago := now.Sub(t) % (24 * time.Hour); ago >= 9*time.Hour && ago < 18*time.Hour {
 				continue // nights are quiet
 			}
@@ -79,18 +108,35 @@ func makeExample(dir string, now time.Time) []string {
 		at := c.at
 		check(st.Circuits.Update(at, func(tx store.CircuitTx) (bool, error) {
 			dec, _, err := circuit.Admit(tx, c.h.key, s, at, breaker.Lease{Host: c.h.host, PID: 4242}, func(breaker.Lease) bool { return false })
-			if err != nil || !dec.Run {
+			if err != nil || !dec.Run && !s.Observe {
 				return true, err
 			}
 			r := breaker.Result{Outcome: breaker.Success, Probe: dec.Probe, Lease: dec.Lease}
 			exit := 0
 			if c.h.fail(at) {
 				r.Outcome, r.Error, exit = breaker.Failure, "exit 1: lint.py: E501 line too long (112 > 100 characters)", 1
-				if c.h.key != "python3 .claude/hooks/lint.py" {
+				switch c.h.key {
+				case "python3 .claude/hooks/lint.py":
+				case "~/.claude/hooks/deny-rm.sh":
+					r.Error, exit = "exit 126: /usr/bin/env: 'jq': No such file or directory", 126
+				case "node .claude/hooks/new_hook_todo.js":
+					r.Error = "exit 1: Error: Cannot find module 'globby'"
+				default:
 					r.Error = "exit 1: command failed"
 				}
 			}
 			_, err = circuit.Record(tx, c.h.key, s, at, r, circuit.Run{Exit: exit, Duration: time.Duration(c.h.ms()) * time.Millisecond})
+			return true, err
+		}))
+	}
+	// A hook that broke last week, and was then disabled in the config:
+	// its open circuit is left in the state, in force nowhere.
+	legacy := "python3 ~/.claude/hooks/legacy_audit.py"
+	for i := range 3 {
+		at := now.Add(-5*24*time.Hour + time.Duration(i)*time.Minute)
+		check(hosts["laptop"].Circuits.Update(at, func(tx store.CircuitTx) (bool, error) {
+			s := config.Default(dir).CircuitBreaker.Settings(legacy)
+			_, err := circuit.Record(tx, legacy, s, at, breaker.Result{Outcome: breaker.Failure, Error: "exit 1: ImportError: cannot import name 'Mapping' from 'collections'"}, circuit.Run{Exit: 1, Duration: 80 * time.Millisecond})
 			return true, err
 		}))
 	}
@@ -111,5 +157,5 @@ func makeExample(dir string, now time.Time) []string {
 			return true, cooldown.Record(tx, r.service, restart, at, true, "")
 		}))
 	}
-	return []string{"HOME=" + dir, "GUARD_CONFIG=", "GUARD_STATE=" + cfg.StateFile, "GUARD_COOLDOWN_STATE=" + cfg.Cooldown.StateFile, "GUARD_HOST=laptop"}
+	return []string{"HOME=" + dir, "GUARD_CONFIG=" + confPath, "GUARD_STATE=" + cfg.StateFile, "GUARD_COOLDOWN_STATE=" + cfg.Cooldown.StateFile, "GUARD_HOST=laptop"}
 }

@@ -35,9 +35,17 @@ func main() {
 	runs := flag.Int("runs", 5, "runs of guard report --format html")
 	only := flag.String("state", "", "only write the big state into `DIR`, and stop")
 	example := flag.String("example", "", "only write the state of docs/dashboard.png into `DIR`, print its environment, and stop")
+	shots := flag.String("screenshot", "", "only draw the example state with -guard and photograph it in headless Chromium into `DIR` (dashboard.png at 1400 px, dashboard-400.png at 400 px), and stop")
 	flag.Parse()
 	if *example != "" {
 		fmt.Println(strings.Join(makeExample(*example, time.Now()), " "))
+		return
+	}
+	if *shots != "" {
+		if *guard == "" {
+			fail("-screenshot needs -guard")
+		}
+		screenshots(*guard, *shots)
 		return
 	}
 	if *only != "" {
@@ -251,6 +259,42 @@ func browserOpen(dir, page string) (paint, load, drawn time.Duration) {
 		check(b.Open("about:blank", time.Minute))
 	}
 	return median(paints), median(loads), median(draws)
+}
+
+// screenshots draws the example state with guard and photographs the page
+// with the tests' own tooling (internal/chromium): dashboard.png, 1400 px
+// wide, and dashboard-400.png, 400 px wide, as on-call would see them.
+func screenshots(guard, into string) {
+	dir, err := os.MkdirTemp("", "guard-dashboard-shot")
+	check(err)
+	defer os.RemoveAll(dir)
+	env := makeExample(filepath.Join(dir, "state"), time.Now())
+	page := filepath.Join(dir, "page.html")
+	cmd := exec.Command(guard, "report", "--format", "html", "--output", page)
+	cmd.Env = append(os.Environ(), env...)
+	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+		fail(fmt.Sprintf("guard report --format html: %v: %s", err, out))
+	}
+	path := chromium.Find()
+	if path == "" {
+		fail("no chromium on PATH")
+	}
+	b, err := chromium.Start(path, filepath.Join(dir, "chromium"))
+	check(err)
+	defer b.Close()
+	for _, shot := range []struct {
+		name          string
+		width, height int
+	}{{"dashboard.png", 1400, 1500}, {"dashboard-400.png", 400, 2600}} {
+		check(b.Open("file://"+page, time.Minute))
+		png, err := b.Screenshot(shot.width, shot.height)
+		check(err)
+		if problems := b.Problems(); len(problems) > 0 {
+			fail("the page has problems: " + strings.Join(problems, "; "))
+		}
+		check(os.WriteFile(filepath.Join(into, shot.name), png, 0o644))
+		fmt.Fprintf(os.Stderr, "wrote %s\n", filepath.Join(into, shot.name))
+	}
 }
 
 // cpuModel names the processor, as /proc/cpuinfo does.

@@ -216,6 +216,40 @@ func (b *Browser) WaitFor(expr string, timeout time.Duration) (bool, error) {
 	}
 }
 
+// Screenshot takes a PNG picture of the page laid out in a window width
+// CSS pixels wide, as tall as its content (at most maxHeight; 0: the
+// window's height, 1000): the same page a person opening it at that width
+// would scroll through.
+func (b *Browser) Screenshot(width, maxHeight int) ([]byte, error) {
+	set := func(h int) error {
+		return b.call(b.session, "Emulation.setDeviceMetricsOverride", map[string]any{
+			"width": width, "height": h, "deviceScaleFactor": 1, "mobile": width < 600}, nil)
+	}
+	height := 1000
+	if err := set(height); err != nil {
+		return nil, err
+	}
+	if maxHeight > 0 {
+		var page int
+		if err := b.Eval(`Math.ceil(document.documentElement.scrollHeight)`, &page); err != nil {
+			return nil, err
+		}
+		height = min(max(page, 200), maxHeight)
+		if err := set(height); err != nil {
+			return nil, err
+		}
+	}
+	// Let the page lay itself out again at that size.
+	if err := b.Eval(`new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))`, nil); err != nil {
+		return nil, err
+	}
+	var shot struct{ Data []byte }
+	if err := b.call(b.session, "Page.captureScreenshot", map[string]any{"format": "png"}, &shot); err != nil {
+		return nil, err
+	}
+	return shot.Data, nil
+}
+
 // Problems returns what the pages said on their console, threw, or were
 // refused (a blocked script, a failed load) since the last call.
 func (b *Browser) Problems() []string {

@@ -135,6 +135,58 @@ func Until(t, now time.Time) string {
 	return d.Truncate(time.Second).String()
 }
 
+// Span says a length of time for people, roughly, as a dashboard says how
+// long ago something was: 40s, 4 min, 2h 5 min, 3 days 4h.
+func Span(d time.Duration) string {
+	d = max(d, 0)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%d min", int(d.Minutes()))
+	case d < 24*time.Hour:
+		h, m := int(d.Hours()), int(d.Minutes())%60
+		if m == 0 || h >= 10 {
+			return fmt.Sprintf("%dh", h)
+		}
+		return fmt.Sprintf("%dh %d min", h, m)
+	}
+	days, h := int(d.Hours())/24, int(d.Hours())%24
+	unit := "days"
+	if days == 1 {
+		unit = "day"
+	}
+	if h == 0 || days >= 3 {
+		return fmt.Sprintf("%d %s", days, unit)
+	}
+	return fmt.Sprintf("%d %s %dh", days, unit, h)
+}
+
+// Ago says how long before now t was: "4 min ago"; "just now" within a
+// second, and "in the future" for a time after now (a clock that stepped).
+func Ago(t, now time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < -time.Second:
+		return "in the future"
+	case d < time.Second:
+		return "just now"
+	}
+	return Span(d) + " ago"
+}
+
+// In says how long after now t is: "in 4 min"; "now" once it has come.
+func In(t, now time.Time) string {
+	d := t.Sub(now)
+	if d <= 0 {
+		return "now"
+	}
+	if d < time.Second {
+		d = time.Second
+	}
+	return "in " + Span(d)
+}
+
 // ellipsize shortens s to width characters by cutting out its middle.
 func ellipsize(s string, width int) string {
 	r := []rune(s)

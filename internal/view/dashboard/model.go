@@ -92,7 +92,7 @@ func (m *Model) Refresh(now time.Time) (bool, error) {
 		// Another hour: every timeline moves along.
 		m.end = end
 		for _, k := range m.keys {
-			k.agg.prune(end.Add(-Window))
+			k.agg.prune(end.Add(-Window), now.Add(-MinuteSpan))
 			touch(k)
 		}
 		m.base, m.hostsAt, changed = next, next, true
@@ -116,7 +116,7 @@ func (m *Model) Refresh(now time.Time) (bool, error) {
 			return
 		}
 		k := m.key(ev.Key)
-		k.agg.add(ev)
+		k.agg.add(ev, now.Add(-MinuteSpan))
 		dirty[ev.Key] = true
 		if ev.Host != "" && (ev.Event == store.EventTrip || ev.Event == store.EventTransition && ev.To == string(breaker.Open)) {
 			m.hostsAt, changed = next, true
@@ -186,9 +186,15 @@ func (m *Model) Refresh(now time.Time) (bool, error) {
 		m.hostsAt, changed = next, true
 	}
 
-	// What time alone changes: an open circuit whose retry time came.
+	// What time alone changes: an open circuit whose retry time came; a
+	// sparkline of the last hours, which moves along every few minutes.
+	moved := !now.Truncate(5 * time.Minute).Equal(prev.Truncate(5 * time.Minute))
 	for _, k := range m.keys {
 		if ra := k.circuit.RetryAfter; k.circuit.State == breaker.Open && ra.After(prev) && !ra.After(now) {
+			touch(k)
+		}
+		if moved && k.agg.recent(now) {
+			k.agg.prune(m.end.Add(-Window), now.Add(-MinuteSpan))
 			touch(k)
 		}
 	}

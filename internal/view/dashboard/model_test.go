@@ -100,7 +100,7 @@ func (f *fixture) trip(key string, now time.Time) {
 func normal(p dashboard.Page) dashboard.Page {
 	p.Version = 0
 	for i := range p.Tiles {
-		p.Tiles[i].ID, p.Tiles[i].TimeID = "", ""
+		p.Tiles[i].ID = ""
 	}
 	for i := range p.RunTimes {
 		p.RunTimes[i].ID = ""
@@ -136,7 +136,8 @@ func TestRefreshFollowsTheState(t *testing.T) {
 			f.run("lint", now, true)
 		}, changed: []string{"lint"}, peeks: 1},
 		{name: "a new key, tripped", at: 4 * time.Second, do: func(now time.Time) { f.trip("deploy", now) }, changed: []string{"deploy"}, peeks: 1},
-		{name: "lint's retry time came", at: 10 * time.Minute, do: func(time.Time) {}, changed: []string{"lint"}},
+		// (and every sparkline of the last hours moved along)
+		{name: "lint's retry time came", at: 10 * time.Minute, do: func(time.Time) {}, changed: []string{"lint", "deploy", "fmt"}},
 		{name: "the next hour: every timeline moves", at: time.Hour, do: func(now time.Time) { f.run("fmt", now, false) }, full: true, peeks: 1},
 		{name: "fmt ran", at: time.Hour + time.Second, do: func(now time.Time) { f.run("fmt", now, false) }, changed: []string{"fmt"}, peeks: 1},
 		{name: "eight days on: the window is empty", at: 8 * 24 * time.Hour, do: func(time.Time) {}, full: true},

@@ -2,10 +2,8 @@ package dashboard
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"guard/breaker"
@@ -31,34 +29,79 @@ type Page struct {
 	Cooldown bool
 }
 
-// A Summary counts the keys by state.
+// A Summary counts the keys by state (the states every output shows:
+// view.States), what was not run in the last 24 hours, and the budgets that
+// are full.
 type Summary struct {
-	Keys, Open, HalfOpen, Closed int
-	Runs, Failures               int64 // lifetime totals
-	InFlight                     int
+	Keys, Open, HalfOpen, Forced, Observe, Disabled, Closed int
+	// ObserveOpen counts the keys in observe mode whose circuit is not
+	// closed: they would skip.
+	ObserveOpen    int
+	Runs, Failures int64 // lifetime totals
+	InFlight       int
+	// The calls of the last 24 hours: run, failed, and not run with their
+	// action allowed (Skipped) or blocked (Blocked).
+	Runs24, Failed24, Skipped24, Blocked24 int
+	BudgetsFull                            int
+	// Alert is how the summary is coloured: "red" while a circuit is open
+	// (forced too), "amber" while one is half-open or would skip in
+	// observe mode, else "".
+	Alert string
 }
 
 // A Tile is one key's circuit.
 type Tile struct {
-	ID       string // "k12": stable while the page lives
-	TimeID   string // "t12": its timeline's, which the 24-hour view shows again
-	Key      string // as printed: control characters escaped
-	Command  string // the key without its project or session
-	Project  string
-	Session  string
-	State    string // closed, open, half_open
-	Word     string // the state in words: "half-open (forced)"
-	Failures int
+	ID      string // "k12": stable while the page lives
+	Key     string // as printed: control characters escaped
+	Command string // the key without its project or session
+	Project string
+	Session string
+	// State is the key's state (view.States), Circuit its circuit's, Word
+	// the state in words as every output has it: "open (forced)".
+	State, Circuit, Word string
+	Rank                 int // view.KeyState.Rank, for sorting
+	// Compact is a tile with nothing to tell but that all is well: closed
+	// (or disabled) with no failure counted, no error, no run in flight
+	// and no call skipped in its span.
+	Compact  bool
+	Failures int    // what its rule counts now
 	Rule     string // the failures against the rule that trips it
 	Next     string // when it is tried again
+	NextAt   *Moment
 	Reason   string // why it opened
-	Opened   string
+	Opened   *Moment
+	Disabled string // who disabled it and why, or that the config does
 	LastErr  string
+	Slots    string // "2 of 2 in use", "1 running"
+	Full     bool   // every max_concurrent slot is in use
 	Reset    string // the command that closes it
 	InFlight []string
 	Leases   []string
-	Timeline Timeline
+	Spark    Spark
 	P95      int64 // for sorting
+}
+
+// A Moment is a time shown relative to the page's time ("4 min ago", "in 1
+// min"), with the time itself beside it; a live page keeps the relative
+// part up to date.
+type Moment struct {
+	At       time.Time
+	Relative string
+	Stamp    string
+	Future   bool
+}
+
+func moment(t, now time.Time) *Moment {
+	if t.IsZero() {
+		return nil
+	}
+	m := &Moment{At: t, Stamp: stamp(t), Future: t.After(now)}
+	if m.Future {
+		m.Relative = view.In(t, now)
+	} else {
+		m.Relative = view.Ago(t, now)
+	}
+	return m
 }
 
 // A RunRow is one key's run times over the window.
@@ -122,9 +165,17 @@ func (m *Model) Page() Page {
 			p.RunTimes = append(p.RunTimes, r)
 		}
 	}
+	// The compact tiles last, together (sortedKeys ranked by state).
+	sort.SliceStable(p.Tiles, func(i, j int) bool { return p.Tiles[i].Rank < p.Tiles[j].Rank })
 	sort.SliceStable(p.RunTimes, func(i, j int) bool { return p.RunTimes[i].P95MS > p.RunTimes[j].P95MS })
 	p.Summary = m.summary()
 	return p
+}
+
+// keyState is key k's state in the model, as every output has it.
+func (m *Model) keyState(k *keyModel) view.KeyState {
+	b := m.src.Config.For(circuit.RuleKey(k.key))
+	return view.StateOf(k.circuit, b.Mode, b.Enabled)
 }
 
 // sortedKeys lists the keys most urgent first, then by name.
@@ -133,10 +184,13 @@ func (m *Model) sortedKeys() []*keyModel {
 	for _, k := range m.keys {
 		keys = append(keys, k)
 	}
+	rank := make(map[*keyModel]int, len(keys))
+	for _, k := range keys {
+		rank[k] = m.keyState(k).Rank()
+	}
 	sort.Slice(keys, func(i, j int) bool {
-		a, b := view.Severity(keys[i].circuit.State), view.Severity(keys[j].circuit.State)
-		if a != b {
-			return a > b
+		if a, b := rank[keys[i]], rank[keys[j]]; a != b {
+			return a < b
 		}
 		return keys[i].key < keys[j].key
 	})
@@ -145,19 +199,44 @@ func (m *Model) sortedKeys() []*keyModel {
 
 func (m *Model) summary() Summary {
 	var s Summary
+	aggs := make([]*keyAgg, 0, len(m.keys))
 	for _, k := range m.keys {
 		s.Keys++
-		switch k.circuit.State {
-		case breaker.Open:
+		ks := m.keyState(k)
+		switch ks.Name {
+		case view.StateOpen:
 			s.Open++
-		case breaker.HalfOpen:
+		case view.StateHalfOpen:
 			s.HalfOpen++
+		case view.StateForced:
+			s.Forced++
+		case view.StateObserve:
+			s.Observe++
+			if ks.Circuit != breaker.Closed {
+				s.ObserveOpen++
+			}
+		case view.StateDisabled:
+			s.Disabled++
 		default:
 			s.Closed++
 		}
 		s.Runs += k.circuit.Totals.Runs()
 		s.Failures += k.circuit.Totals.Failures
 		s.InFlight += len(k.runs)
+		aggs = append(aggs, &k.agg)
+	}
+	c := recent(aggs, m.now)
+	s.Runs24, s.Failed24, s.Skipped24, s.Blocked24 = c.calls, c.fails, c.skips, c.blocked
+	for _, b := range m.budgets {
+		if b.Full {
+			s.BudgetsFull++
+		}
+	}
+	switch {
+	case s.Open+s.Forced > 0:
+		s.Alert = "red"
+	case s.HalfOpen+s.ObserveOpen > 0 || s.BudgetsFull > 0:
+		s.Alert = "amber"
 	}
 	return s
 }
@@ -165,42 +244,48 @@ func (m *Model) summary() Summary {
 // tile is key k's tile.
 func (m *Model) tile(k *keyModel) Tile {
 	c := k.circuit
-	state := c.State
-	if state == "" {
-		state = breaker.Closed
-	}
+	b := m.src.Config.For(circuit.RuleKey(k.key))
+	ks := view.StateOf(c, b.Mode, b.Enabled)
+	standing := view.StandingOf(c, &b, k.key, m.now)
 	t := Tile{
 		ID:       "k" + strconv.Itoa(k.id),
-		TimeID:   "t" + strconv.Itoa(k.id),
 		Key:      text(k.key),
 		Command:  text(circuit.RuleKey(k.key)),
 		Project:  text(circuit.KeyProject(k.key)),
 		Session:  text(circuit.KeySession(k.key)),
-		State:    string(state),
-		Failures: c.FailureCount,
+		State:    ks.Name,
+		Circuit:  string(ks.Circuit),
+		Word:     ks.Word(),
+		Rank:     ks.Rank(),
+		Failures: standing.Failures,
+		Rule:     standing.Text(),
 		Reset:    view.ResetCommand(k.key),
-		Timeline: k.agg.timeline(m.end, m.now, state),
+		Spark:    k.agg.spark(m.now, ks.Circuit),
 	}
-	t.Word = strings.ReplaceAll(string(state), "_", "-")
 	switch {
 	case !k.known && len(k.runs) > 0:
 		t.Word += " (first run)"
 	case !k.known:
 		t.Word += " (no state)"
-	case c.Forced:
-		t.Word += " (forced)"
 	}
-	b := m.src.Config.For(circuit.RuleKey(k.key))
-	if b.Mode == "observe" {
-		t.Word += " (observe)"
-	}
-	t.Rule = rule(c, &b, k.key, m.now)
-	t.Next = next(c, m.now, m.src.Alive)
-	if state != breaker.Closed {
+	t.Next, t.NextAt = next(c, ks, m.now, m.src.Alive)
+	if ks.Name == view.StateDisabled {
+		t.Disabled = "mode: disabled in the config: every call runs unguarded, nothing is counted"
+		if d := c.Disabled; d != nil {
+			who := text(d.User)
+			if d.Host != "" {
+				who += "@" + text(d.Host)
+			}
+			t.Disabled = "guard disable by " + who + " " + view.Ago(d.Since, m.now)
+			if d.Reason != "" {
+				t.Disabled += ": " + text(d.Reason)
+			}
+		}
+	} else if ks.Circuit != breaker.Closed {
 		t.Reason = text(c.OpenReason)
-		t.Opened = stamp(c.DisabledAt)
+		t.Opened = moment(c.DisabledAt, m.now)
 	}
-	if c.LastError != "" {
+	if c.LastError != "" && ks.Name != view.StateDisabled {
 		t.LastErr = text(view.LastError(c.LastError, 200))
 	}
 	for _, r := range k.runs {
@@ -208,8 +293,15 @@ func (m *Model) tile(k *keyModel) Tile {
 		if r.ChildPID != 0 {
 			pid = r.ChildPID
 		}
-		s := fmt.Sprintf("pid %d%s since %s", pid, onHost(r.Holder.Host), stamp(r.Started))
+		s := fmt.Sprintf("pid %d%s since %s (%s)", pid, onHost(r.Holder.Host), stamp(r.Started), view.Ago(r.Started, m.now))
 		t.InFlight = append(t.InFlight, s)
+	}
+	switch {
+	case b.MaxConcurrent > 0:
+		t.Slots = fmt.Sprintf("%d of %d in use", len(k.runs), b.MaxConcurrent)
+		t.Full = len(k.runs) >= b.MaxConcurrent
+	case len(k.runs) > 0:
+		t.Slots = fmt.Sprintf("%d running", len(k.runs))
 	}
 	for _, l := range c.Leases {
 		alive := "alive"
@@ -217,6 +309,11 @@ func (m *Model) tile(k *keyModel) Tile {
 			alive = "gone"
 		}
 		t.Leases = append(t.Leases, fmt.Sprintf("probe lease: pid %d%s (%s), until %s", l.PID, onHost(l.Host), alive, stamp(l.Expires)))
+	}
+	quiet := t.Spark.Skipped+t.Spark.Blocked == 0 && len(k.runs) == 0 && t.LastErr == ""
+	t.Compact = quiet && (ks.Name == view.StateDisabled || ks.Circuit == breaker.Closed && standing.Failures == 0 && k.known)
+	if t.Compact {
+		t.Rank += 10 // after every tile with something to tell
 	}
 	_, _, t.P95, _ = k.agg.durations()
 	return t
@@ -229,57 +326,36 @@ func onHost(h string) string {
 	return " on " + text(h)
 }
 
-// rule says how far the circuit is from its trip rule, in the rule's
-// terms.
-func rule(c breaker.Circuit, b *config.Breaker, key string, now time.Time) string {
-	s := b.Settings(key)
-	switch {
-	case b.Mode == "disabled":
-		return "guard is disabled for this key"
-	case s.Exclude:
-		return fmt.Sprintf("%d failures; excluded: never trips", c.ConsecutiveFailures)
-	case c.State == breaker.HalfOpen:
-		return fmt.Sprintf("%d of %d successful probes to close", c.ConsecutiveSuccesses, max(s.SuccessThreshold, 1))
-	case s.FailureRate > 0 || s.SlowCallRate > 0:
-		w := breaker.Window{Length: s.FailureWindow}
-		calls, failed, slow := breaker.SumBuckets(w.PruneBuckets(slices.Clone(c.Calls), now))
-		var parts []string
-		if s.FailureRate > 0 {
-			parts = append(parts, fmt.Sprintf("%d of %d calls failed in %s; trips at %s once %d calls ended", failed, calls, config.FormatDuration(s.FailureWindow), config.FormatPercent(s.FailureRate), s.MinimumCalls))
+// next says when the circuit is tried again, and when that is.
+func next(c breaker.Circuit, ks view.KeyState, now time.Time, alive func(store.Holder) bool) (string, *Moment) {
+	switch ks.Name {
+	case view.StateDisabled:
+		return "every call runs", nil
+	case view.StateObserve:
+		if ks.Circuit == breaker.Closed {
+			return "every call runs (observe mode)", nil
 		}
-		if s.SlowCallRate > 0 {
-			parts = append(parts, fmt.Sprintf("%d of %d calls slow in %s; trips at %s", slow, calls, config.FormatDuration(s.FailureWindow), config.FormatPercent(s.SlowCallRate)))
-		}
-		return strings.Join(parts, "; ")
-	case s.OfLast > 0:
-		return fmt.Sprintf("%d of the last %d calls failed; trips at %d", strings.Count(c.Recent, "f"), s.OfLast, max(s.FailureThreshold, 1))
-	case s.FailureWindow > 0:
-		w := breaker.Window{Length: s.FailureWindow}
-		return fmt.Sprintf("%d failures in the last %s; trips at %d", w.Count(c.Failures, now), config.FormatDuration(s.FailureWindow), max(s.FailureThreshold, 1))
+		n, at := next(c, view.KeyState{Name: view.StateOpen, Circuit: ks.Circuit}, now, alive)
+		return "every call runs (observe mode); the circuit: " + n, at
 	}
-	return fmt.Sprintf("%d failures in a row; trips at %d", c.ConsecutiveFailures, max(s.FailureThreshold, 1))
-}
-
-// next says when the circuit is tried again.
-func next(c breaker.Circuit, now time.Time, alive func(store.Holder) bool) string {
 	switch c.State {
 	case breaker.Open:
 		switch {
 		case c.RetryAfter.IsZero():
-			return "stays open until guard reset"
+			return "stays open until guard reset", nil
 		case !c.RetryAfter.After(now):
-			return "the next call probes"
+			return "the next call probes", nil
 		}
-		return "probes at " + stamp(c.RetryAfter)
+		return "probes", moment(c.RetryAfter, now)
 	case breaker.HalfOpen:
 		for _, l := range c.Leases {
 			if alive(store.Holder{Host: l.Host, PID: l.PID, Start: l.Start}) {
-				return fmt.Sprintf("probing now (pid %d%s)", l.PID, onHost(l.Host))
+				return fmt.Sprintf("probing now (pid %d%s)", l.PID, onHost(l.Host)), nil
 			}
 		}
-		return "the next call probes"
+		return "the next call probes", nil
 	}
-	return "runs every call"
+	return "runs every call", nil
 }
 
 // runRow is key k's run times, if it ran in the window.
@@ -311,7 +387,7 @@ func budgetRow(service string, a store.Action, v breaker.Verdict, now time.Time)
 	case v.NextAllowed.IsZero():
 		r.Next = "never (the limit is 0)"
 	default:
-		r.Next = "full; a slot frees at " + stamp(v.NextAllowed)
+		r.Next = "full; a slot frees " + view.In(v.NextAllowed, now) + " (" + stamp(v.NextAllowed) + ")"
 	}
 	return r
 }

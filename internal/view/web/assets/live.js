@@ -51,5 +51,38 @@
         setTimeout(poll, 3000);
       });
   }
+  // Relative times ("4 min ago", "in 1 min") follow the clock between
+  // updates.
+  function span(ms) {
+    var s = Math.max(0, Math.floor(ms / 1000));
+    if (s < 60) {
+      return s + "s";
+    }
+    var m = Math.floor(s / 60);
+    if (m < 60) {
+      return m + " min";
+    }
+    var h = Math.floor(m / 60);
+    if (h < 24) {
+      return m % 60 === 0 || h >= 10 ? h + "h" : h + "h " + (m % 60) + " min";
+    }
+    var d = Math.floor(h / 24);
+    return d + (d === 1 ? " day" : " days") + (h % 24 === 0 || d >= 3 ? "" : " " + (h % 24) + "h");
+  }
+  function relative() {
+    var now = Date.now();
+    document.querySelectorAll("time[data-rel]").forEach(function (t) {
+      var at = Date.parse(t.getAttribute("datetime"));
+      if (isNaN(at)) {
+        return;
+      }
+      if (t.getAttribute("data-rel") === "in") {
+        t.textContent = at > now ? "in " + span(at - now) : "now";
+      } else {
+        t.textContent = now - at < 1000 ? "just now" : span(now - at) + " ago";
+      }
+    });
+  }
+  setInterval(relative, 15000);
   poll();
 })();

@@ -15,14 +15,14 @@
   function num(el, name) {
     return Number(el.getAttribute(name)) || 0;
   }
-  // A tile's state is its class: s-open, s-half_open or s-closed.
+  // A tile's state (closed, open, half_open, forced_open, observe,
+  // disabled) and rank (most urgent first) are in its data.
   function stateOf(el) {
-    return el.classList.contains("s-open") ? "open" : el.classList.contains("s-half_open") ? "half_open" : "closed";
+    return el.getAttribute("data-state") || "closed";
   }
-  var severity = { open: 2, half_open: 1, closed: 0 };
   var compare = {
     urgent: function (a, b) {
-      return severity[stateOf(b)] - severity[stateOf(a)] || keyOf(a).localeCompare(keyOf(b));
+      return num(a, "data-rank") - num(b, "data-rank") || keyOf(a).localeCompare(keyOf(b));
     },
     key: function (a, b) {
       return keyOf(a).localeCompare(keyOf(b));
