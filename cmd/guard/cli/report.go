@@ -37,11 +37,23 @@ json "duration_ms": {KEY: {count, p50, p95, max}} (milliseconds), prometheus
 the histogram guard_run_duration_seconds{key,le} (buckets from 1ms to 10m).
 --slowest N lists only the N slowest hooks (text or json).
 
+Every format counts and names the keys by the same six states as guard
+status: closed, open, half-open, open (forced), observe (its circuit
+decides, every call runs) and disabled (not guarded: never shown open).
+The JSON's "states" counts them; a disabled key is in "disabled_keys", not
+among the open ones. For each key not closed the report gives where it
+stands against its rule and how many calls were not run, blocked or let
+through.
+
 --format markdown gives a section for each open or half-open key, with its
 decision trail from the event log. --format prometheus writes the metrics
-for node_exporter's textfile collector: guard_circuit_state{key},
-guard_runs_total{key,outcome}, guard_skips_total{key,verdict},
-guard_cooldown_used{service,action} and more, with HELP and TYPE lines.
+for node_exporter's textfile collector: guard_key_state{key,state},
+guard_circuit_state{key}, guard_runs_total{key,outcome},
+guard_skips_total{key,verdict}, guard_run_duration_seconds{key,le},
+guard_runs_in_flight{key}, guard_max_concurrent{key},
+guard_failure_rate{key}, guard_cooldown_used{service,action} and more, with
+HELP and TYPE lines. Labels are the keys themselves, escaped once; counters
+and the histogram are kept in the state, so they never go down.
 --output writes the report to a file atomically (a temp file renamed into
 place), as the textfile collector needs; --output - is stdout, and a
 directory is refused.
