@@ -121,3 +121,66 @@ func TestWhyOpen(t *testing.T) {
 		}
 	}
 }
+
+// TestShortenApart: keys that differ still look different once shortened
+// (newcomer-and-mission #4, issue 33 #5): a project's hooks share a long
+// start and end, and the middle cut made them all alike.
+func TestShortenApart(t *testing.T) {
+	for _, tc := range []struct {
+		keys  []string
+		width int
+	}{
+		{[]string{`$CLAUDE_PROJECT_DIR/.claude/hooks/lint.sh`, `$CLAUDE_PROJECT_DIR/.claude/hooks/format.sh`, `$CLAUDE_PROJECT_DIR/.claude/hooks/typecheck.sh`}, 24},
+		{[]string{`bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/validators/check_alpha.sh --strict`, `bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/validators/check_beta.sh --strict`}, 30},
+		{[]string{`python3 ~/.claude/hooks/a-very-long-hook-name-one.py --flag`, `python3 ~/.claude/hooks/a-very-long-hook-name-two.py --flag`, `short`}, 20},
+		{[]string{"same-start-" + strings.Repeat("x", 40) + "-1-same-end", "same-start-" + strings.Repeat("x", 40) + "-2-same-end"}, 12},
+	} {
+		got := ShortenApart(tc.keys, tc.width)
+		seen := map[string]bool{}
+		for i, s := range got {
+			if seen[s] {
+				t.Errorf("ShortenApart(%q, %d) = %q: two keys look the same", tc.keys, tc.width, got)
+			}
+			seen[s] = true
+			if len([]rune(s)) > tc.width && s != tc.keys[i] {
+				t.Errorf("ShortenApart: %q is longer than %d", s, tc.width)
+			}
+		}
+	}
+	// A project's hooks keep their script's name.
+	got := ShortenApart([]string{`$CLAUDE_PROJECT_DIR/.claude/hooks/lint.sh`, `$CLAUDE_PROJECT_DIR/.claude/hooks/format.sh`}, 24)
+	if !strings.HasSuffix(got[0], "lint.sh") || !strings.HasSuffix(got[1], "format.sh") {
+		t.Errorf("script names lost: %q", got)
+	}
+	// Keys that fit, and width 0, are left whole.
+	if got := ShortenApart([]string{"a", "bb"}, 0); got[0] != "a" || got[1] != "bb" {
+		t.Errorf("width 0: %q", got)
+	}
+}
+
+// TestReportSlowestTellsProjectHooksApart: the text report's slowest list
+// names each project hook by its command, shortened where they differ,
+// and its project apart (newcomer-and-mission #4).
+func TestReportSlowestTellsProjectHooksApart(t *testing.T) {
+	r := Report{DurationMS: map[string]*Durations{}, States: map[string]int{}}
+	for i, h := range []string{"lint.sh", "format.sh", "typecheck.sh"} {
+		key := `bash -c '$CLAUDE_PROJECT_DIR/.claude/hooks/validators/` + h + `' @ /home/dev/src/webapp`
+		r.DurationMS[key] = &Durations{Count: 3, P50: int64(10 * (i + 1)), P95: int64(50 * (i + 1)), Max: int64(60 * (i + 1))}
+	}
+	var b strings.Builder
+	WriteText(&b, r, time.Now())
+	var lines []string
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.Contains(l, " p95 ") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 3 {
+		t.Fatalf("slowest lists %d hooks:\n%s", len(lines), b.String())
+	}
+	for i, h := range []string{"typecheck.sh", "format.sh", "lint.sh"} {
+		if !strings.Contains(lines[i], h) || !strings.HasSuffix(lines[i], " in /home/dev/src/webapp") {
+			t.Errorf("line %d %q does not name %s and its project", i, lines[i], h)
+		}
+	}
+}
