@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"guard/internal/shell"
+	"guard/internal/shell/bash"
 )
 
 // A Reading is what a command does to the budgets, as guard reads it.
@@ -36,7 +37,7 @@ type Unsure struct {
 	Reason string // why guard cannot read it
 	// Risky reports that it may take a budgeted action: it runs commands
 	// guard cannot see at all (eval "$CMD", curl ... | bash, $CMD), it is
-	// over one of shell.Read's limits (guard has not read it), a pattern
+	// over one of bash.Read's limits (guard has not read it), a pattern
 	// matches it for some value of what guard cannot read, or it names a
 	// budgeted program or a service the state knows, however bash spells
 	// it. A risky part is refused for a human; any other is allowed with a
@@ -53,7 +54,7 @@ const (
 	everyWord = "guard.every-service"
 )
 
-// Read reads command as bash runs it (see shell.Read), and returns the
+// Read reads command as bash runs it (see bash.Read), and returns the
 // actions it takes, counting each occurrence (docker restart web web is
 // two), and the parts guard cannot read. "docker compose restart" (or up,
 // stop, start, as the patterns budget them) with no service named acts on
@@ -68,16 +69,16 @@ const (
 // or --exec. A program known to take its words as data (echo, grep, git
 // commit, ...) runs none of them.
 func (r *Rules) Read(command string) Reading {
-	return r.reading(shell.Read(command), command)
+	return r.reading(bash.Read(command), command)
 }
 
 // ReadArgv is Read for a command exec runs directly (guard cooldown run's
 // CMD).
 func (r *Rules) ReadArgv(argv []string) Reading {
-	return r.reading(shell.ReadArgv(argv), strings.Join(argv, " "))
+	return r.reading(bash.ReadArgv(argv), strings.Join(argv, " "))
 }
 
-func (r *Rules) reading(n *shell.Node, whole string) Reading {
+func (r *Rules) reading(n *bash.Node, whole string) Reading {
 	f := &folder{r: r, whole: whole}
 	t := f.fold(n)
 	var rd Reading
@@ -134,7 +135,7 @@ type take struct {
 
 type tally map[Match]*take
 
-// A folder turns what shell.Read found into counts.
+// A folder turns what bash.Read found into counts.
 type folder struct {
 	r        *Rules
 	whole    string // the command read, for a part over a limit
@@ -190,14 +191,14 @@ func (f *folder) known() []string {
 	return f.services
 }
 
-func (f *folder) fold(n *shell.Node) tally {
+func (f *folder) fold(n *bash.Node) tally {
 	if n == nil {
 		return nil
 	}
 	switch n.Kind {
-	case shell.Run:
+	case bash.Run:
 		return f.run(n)
-	case shell.Seq:
+	case bash.Seq:
 		t := tally{}
 		for _, k := range n.Kids {
 			for m, c := range f.fold(k) {
@@ -211,7 +212,7 @@ func (f *folder) fold(n *shell.Node) tally {
 			}
 		}
 		return t
-	case shell.Alt:
+	case bash.Alt:
 		t := tally{}
 		for _, k := range n.Kids {
 			for m, c := range f.fold(k) {
@@ -225,11 +226,11 @@ func (f *folder) fold(n *shell.Node) tally {
 			}
 		}
 		return t
-	case shell.Loop:
+	case bash.Loop:
 		t := tally{}
 		for _, k := range n.Kids {
 			for m, c := range f.fold(k) {
-				if n.Times == shell.Unknown {
+				if n.Times == bash.Unknown {
 					if c.repeats == "" {
 						c.repeats = n.Reason
 					}
@@ -240,7 +241,7 @@ func (f *folder) fold(n *shell.Node) tally {
 			}
 		}
 		return t
-	case shell.Unread:
+	case bash.Unread:
 		f.unread(n)
 	}
 	return nil
@@ -259,7 +260,7 @@ func (f *folder) note(t tally, m Match, where string) {
 
 // run matches one simple command, and, if it takes no action and its
 // program is none guard knows, the commands among its words (args).
-func (f *folder) run(n *shell.Node) tally {
+func (f *folder) run(n *bash.Node) tally {
 	t := f.match(n)
 	if len(t) == 0 && n.MayRun {
 		return f.args(n)
@@ -268,7 +269,7 @@ func (f *folder) run(n *shell.Node) tally {
 }
 
 // match matches one simple command.
-func (f *folder) match(n *shell.Node) tally {
+func (f *folder) match(n *bash.Node) tally {
 	t := tally{}
 	c := n.Cmd
 	var holes []int
@@ -325,11 +326,11 @@ func (f *folder) match(n *shell.Node) tally {
 
 // args reads the words of n, a program guard does not know, as a command
 // it may run: from each word that is a budgeted program or a program
-// shell.Read follows (strace -f docker restart web, sshpass -p x ssh h
+// bash.Read follows (strace -f docker restart web, sshpass -p x ssh h
 // CMD), and each string after -c, --command, --cmd, --run or --exec. The
 // first that takes an action, or may take one, counts; the rest are not
 // read (a wrapper runs one command).
-func (f *folder) args(n *shell.Node) tally {
+func (f *folder) args(n *bash.Node) tally {
 	c := n.Cmd
 	s := f.sampled()
 	for i := 1; i < len(c.Words); i++ {
@@ -337,15 +338,15 @@ func (f *folder) args(n *shell.Node) tally {
 			continue
 		}
 		w := c.Words[i]
-		var read func() *shell.Node
+		var read func() *bash.Node
 		switch {
-		case programWord(w) && (s.programs[baseName(w)] || !s.fixed || shell.Runs(baseName(w))):
-			read = func() *shell.Node { return shell.ArgCommand(n, i) }
+		case programWord(w) && (s.programs[baseName(w)] || !s.fixed || bash.Runs(baseName(w))):
+			read = func() *bash.Node { return bash.ArgCommand(n, i) }
 		case commandOption(c.Words[i-1]) && c.Literal[i-1] && strings.ContainsAny(w, " \t\n;&|"):
-			read = func() *shell.Node { return shell.ArgScript(n, w) }
+			read = func() *bash.Node { return bash.ArgScript(n, w) }
 		default:
 			if opt, v, ok := strings.Cut(w, "="); ok && commandOption(opt) && strings.ContainsAny(v, " \t\n;&|") {
-				read = func() *shell.Node { return shell.ArgScript(n, v) }
+				read = func() *bash.Node { return bash.ArgScript(n, v) }
 			}
 		}
 		if read == nil {
@@ -400,7 +401,7 @@ func commandOption(opt string) bool {
 }
 
 // unread notes a part guard cannot read.
-func (f *folder) unread(n *shell.Node) {
+func (f *folder) unread(n *bash.Node) {
 	u := Unsure{Text: n.Text, Reason: n.Reason, Hint: "write the services and the action plainly, or ask a human to run it"}
 	switch {
 	case n.Hidden:
@@ -571,14 +572,14 @@ func (f *folder) namesProgram(text string) bool {
 }
 
 // spelled reports whether is holds for a word of text, or of a copy of it
-// with its quotes, backslashes and escapes taken out (shell.Spellings):
+// with its quotes, backslashes and escapes taken out (bash.Spellings):
 // text guard cannot read may spell docker d\ocker, d""ocker or
 // $'\x64ocker', and bash runs docker all the same.
 func spelled(text string, is func(string) bool) bool {
 	if anyToken(text, is) {
 		return true
 	}
-	for _, sp := range shell.Spellings(text) {
+	for _, sp := range bash.Spellings(text) {
 		if anyToken(sp, is) {
 			return true
 		}

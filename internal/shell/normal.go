@@ -107,11 +107,3 @@ var options = sync.OnceValue(func() optionSets {
 			"--when", "--preset-mode", "--message", "--drop-in", "--reboot-argument"),
 	}
 })
-
-func set(names ...string) map[string]bool {
-	m := make(map[string]bool, len(names))
-	for _, n := range names {
-		m[n] = true
-	}
-	return m
-}

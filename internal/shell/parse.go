@@ -1,23 +1,8 @@
-// Package shell reads a shell command line the way a shell would, with
-// mvdan.cc/sh's parser, and finds the simple commands it runs: through
-// pipelines, lists (;, &&, ||), subshells, command substitutions and
-// wrappers such as sudo and env. guard uses it to tell which program a hook
-// runs (is it guard already?) and which actions a command takes on which
-// services (docker restart web), so that quoting, flags and words that are
-// only arguments (echo docker restart web) cannot fool it.
-//
-// Parse does no expansion but quotes and $'...': a word that is not
-// literal (a $VARIABLE, a command substitution, a glob) is kept as
-// written and marked. Read goes further: it expands words as bash does,
-// and follows what runs other commands (sh -c, eval, xargs, functions...),
-// for the budgets of guard cooldown.
-// It also quotes words for sh (Quote, Join), the way guard writes keys and
-// the hook commands it installs.
 package shell
 
 import (
+	"slices"
 	"strings"
-	"sync"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -142,61 +127,46 @@ func source(n syntax.Node) string {
 	return b.String()
 }
 
-// wrappers are programs that run the command in their arguments, with the
-// options of theirs that take a value. Built on first use, as options are.
-var wrappers = sync.OnceValue(func() map[string]map[string]bool {
-	return map[string]map[string]bool{
-		"sudo":    {"-u": true, "-g": true, "-C": true, "-h": true, "-p": true, "-U": true, "-r": true, "-t": true, "-D": true, "--user": true, "--group": true, "--host": true, "--prompt": true, "--chdir": true},
-		"doas":    {"-u": true, "-C": true},
-		"env":     {"-u": true, "-C": true, "-S": true, "--unset": true, "--chdir": true},
-		"nice":    {"-n": true, "--adjustment": true},
-		"ionice":  {"-c": true, "-n": true, "-p": true, "--class": true, "--classdata": true},
-		"nohup":   {},
-		"time":    {"-f": true, "-o": true, "--format": true, "--output": true},
-		"command": {},
-		"exec":    {"-a": true},
-		"stdbuf":  {"-i": true, "-o": true, "-e": true},
-		"timeout": {"-s": true, "-k": true, "--signal": true, "--kill-after": true},
-		"builtin": {},
-	}
-})
-
-// Program returns the words of the command c runs, with wrappers (sudo,
-// env VAR=value, nice, timeout 5, ...) and their options taken off: for
-// "sudo -u root env A=1 docker restart web", the words of "docker restart
-// web".
+// Program returns the words of the command c runs, with the programs that
+// run a command given in their arguments (sudo, env VAR=value, nice,
+// timeout 5, setsid, flock -w 5 FILE, ...: the Runner table) and their
+// options taken off: for "sudo -u root env A=1 docker restart web", the
+// words of "docker restart web". A string such a program hands a shell
+// (flock FILE -c STRING, env -S STRING) is read for the program of its
+// one simple command. A program that runs no command by one of its options
+// (command -v, sudo -l) is where Program stops; one given no command
+// (nice alone) runs nothing: Program returns no words.
 func (c Command) Program() []string {
-	w := c.Words
-	for len(w) > 0 {
-		opts, ok := wrappers()[baseName(w[0])]
+	w, lit := c.Words, c.Literal
+	for depth := 0; len(w) > 0 && depth < 16; depth++ {
+		rn, ok := LookupRunner(BaseName(w[0]))
 		if !ok {
 			break
 		}
-		name := baseName(w[0])
-		w = w[1:]
-		for len(w) > 0 {
-			a := w[0]
-			switch {
-			case a == "--":
-				w = w[1:]
-			case strings.HasPrefix(a, "-") && a != "-":
-				w = w[1:]
-				if opts[a] && len(w) > 0 {
-					w = w[1:]
-				}
-				continue
-			case name == "env" && strings.Contains(a, "=") || a == "-":
-				w = w[1:]
-				continue
-			case name == "timeout":
-				w = w[1:] // the duration
+		use := rn.Use(w, lit)
+		switch use.How {
+		case Nothing:
+			if use.Option == "" { // no command given
+				return nil
 			}
-			break
+			return w
+		case Script, Split:
+			inner, err := Parse(w[use.I])
+			if err != nil || len(inner) != 1 || lit != nil && !lit[use.I] {
+				return w
+			}
+			if use.How == Script {
+				return inner[0].Program()
+			}
+			w, lit = append(slices.Clone(inner[0].Words), w[use.I+1:]...), nil
+			continue
+		}
+		w = w[use.I:]
+		if lit != nil {
+			lit = lit[use.I:]
 		}
 	}
 	return w
 }
 
-func baseName(s string) string {
-	return s[strings.LastIndexByte(s, '/')+1:]
-}
+func baseName(s string) string { return BaseName(s) }

@@ -62,6 +62,38 @@ func TestProgram(t *testing.T) {
 		{"env -u X guard run -- ls", []string{"guard", "run", "--", "ls"}},
 		{"nice -n 5 guard status", []string{"guard", "status"}},
 		{"'/opt/my tools/guard' run -c x", []string{"/opt/my tools/guard", "run", "-c", "x"}},
+		// Every program of the Runner table, with its valued options and
+		// the words it skips (architecture-2 defect 1: these were wrapped
+		// twice by install).
+		{"setsid guard run -- x", []string{"guard", "run", "--", "x"}},
+		{"setsid -w -f guard run -- x", []string{"guard", "run", "--", "x"}},
+		{"flock -w 5 /tmp/l guard run -- x", []string{"guard", "run", "--", "x"}},
+		{"flock --timeout=5 -E 3 /tmp/l guard run -- x", []string{"guard", "run", "--", "x"}},
+		{"flock /tmp/l -c 'guard run -- x'", []string{"guard", "run", "--", "x"}},
+		{"flock -c 'nice guard run -- x' /tmp/l", []string{"guard", "run", "--", "x"}},
+		{"ionice -P 1 guard run -- x", []string{"guard", "run", "--", "x"}},
+		{"ionice -c2 -n 7 guard run -- x", []string{"guard", "run", "--", "x"}},
+		{"sudo -T 5 guard run -- x", []string{"guard", "run", "--", "x"}},
+		{"sudo -u root -g wheel A=1 guard run -- x", []string{"guard", "run", "--", "x"}},
+		{"env -P /bin guard run -- x", []string{"guard", "run", "--", "x"}},
+		{"env -i A=1 - guard run -- x", []string{"guard", "run", "--", "x"}},
+		{"env -S 'nice -n 2 guard run' -- x", []string{"guard", "run", "--", "x"}},
+		{"systemd-run --user --scope -p MemoryMax=1G guard run -- x", []string{"guard", "run", "--", "x"}},
+		{"nsenter -t 1 -m -u guard run -- x", []string{"guard", "run", "--", "x"}},
+		{"chroot --userspec=u:g /srv guard run -- x", []string{"guard", "run", "--", "x"}},
+		{"unshare --map-user 0 -r guard run -- x", []string{"guard", "run", "--", "x"}},
+		{"timeout -k 5 60 guard run -- x", []string{"guard", "run", "--", "x"}},
+		{"timeout --signal=KILL 1m nohup stdbuf -oL guard run -- x", []string{"guard", "run", "--", "x"}},
+		{"taskset 0x3 chrt 0 cgexec -g cpu:g prlimit --nofile=10 guard run -- x", []string{"guard", "run", "--", "x"}},
+		{"xargs -n 1 -P 4 guard run --", []string{"guard", "run", "--"}},
+		{"doas -u root pkexec --user root firejail caffeinate unbuffer guard run -- x", []string{"guard", "run", "--", "x"}},
+		{"exec -a hook time -f %e command guard run -- x", []string{"guard", "run", "--", "x"}},
+		// A program that runs no command, or is given none, is where it
+		// stops.
+		{"command -v guard", []string{"command", "-v", "guard"}},
+		{"sudo -l guard", []string{"sudo", "-l", "guard"}},
+		{"timeout 5", nil},
+		{"nice", nil},
 	}
 	for _, tc := range tests {
 		cs, err := Parse(tc.line)

@@ -1,4 +1,4 @@
-package shell
+package bash
 
 import (
 	"regexp"
@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"guard/internal/shell"
 )
 
 // program is the Run of a program guard does not know: it may run a
@@ -68,7 +70,7 @@ func stepsOf(n *Node) *int {
 // wrapper (sudo, timeout), a shell, ssh, xargs, find, an interpreter's
 // code (python -c), and the others Read lists.
 func Runs(name string) bool {
-	if _, ok := runners()[name]; ok {
+	if _, ok := shell.LookupRunner(name); ok {
 		return true
 	}
 	switch name {
@@ -87,7 +89,7 @@ func Runs(name string) bool {
 // --exec, are read apart.) A program not here, and not one Read follows,
 // may run a command among its words (Node.MayRun).
 var dataOnly = sync.OnceValue(func() map[string]bool {
-	return set(
+	return shell.Set(
 		// builtins
 		":", "true", "false", "echo", "printf", "test", "[", "cd", "pushd", "popd", "dirs", "pwd", "type", "hash", "help",
 		"history", "jobs", "wait", "kill", "umask", "ulimit", "shopt", "bind", "complete", "compgen", "compopt", "disown",
@@ -226,8 +228,8 @@ func (r *reader) unhole(n *Node, text string) *Node {
 				if !r.hasToken(w) {
 					continue
 				}
-				if i == 0 && !r.hasToken(baseName(w)) {
-					n.Cmd.Words[0] = baseName(w)
+				if i == 0 && !r.hasToken(shell.BaseName(w)) {
+					n.Cmd.Words[0] = shell.BaseName(w)
 					continue
 				}
 				if i == 0 {
@@ -265,7 +267,7 @@ func (r *reader) placeholder(orig, from, ph string) string {
 func (r *reader) git(sc *scope, words []string, lit []bool, text string) *Node {
 	i := 1
 	for i < len(words) && strings.HasPrefix(words[i], "-") {
-		if set("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env")[words[i]] {
+		if shell.Set("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env")[words[i]] {
 			i++
 		}
 		i++
@@ -344,7 +346,7 @@ func (r *reader) entr(sc *scope, words []string, lit []bool, text string) *Node 
 // sem reads GNU parallel's sem [OPTIONS] CMD: a shell runs the words of
 // CMD joined by spaces.
 func (r *reader) sem(sc *scope, words []string, lit []bool, text string, stdin input) *Node {
-	valued := set("-j", "--jobs", "--id", "--semaphorename", "--st", "--semaphoretimeout", "--timeout")
+	valued := shell.Set("-j", "--jobs", "--id", "--semaphorename", "--st", "--semaphoretimeout", "--timeout")
 	i := 1
 	for ; i < len(words) && lit[i] && strings.HasPrefix(words[i], "-"); i++ {
 		if words[i] == "--" {
@@ -396,7 +398,7 @@ func (r *reader) ansible(sc *scope, words []string, lit []bool, text string) *No
 // (and their values), the words left are a command each host's shell
 // runs, joined by spaces.
 func (r *reader) remoteString(sc *scope, name string, words []string, lit []bool, text string, stdin input) *Node {
-	valued := set("-h", "--hosts", "-H", "--host", "-l", "--user", "-p", "--par", "-o", "--outdir", "-e", "--errdir",
+	valued := shell.Set("-h", "--hosts", "-H", "--host", "-l", "--user", "-p", "--par", "-o", "--outdir", "-e", "--errdir",
 		"-t", "--timeout", "-O", "--option", "-x", "--extra-args", "-X", "--extra-arg", "-w", "-g", "--group", "-f",
 		"--fanout", "-u", "--command-timeout", "-R", "--worker", "-b", "--groupsource", "-c", "--copy", "--dest")
 	i := 1
@@ -405,7 +407,7 @@ func (r *reader) remoteString(sc *scope, name string, words []string, lit []bool
 			i++
 			break
 		}
-		if takesValue(words[i], valued) {
+		if shell.OptionTakesValue(words[i], valued) {
 			i++
 		}
 	}

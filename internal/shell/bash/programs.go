@@ -1,4 +1,4 @@
-package shell
+package bash
 
 import (
 	"regexp"
@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"guard/internal/shell"
 )
 
 // dispatch reads the command words (lit[i]: words[i] is what the program
@@ -32,7 +34,7 @@ func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, st
 			return n
 		}
 	}
-	name := baseName(words[0])
+	name := shell.BaseName(words[0])
 	if inShell && name == words[0] {
 		if fs, ok := sc.funcs[name]; ok {
 			return r.callFunction(sc, fs, words, lit, text, stdin)
@@ -112,8 +114,8 @@ func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, st
 			}
 		}
 	}
-	if w, ok := runners()[name]; ok {
-		return r.wrapper(sc, name, w, words, lit, text, stdin, inShell)
+	if rn, ok := shell.LookupRunner(name); ok && !rn.Own {
+		return r.wrapper(sc, name, rn, words, lit, text, stdin, inShell)
 	}
 	switch name {
 	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "rbash", "fish", "csh", "tcsh", "ksh93", "oksh", "loksh":
@@ -139,7 +141,7 @@ func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, st
 	case "screen":
 		i := 1
 		for ; i < len(words) && lit[i] && strings.HasPrefix(words[i], "-"); i++ {
-			if takesValue(words[i], set("-S", "-c", "-e", "-h", "-L", "-Logfile", "-p", "-s", "-t", "-T", "-X")) {
+			if shell.OptionTakesValue(words[i], shell.Set("-S", "-c", "-e", "-h", "-L", "-Logfile", "-p", "-s", "-t", "-T", "-X")) {
 				i++
 			}
 		}
@@ -186,7 +188,7 @@ func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, st
 }
 
 func runNode(words []string, lit []bool, text string) *Node {
-	return &Node{Kind: Run, Cmd: Command{Words: words, Literal: lit}, Text: text}
+	return &Node{Kind: Run, Cmd: shell.Command{Words: words, Literal: lit}, Text: text}
 }
 
 var simpleName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\w.+-]+$`) })
@@ -285,122 +287,32 @@ func (r *reader) scriptFile(path string, stdin input) (input, bool) {
 	return input{}, false
 }
 
-// A wrapper is a program that runs the command in its arguments.
-type wrapper struct {
-	valued map[string]bool // its options that take the next word
-	// skip is how many words come between its options and the command
-	// (timeout's DURATION, chroot's NEWROOT).
-	skip int
-	// assigns: NAME=value words may come before the command (env, sudo).
-	assigns bool
-	// noRun lists options with which it runs nothing (command -v).
-	noRun []string
-	// script names an option whose value is a string run by a shell
-	// (flock -c), and split one whose value is split into words (env -S).
-	script, split string
-}
-
-// runners are built when first used: guard run, on every call, never
-// reads a command, and a map literal at init would cost it.
-var runners = sync.OnceValue(func() map[string]wrapper {
-	return map[string]wrapper{
-		"sudo": {valued: set("-u", "-g", "-C", "-h", "-p", "-U", "-r", "-t", "-D", "-T", "--user", "--group", "--host",
-			"--prompt", "--chdir", "--role", "--type", "--close-from", "--other-user", "--command-timeout"),
-			assigns: true, noRun: []string{"-e", "--edit", "-l", "--list", "-v", "--validate", "-k", "-K", "-V"}},
-		"doas":        {valued: set("-u", "-C"), noRun: []string{"-L"}},
-		"env":         {valued: set("-u", "-C", "--unset", "--chdir", "-P", "--default-signal", "--ignore-signal", "--block-signal"), assigns: true, split: "-S"},
-		"nice":        {valued: set("-n", "--adjustment")},
-		"ionice":      {valued: set("-c", "-n", "-p", "-P", "-u", "--class", "--classdata", "--pid", "--pgid", "--uid")},
-		"nohup":       {},
-		"time":        {valued: set("-f", "-o", "--format", "--output")},
-		"command":     {noRun: []string{"-v", "-V"}},
-		"builtin":     {},
-		"exec":        {valued: set("-a")},
-		"stdbuf":      {valued: set("-i", "-o", "-e", "--input", "--output", "--error")},
-		"timeout":     {valued: set("-s", "-k", "--signal", "--kill-after"), skip: 1},
-		"setsid":      {},
-		"chroot":      {valued: set("--userspec", "--groups"), skip: 1},
-		"flock":       {valued: set("-w", "-E", "--timeout", "--wait", "--conflict-exit-code"), skip: 1, script: "-c"},
-		"nsenter":     {valued: set("-t", "--target", "-S", "--setuid", "-G", "--setgid")},
-		"systemd-run": {valued: set("-u", "--unit", "-p", "--property", "--description", "--slice", "-M", "--machine", "-H", "--host", "--uid", "--gid", "--nice", "-E", "--setenv", "--working-directory", "--on-active", "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive", "--on-calendar", "--timer-property", "--path-property", "--socket-property")},
-		"unbuffer":    {},
-		"taskset":     {skip: 1},
-		"chrt":        {skip: 1},
-		"caffeinate":  {},
-		"pkexec":      {valued: set("--user")},
-		"unshare":     {valued: set("--map-user", "--map-group", "--setuid", "--setgid", "-S", "-G", "-R", "--root", "-w", "--wd")},
-		"cgexec":      {valued: set("-g")},
-		"firejail":    {},
-		"prlimit":     {valued: set("-p", "--pid")},
-	}
-})
-
-// wrapper reads a wrapper's command.
-func (r *reader) wrapper(sc *scope, name string, w wrapper, words []string, lit []bool, text string, stdin input, inShell bool) *Node {
-	i := 1
-	for i < len(words) {
-		a := words[i]
-		if !lit[i] {
-			break // an option or the program; read as the program
-		}
-		if a == "--" {
-			i++
-			break
-		}
-		if slices.Contains(w.noRun, a) {
+// wrapper reads the command of a program of shell's Runner table (sudo,
+// env, timeout, flock, ...), read from its words as shell.Runner.Use reads
+// them, which Command.Program shares.
+func (r *reader) wrapper(sc *scope, name string, rn shell.Runner, words []string, lit []bool, text string, stdin input, inShell bool) *Node {
+	use := rn.Use(words, lit)
+	switch use.How {
+	case shell.Nothing:
+		if use.Option != "" { // command -v docker: a command that runs no other
 			return runNode(words, lit, text)
 		}
-		if w.script != "" && (a == w.script || a == "--command") && i+1 < len(words) {
-			return r.runString(sc.shellOf, sc, words[i+1:i+2], lit[i+1:i+2], "", text, stdin, name+" "+a)
-		}
-		if w.split != "" && (a == w.split || a == "--split-string") && i+1 < len(words) {
-			inner := r.splitWords(words[i+1])
-			rest := append(inner, words[i+2:]...)
-			restLit := append(trues(len(inner)), lit[i+2:]...)
-			if !lit[i+1] {
-				return &Node{Kind: Unread, Text: text, Reason: name + " " + a + " splits a string guard cannot know before it runs", Hidden: true}
-			}
-			return r.dispatch(sc, rest, restLit, text, stdin, false)
-		}
-		if strings.HasPrefix(a, "-") && a != "-" {
-			i++
-			if _, _, hasValue := strings.Cut(a, "="); !hasValue && takesValue(a, w.valued) {
-				i++
-			}
-			continue
-		}
-		if (w.assigns && isAssign(a)) || (name == "env" && a == "-") {
-			i++
-			continue
-		}
-		break
-	}
-	i += w.skip
-	if i >= len(words) {
 		return nil
+	case shell.Script:
+		return r.runString(sc.shellOf, sc, words[use.I:use.I+1], lit[use.I:use.I+1], "", text, stdin, name+" "+use.Option)
+	case shell.Split:
+		if !lit[use.I] {
+			return &Node{Kind: Unread, Text: text, Reason: name + " " + use.Option + " splits a string guard cannot know before it runs", Hidden: true}
+		}
+		inner := r.splitWords(words[use.I])
+		rest := append(inner, words[use.I+1:]...)
+		restLit := append(trues(len(inner)), lit[use.I+1:]...)
+		return r.dispatch(sc, rest, restLit, text, stdin, false)
 	}
-	if w.script != "" && (words[i] == w.script || words[i] == "--command") && i+1 < len(words) { // flock FILE -c STRING
-		return r.runString(sc.shellOf, sc, words[i+1:i+2], lit[i+1:i+2], "", text, stdin, name+" "+words[i])
-	}
-	// The command runs in the same shell for builtin, command and exec;
-	// as a program (no functions) for the others.
-	same := inShell && (name == "builtin" || name == "command" || name == "exec" || name == "time")
-	return r.dispatch(sc, words[i:], lit[i:], text, stdin, same)
+	// The command runs in the same shell for builtin, command, exec and
+	// time; as a program (no functions) for the others.
+	return r.dispatch(sc, words[use.I:], lit[use.I:], text, stdin, inShell && rn.Same)
 }
-
-// takesValue reports whether the option a takes the next word as its
-// value: it is one of valued, or a cluster of short options ending in one
-// (-dmS NAME).
-func takesValue(a string, valued map[string]bool) bool {
-	if valued[a] {
-		return true
-	}
-	return len(a) > 2 && a[0] == '-' && a[1] != '-' && valued["-"+a[len(a)-1:]]
-}
-
-var assignName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`) })
-
-func isAssign(w string) bool { return assignName().MatchString(w) }
 
 func trues(n int) []bool {
 	out := make([]bool, n)
@@ -413,7 +325,7 @@ func trues(n int) []bool {
 // splitWords splits s into words as a shell would (env -S), without
 // expansions.
 func (r *reader) splitWords(s string) []string {
-	cs, err := Parse(s)
+	cs, err := shell.Parse(s)
 	if err != nil || len(cs) == 0 {
 		return strings.Fields(s)
 	}
@@ -423,7 +335,7 @@ func (r *reader) splitWords(s string) []string {
 // shellCommand reads sh, bash, zsh, ...: sh -c STRING [ARG0 ARG...],
 // sh FILE, or a script read from stdin.
 func (r *reader) shellCommand(sc *scope, words []string, lit []bool, text string, stdin input) *Node {
-	name := baseName(words[0])
+	name := shell.BaseName(words[0])
 	byString, fromStdin := false, false
 	i := 1
 	for i < len(words) {
@@ -491,7 +403,7 @@ func (r *reader) shellCommand(sc *scope, words []string, lit []bool, text string
 // su reads su and runuser: -c STRING runs in a new shell; runuser -u
 // USER CMD runs CMD; with neither, the shell reads stdin.
 func (r *reader) su(sc *scope, words []string, lit []bool, text string, stdin input) *Node {
-	valued := set("-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment", "-u", "--user")
+	valued := shell.Set("-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment", "-u", "--user")
 	for i := 1; i < len(words); i++ {
 		a := words[i]
 		switch {
@@ -504,11 +416,11 @@ func (r *reader) su(sc *scope, words []string, lit []bool, text string, stdin in
 			_, v, _ := strings.Cut(a, "=")
 			return r.runString(sc.shellOf, sc, []string{v}, lit[i:i+1], "", text, stdin, words[0]+" -c")
 		case a == "--":
-			if baseName(words[0]) == "runuser" && i+1 < len(words) {
+			if shell.BaseName(words[0]) == "runuser" && i+1 < len(words) {
 				return r.dispatch(sc, words[i+1:], lit[i+1:], text, stdin, false)
 			}
 		case valued[a]:
-			if (a == "-u" || a == "--user") && baseName(words[0]) == "runuser" && i+2 < len(words) {
+			if (a == "-u" || a == "--user") && shell.BaseName(words[0]) == "runuser" && i+2 < len(words) {
 				j := i + 2
 				if words[j] == "--" {
 					j++
@@ -524,8 +436,8 @@ func (r *reader) su(sc *scope, words []string, lit []bool, text string, stdin in
 // xargs reads xargs CMD: CMD runs with the input's words, which guard
 // knows when the input is literal (echo web | xargs docker restart).
 func (r *reader) xargs(sc *scope, words []string, lit []bool, text string, stdin input) *Node {
-	valued := set("-I", "-n", "-L", "-s", "-P", "-E", "-d", "-a", "--arg-file", "--delimiter", "--max-args",
-		"--max-lines", "--max-procs", "--max-chars", "--eof", "--process-slot-var")
+	xr, _ := shell.LookupRunner("xargs")
+	valued := xr.Valued
 	replace, perRun, delim, noEmpty := "", 0, "", false
 	in := stdin
 	i := 1
@@ -711,7 +623,7 @@ func (r *reader) find(sc *scope, words []string, lit []bool, text string) *Node 
 // watch reads watch CMD: sh -c "CMD" (or CMD itself with -x), again and
 // again.
 func (r *reader) watch(sc *scope, words []string, lit []bool, text string) *Node {
-	valued := set("-n", "--interval", "-q", "--equexit")
+	valued := shell.Set("-n", "--interval", "-q", "--equexit")
 	direct := false
 	i := 1
 	for ; i < len(words) && lit[i] && strings.HasPrefix(words[i], "-"); i++ {
@@ -743,7 +655,7 @@ func (r *reader) watch(sc *scope, words []string, lit []bool, text string) *Node
 // by spaces, or the script on ssh's stdin. Service names are the same
 // names on every host.
 func (r *reader) ssh(sc *scope, words []string, lit []bool, text string, stdin input) *Node {
-	valued := set("-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o", "-p", "-Q", "-R", "-S", "-W", "-w", "-B")
+	valued := shell.Set("-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o", "-p", "-Q", "-R", "-S", "-W", "-w", "-B")
 	i := 1
 	for ; i < len(words) && lit[i] && strings.HasPrefix(words[i], "-"); i++ {
 		a := words[i]
@@ -754,7 +666,7 @@ func (r *reader) ssh(sc *scope, words []string, lit []bool, text string, stdin i
 		if a == "-N" {
 			return nil
 		}
-		if takesValue(a, valued) {
+		if shell.OptionTakesValue(a, valued) {
 			i++
 		}
 	}
@@ -775,7 +687,7 @@ func (r *reader) parallel(sc *scope, words []string, lit []bool, text string, st
 			i++
 			break
 		}
-		if set("-j", "--jobs", "-S", "--sshlogin", "--colsep", "-C", "-d", "--delimiter", "-n", "-N", "--max-args", "--timeout", "--joblog", "--results", "--tmpdir")[words[i]] {
+		if shell.Set("-j", "--jobs", "-S", "--sshlogin", "--colsep", "-C", "-d", "--delimiter", "-n", "-N", "--max-args", "--timeout", "--joblog", "--results", "--tmpdir")[words[i]] {
 			i++
 		}
 	}
@@ -840,7 +752,7 @@ func (r *reader) trap(sc *scope, words []string, lit []bool, text string) *Node 
 func (r *reader) guard(sc *scope, words []string, lit []bool, text string, stdin input) *Node {
 	i := 1
 	for i < len(words) && strings.HasPrefix(words[i], "-") {
-		if set("--config", "--state", "--cooldown-state")[words[i]] {
+		if shell.Set("--config", "--state", "--cooldown-state")[words[i]] {
 			i++
 		}
 		i++
@@ -848,7 +760,7 @@ func (r *reader) guard(sc *scope, words []string, lit []bool, text string, stdin
 	if i >= len(words) || words[i] != "run" {
 		return runNode(words, lit, text)
 	}
-	valued := set("-c", "--command", "--name", "--timeout", "--failure-threshold", "--success-threshold", "--cooldown",
+	valued := shell.Set("-c", "--command", "--name", "--timeout", "--failure-threshold", "--success-threshold", "--cooldown",
 		"--cooldown-seconds", "--from-python", "--config", "--state", "--on-skip")
 	for i++; i < len(words); i++ {
 		a := words[i]
@@ -944,7 +856,7 @@ func (r *reader) scriptCmd(sc *scope, words []string, lit []bool, text string, s
 func (r *reader) tmux(sc *scope, words []string, lit []bool, text string) *Node {
 	i := 1
 	for ; i < len(words) && strings.HasPrefix(words[i], "-"); i++ {
-		if set("-L", "-S", "-f", "-c", "-T")[words[i]] {
+		if shell.Set("-L", "-S", "-f", "-c", "-T")[words[i]] {
 			i++
 		}
 	}
@@ -953,7 +865,7 @@ func (r *reader) tmux(sc *scope, words []string, lit []bool, text string) *Node 
 	}
 	switch words[i] {
 	case "new-session", "new", "new-window", "neww", "split-window", "splitw", "respawn-pane", "respawnp", "respawn-window", "respawnw", "run-shell", "run":
-		valued := set("-c", "-e", "-F", "-l", "-n", "-s", "-t", "-x", "-y", "-f", "-p")
+		valued := shell.Set("-c", "-e", "-F", "-l", "-n", "-s", "-t", "-x", "-y", "-f", "-p")
 		j := i + 1
 		for ; j < len(words) && strings.HasPrefix(words[j], "-"); j++ {
 			if valued[words[j]] {

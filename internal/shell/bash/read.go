@@ -1,4 +1,4 @@
-package shell
+package bash
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"guard/internal/shell"
 )
 
 // Limits that keep reading one command line fast whatever it holds (a
@@ -52,7 +54,7 @@ type Node struct {
 	Kind Kind
 	// Cmd is a Run's command, its wrappers (sudo, env, timeout, ...) taken
 	// off; a word that is not literal is kept as written.
-	Cmd Command
+	Cmd shell.Command
 	// Text is the Run or Unread part as written, unshortened.
 	Text string
 	// Reason says why an Unread part cannot be read, or why a Loop's
