@@ -7,7 +7,7 @@ GOBIN ?= $(HOME)/.local/bin
 GOFLAGS_GUARD = -trimpath -buildvcs=auto -tags urfave_cli_no_docs
 export CGO_ENABLED = 0
 
-.PHONY: install install-pg build test bench
+.PHONY: install install-pg build test bench release
 
 # warn_path warns, with the line to add, when $(GOBIN) is not on PATH: the
 # next command the README gives, guard install, would be "command not
@@ -48,3 +48,33 @@ test:
 
 bench:
 	bench/run.sh
+
+# Release archives: guard, guard-pg and guard-web built with the flags
+# above for each of TARGETS, with the README and the example config, as
+# $(DIST)/guard_VERSION_GOOS_GOARCH.tar.gz (.zip for Windows), and their
+# SHA256SUMS. Cross-compiled here (CGO_ENABLED=0 needs no C toolchain);
+# docs/platforms.md says what each platform keeps and how it is tested.
+#   make release                     all five targets, VERSION from git
+#   make release TARGETS=darwin/arm64 VERSION=v1.2.0
+TARGETS ?= linux/amd64 linux/arm64 darwin/arm64 darwin/amd64 windows/amd64
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+DIST ?= dist
+
+release:
+	rm -rf $(DIST) && mkdir -p $(DIST)
+	set -e; for t in $(TARGETS); do \
+		os=$${t%/*}; arch=$${t#*/}; ext=; [ $$os = windows ] && ext=.exe; \
+		name=guard_$(VERSION)_$${os}_$${arch}; dir=$(DIST)/$$name; mkdir -p $$dir; \
+		for b in guard guard-pg guard-web; do \
+			GOOS=$$os GOARCH=$$arch go build $(GOFLAGS_GUARD) -o $$dir/$$b$$ext ./cmd/$$b; \
+		done; \
+		cp README.md guardrails.example.yaml $$dir/; \
+		if [ $$os = windows ]; then \
+			(cd $(DIST) && python3 -m zipfile -c $$name.zip $$name/); \
+		else \
+			tar -C $(DIST) -czf $(DIST)/$$name.tar.gz $$name; \
+		fi; \
+		rm -rf $$dir; \
+	done
+	cd $(DIST) && sha256sum guard_* > SHA256SUMS
+	@echo "release archives in $(DIST):" && ls $(DIST)
