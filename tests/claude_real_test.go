@@ -234,3 +234,57 @@ func TestRealClaudeHookRunsBehindGuard(t *testing.T) {
 		t.Errorf("%s: %v; want one success recorded", key, h)
 	}
 }
+
+// TestRealClaudePluginHookBehindGuard (issue 31): a plugin laid out by
+// hand in Claude Code's records, from a directory marketplace whose path
+// holds a ' and a $, with a PreToolUse policy that exits 2: behind guard
+// install --plugins it still blocks the Bash call in a real session, with
+// its reason, and guard records it under the plugin's key. After an
+// update of the plugin (its hooks bare again), the SessionStart hook of
+// install --plugins --auto wraps them again: the next session runs them
+// behind guard.
+func TestRealClaudePluginHookBehindGuard(t *testing.T) {
+	c := newRealClaude(t, "touch tool-ran; echo the tool ran", "")
+	files := map[string]string{
+		"hooks/hooks.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "\"${CLAUDE_PLUGIN_ROOT}/deny.sh\""}]}]}}`,
+		"deny.sh":          "#!/bin/bash\ncat >/dev/null\necho \"Blocked by the plugin at $CLAUDE_PLUGIN_ROOT\" >&2\nexit 2\n",
+	}
+	market := filepath.Join(c.Home, "o'brien $HOME plugins")
+	root, err := claudetest.InstallPlugin(c.Home, claudetest.Plugin{Name: "policy", Market: "local", Version: "1.0.0", Directory: market, Files: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.settings(`{"enabledPlugins": {"policy@local": true}}`)
+	out := c.install("--plugins", "--auto")
+	if !strings.Contains(out, "plugin policy@local: wrapped 1 hooks") {
+		t.Fatalf("install --plugins:\n%s", out)
+	}
+	c.run()
+	if exists(filepath.Join(c.Dir, "tool-ran")) {
+		t.Fatal("the Bash call ran; the plugin's policy should have blocked it")
+	}
+	if r := c.lastResult(); !r.IsError || !strings.Contains(r.Content, "Blocked by the plugin at "+root) {
+		t.Fatalf("tool result %+v; want the plugin's block, naming its root", r)
+	}
+	key, h := c.keyLike("plugin policy@local")
+	if h == nil || totals(h, "ignored") != 1 {
+		t.Fatalf("%s: %v; want the block recorded under the plugin's key", key, c.state())
+	}
+
+	// An update: the plugin's hooks come back bare. The session that
+	// starts next wraps them again (its SessionStart hook); the one after
+	// runs them behind guard.
+	hooksFile := filepath.Join(root, "hooks", "hooks.json")
+	if err := os.WriteFile(hooksFile, []byte(files["hooks/hooks.json"]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.run()
+	data, _ := os.ReadFile(hooksFile)
+	if !strings.Contains(string(data), `"--name"`) {
+		t.Fatalf("the SessionStart hook did not wrap the updated plugin's hooks again:\n%s", data)
+	}
+	c.run()
+	if _, h := c.keyLike("plugin policy@local"); totals(h, "ignored") < 2 {
+		t.Errorf("the session after the update did not run the plugin's hook behind guard: %v", h)
+	}
+}

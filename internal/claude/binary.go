@@ -73,3 +73,8 @@ func temporaryBuild(exe string) bool {
 	sep := string(filepath.Separator)
 	return strings.Contains(exe, sep+"go-build") && strings.Contains(exe, sep+"exe"+sep)
 }
+
+// WindowsPath writes a Windows path as hooks call it: with / for \
+// (C:/Users/me/bin/guard.exe), which Git Bash, where Claude Code runs
+// shell-form hooks on Windows, and Windows itself both take.
+func WindowsPath(path string) string { return strings.ReplaceAll(path, `\`, "/") }

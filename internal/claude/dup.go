@@ -31,9 +31,9 @@ func handler(h Hook) string {
 	}
 	own := h.text()
 	if h.Guard != "" {
-		own = h.Inner
-		if h.Exec {
-			own = shellJoin(h.InnerArgv)
+		own, form = h.Inner, "sh"
+		if h.InnerArgv != nil {
+			own, form = shellJoin(h.InnerArgv), "exec"
 		}
 	}
 	return strings.Join([]string{h.Event, form, sh, h.If, own}, "\x00")

@@ -24,12 +24,21 @@ type Hook struct {
 	HasTimeout bool
 
 	// Guard is set when the hook runs behind guard: the guard it calls,
-	// and the command guard runs for it, a shell string (Inner) or, in
-	// exec form, a program and its arguments (InnerArgv).
-	Guard     string
-	Inner     string
-	InnerArgv []string
-	OnSkip    bool // guard run --on-skip block
+	// and the command guard runs for it, a shell string (Inner, run by
+	// InnerShell: bash, sh or pwsh) or, in exec form, a program and its
+	// arguments (InnerArgv).
+	Guard      string
+	Inner      string
+	InnerShell string
+	InnerArgv  []string
+	OnSkip     bool   // guard run --on-skip block
+	Name       string // guard run --name: the key, for a plugin's hook
+	// HookTimeout is the hook's guard run --hook-timeout, as written; ""
+	// if it has none.
+	HookTimeout string
+	// Fallback is set for a hook that runs its command itself where guard
+	// is not installed (install --binary guard).
+	Fallback bool
 	// Broken is set for an exec-form hook whose "command" an older guard
 	// install made a shell line: Claude Code cannot start it.
 	Broken bool
@@ -43,7 +52,7 @@ type Hook struct {
 // would read it.
 func (h Hook) Own() string {
 	switch {
-	case h.Guard != "" && h.Exec:
+	case h.Guard != "" && h.InnerArgv != nil:
 		return shell.Join(h.InnerArgv)
 	case h.Guard != "":
 		return h.Inner
@@ -111,15 +120,26 @@ func describe(doc []byte, h hook) Hook {
 			l.Guard, l.Broken = w.binary, true
 			l.Inner = decode(w.original())
 			l.InnerArgv = append([]string{l.Inner}, l.Args...)
-		} else if at, onSkip, ok := execWrapped(cmd, l.Args); ok {
-			l.Guard, l.OnSkip, l.InnerArgv = cmd, onSkip, l.Args[at:]
+		} else if w, ok := execWrapped(cmd, l.Args); ok {
+			l.Guard, l.OnSkip, l.Name, l.HookTimeout = cmd, w.onSkip, w.name, w.timeout
+			if w.shell != "" {
+				l.Inner, l.InnerShell = l.Args[w.at], w.shell
+				if w.shell == "bash" {
+					l.Inner = showPlaceholders(l.Inner)
+				}
+			} else {
+				l.InnerArgv = l.Args[w.at:]
+			}
 		} else if pythonArgs(append([]string{cmd}, l.Args...)) {
 			l.PythonManual = "exec form"
 		}
 	case isString:
 		if w, ok := installed(raw); ok {
-			l.Guard, l.OnSkip = w.binary, w.onSkip
-			l.Inner = decode(w.inner)
+			l.Guard, l.OnSkip, l.HookTimeout, l.Fallback = w.binary, w.onSkip, w.timeout, w.fallback
+			l.Inner, l.InnerShell = decode(w.inner), "sh"
+			if w.bash {
+				l.InnerShell = "bash"
+			}
 		} else if pw, ok := pythonWrapped(raw); ok {
 			l.Python = decode(pw.inner)
 		} else {
@@ -130,6 +150,9 @@ func describe(doc []byte, h hook) Hook {
 	}
 	return l
 }
+
+// wrappedExec reports whether the hook is in exec form behind guard.
+func (h Hook) wrappedExec() bool { return h.Exec && h.Guard != "" && !h.Broken }
 
 // decode reads the inside of a JSON string as written (without its
 // quotes).

@@ -171,7 +171,7 @@ func launchedBy(words []string) (bool, string) {
 // pipx run, uvx: a launcher install does not take apart). Commands run by
 // sh -c or bash -c inside it count too.
 func pythonManual(cmd string) string {
-	if !strings.Contains(cmd, PythonWrapper) {
+	if !strings.Contains(cmd, PythonWrapper) && !strings.Contains(cmd, pythonModule) && !strings.Contains(cmd, "circuit-breaker-wrapper") {
 		return ""
 	}
 	if why := pythonManualIn(cmd, 0); why != "" {
@@ -200,6 +200,9 @@ func pythonManualIn(cmd string, depth int) string {
 				}
 			}
 		}
+		if why := pythonModuleForm(words); why != "" {
+			return why
+		}
 		at := -1
 		for i, w := range words {
 			if baseOf(w) == PythonWrapper {
@@ -223,6 +226,35 @@ func pythonManualIn(cmd string, depth int) string {
 			return "the wrapper runs behind VAR=value or a program such as env, which apply to the wrapped command too"
 		default:
 			return "guard cannot tell the wrapped command from the wrapper's options"
+		}
+	}
+	return ""
+}
+
+// MentionsPythonWrapper reports whether cmd names the Python wrapper: its
+// script, its module or its command.
+func MentionsPythonWrapper(cmd string) bool {
+	return strings.Contains(cmd, PythonWrapper) || pythonManual(cmd) != ""
+}
+
+// pythonModule is the Python wrapper's module, which python -m runs.
+const pythonModule = "circuit_breaker_wrapper"
+
+// pythonModuleForm says why words, a program and its arguments, run the
+// Python wrapper in a form install does not take apart: as a module
+// (python3 -m circuit_breaker_wrapper), or as an installed command
+// (circuit-breaker-wrapper); else "".
+func pythonModuleForm(words []string) string {
+	base := baseOf(words[0])
+	if base == "circuit-breaker-wrapper" || base == pythonModule {
+		return "it runs the wrapper as the command " + base
+	}
+	if !launchers().MatchString(base) && base != "uvx" && base != "pipx" {
+		return ""
+	}
+	for i, w := range words[1:] {
+		if (w == "-m" || w == "--module") && i+2 < len(words) && words[i+2] == pythonModule {
+			return "it runs the wrapper as a module (" + base + " -m " + pythonModule + ")"
 		}
 	}
 	return ""

@@ -308,16 +308,35 @@ func TestOnlyGuardsOwnHooks(t *testing.T) {
 	}
 }
 
-// TestBareBinary: a bare "guard", found through PATH, is what teams commit.
+// TestBareBinary: a bare "guard", found through PATH, is what teams
+// commit; where guard is not installed the hook runs its command itself
+// (newcomer-and-mission #1), and a hook a guard before this one wrote with
+// a bare guard gets the fallback on the next install.
 func TestBareBinary(t *testing.T) {
-	doc := []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"/tmp/go-build1/b001/exe/guard run -c 'x'"},{"type":"command","command":"y"}]}]}}`)
+	doc := []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"/tmp/go-build1/b001/exe/guard run -c 'x'"},{"type":"command","command":"y"},{"type":"command","command":"guard run --shell bash -c 'it'\\''s'"}]}]}}`)
 	r, err := Install(doc, Options{Binary: "guard"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"guard run --shell bash -c 'x'"},{"type":"command","command":"guard run --shell bash -c 'y'"}]}]}}`
+	want := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"command -v guard >/dev/null 2>&1 || exec bash -c 'x'; exec guard run --shell bash -c 'x'"},` +
+		`{"type":"command","command":"command -v guard >/dev/null 2>&1 || exec bash -c 'y'; exec guard run --shell bash -c 'y'"},` +
+		`{"type":"command","command":"command -v guard >/dev/null 2>&1 || exec bash -c 'it'\\''s'; exec guard run --shell bash -c 'it'\\''s'"}]}]}}`
 	if string(r.Doc) != want {
 		t.Errorf("Install --binary guard:\n%s\nwant\n%s", r.Doc, want)
+	}
+	again, err := Install(r.Doc, Options{Binary: "guard"})
+	if err != nil || len(again.Changes) != 0 {
+		t.Errorf("a second install changed %+v (%v)", again.Changes, err)
+	}
+	back, err := Uninstall(r.Doc)
+	if err != nil || !strings.Contains(string(back.Doc), `"command":"y"`) || !strings.Contains(string(back.Doc), `"command":"it's"`) {
+		t.Errorf("uninstall: %s (%v)", back.Doc, err)
+	}
+	// Pointed at an absolute guard again: no fallback (the path is this
+	// machine's; doctor checks it).
+	abs, err := Install(r.Doc, Options{Binary: bin})
+	if err != nil || strings.Contains(string(abs.Doc), "command -v") {
+		t.Errorf("Install --binary %s: %s (%v)", bin, abs.Doc, err)
 	}
 }
 

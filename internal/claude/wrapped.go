@@ -3,8 +3,10 @@ package claude
 import (
 	"bytes"
 	"encoding/json"
-	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"guard/internal/shell"
@@ -13,31 +15,59 @@ import (
 // The forms of a shell-form hook that Install writes, and Uninstall reads
 // back (BINARY is quoted for sh, COMMAND and PREFIX as quoteUnits does):
 //
-//	BINARY run [--on-skip block] [--shell bash] -c 'COMMAND'
-//	BINARY run [--on-skip block] --from-python 'PREFIX' [--failure-threshold N] [--cooldown-seconds N] -c 'COMMAND'
+//	BINARY run FLAGS [--shell bash] -c 'COMMAND'
+//	BINARY run FLAGS --from-python 'PREFIX' [--failure-threshold N] [--cooldown-seconds N] -c 'COMMAND'
 //
+// where FLAGS are [--on-skip block] [--hook-timeout N], in that order.
 // --shell bash runs COMMAND as Claude Code runs a hook's command, with
 // bash; a hook moved off the Python wrapper, which ran its command itself,
-// keeps sh.
+// keeps sh. --hook-timeout N is the hook's "timeout" (or Claude Code's
+// default for its event), so that guard ends a hook that hangs before
+// Claude Code does, and counts it. With the bare name guard as BINARY
+// (found through PATH, for settings files a team commits), the form is
+// preceded by a fallback that runs the command itself where guard is not
+// installed, so that a policy keeps blocking on such a machine:
 //
-// and of an exec-form hook, {"command": BINARY, "args": ARGS}:
+//	command -v guard >/dev/null 2>&1 || exec SHELL -c 'COMMAND'; exec guard run ...
 //
-//	ARGS = ["run", ["--on-skip", "block",] "--", PROGRAM, ARG...]
+// SHELL being bash, or sh for a hook moved off the Python wrapper.
 //
-// where PROGRAM is the hook's "command" as it was written.
+// An exec-form hook, {"command": BINARY, "args": ARGS}, is
+//
+//	ARGS = ["run", EXECFLAGS, "--", PROGRAM, ARG...]
+//
+// where PROGRAM is the hook's "command" as it was written, and EXECFLAGS
+// are ["--name", NAME,] ["--on-skip", "block",] ["--hook-timeout", N].
+// A shell-form hook written in exec form instead (a plugin's hooks, whose
+// placeholders Claude Code substitutes element by element there, and a
+// PowerShell hook, which then needs no quoting) is
+//
+//	ARGS = ["run", EXECFLAGS, "--shell", SHELL, "-c", COMMAND]
+//
+// with COMMAND written as it was, and "args" right after "command".
+// --name NAME keys a plugin's hook by the plugin and its own command, not
+// by the path of the plugin's version (see PluginKey).
 const (
-	onSkipFlag  = " --on-skip block"
-	shellFlag   = " --shell bash"
-	fromPyHead  = " " + FromPythonFlag + " '"
-	commandHead = " -c '"
+	onSkipFlag    = " --on-skip block"
+	timeoutFlag   = " --hook-timeout "
+	shellFlag     = " --shell bash"
+	fromPyHead    = " " + FromPythonFlag + " '"
+	commandHead   = " -c '"
+	fallbackHead  = "command -v guard >/dev/null 2>&1 || exec "
+	fallbackTail  = "; exec "
+	HookTimeoutFlag = "--hook-timeout"
 )
 
 // A wrapping is a shell-form hook as Install wrote it.
 type wrapping struct {
-	binary    string // the guard it calls
-	binaryLen int    // the length of the binary's word in the raw JSON string
-	onSkip    bool   // it has --on-skip block
-	bash      bool   // it has --shell bash
+	binary   string // the guard it calls
+	fallback bool   // it runs the command itself where guard is not installed
+	// flagsEnd is where, in the raw JSON string, the flags end: the
+	// --from-python or -c that follows them.
+	flagsEnd int
+	onSkip   bool   // it has --on-skip block
+	timeout  string // the value of its --hook-timeout, or ""
+	bash     bool   // it has --shell bash
 	// python is the raw JSON text of the Python-wrapped hook's text up to
 	// the wrapped command, for a hook moved off the Python wrapper; nil
 	// for others.
@@ -53,17 +83,44 @@ func (w wrapping) original() []byte {
 // installed reads raw, the inside of a JSON string as written, as a
 // command Install wrote, where the binary is a file named guard.
 func installed(raw []byte) (wrapping, bool) {
-	decoded := decode(raw)
+	if !bytes.HasPrefix(raw, []byte(fallbackHead)) {
+		return plainInstalled(raw, 0)
+	}
+	rest := string(raw[len(fallbackHead):])
+	sh := "sh"
+	if strings.HasPrefix(rest, "bash") {
+		sh = "bash"
+	}
+	if !strings.HasPrefix(rest, sh+commandHead) {
+		return wrapping{}, false
+	}
+	q, after, ok := quotedUnits(rest[len(sh+commandHead):])
+	if !ok || !strings.HasPrefix(after, fallbackTail) {
+		return wrapping{}, false
+	}
+	at := len(raw) - len(after) + len(fallbackTail)
+	w, ok := plainInstalled(raw, at)
+	if !ok || w.binary != "guard" || !bytes.Equal(q, w.inner) || w.bash != (sh == "bash") {
+		return wrapping{}, false
+	}
+	w.fallback = true
+	return w, true
+}
+
+// plainInstalled reads raw[at:] as a command Install wrote, without the
+// fallback.
+func plainInstalled(raw []byte, at int) (wrapping, bool) {
+	decoded := decode(raw[at:])
 	word, rest, ok := firstWord(decoded)
 	if !ok || !isGuard(word) {
 		return wrapping{}, false
 	}
-	n, ok := rawPrefixLen(raw, len(decoded)-len(rest))
+	n, ok := rawPrefixLen(raw[at:], len(decoded)-len(rest))
 	if !ok {
 		return wrapping{}, false
 	}
-	w := wrapping{binary: word, binaryLen: n}
-	s := string(raw[n:])
+	w := wrapping{binary: word}
+	s := string(raw[at+n:])
 	if !strings.HasPrefix(s, " run") {
 		return wrapping{}, false
 	}
@@ -72,10 +129,19 @@ func installed(raw []byte) (wrapping, bool) {
 		w.onSkip = true
 		s = s[len(onSkipFlag):]
 	}
+	if strings.HasPrefix(s, timeoutFlag) {
+		v, _, _ := strings.Cut(s[len(timeoutFlag):], " ")
+		if !validTimeout(v) {
+			return wrapping{}, false
+		}
+		w.timeout = v
+		s = s[len(timeoutFlag)+len(v):]
+	}
 	if strings.HasPrefix(s, shellFlag) {
 		w.bash = true
 		s = s[len(shellFlag):]
 	}
+	w.flagsEnd = len(raw) - len(s)
 	if strings.HasPrefix(s, fromPyHead) {
 		prefix, rest, ok := quotedUnits(s[len(fromPyHead):])
 		if !ok {
@@ -99,6 +165,16 @@ func installed(raw []byte) (wrapping, bool) {
 	return w, true
 }
 
+// validTimeout reports whether s is a --hook-timeout install writes: a
+// positive number of seconds, in plain decimal.
+func validTimeout(s string) bool {
+	if s == "" || strings.Trim(s, "0123456789.") != "" || strings.Count(s, ".") > 1 {
+		return false
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	return err == nil && v > 0
+}
+
 // pythonFlags reports whether s is what Install writes between a moved
 // hook's prefix and -c: the wrapper's own flags, each with a number.
 func pythonFlags(s string) bool {
@@ -114,18 +190,53 @@ func pythonFlags(s string) bool {
 	return s == "" || strings.HasPrefix(s, " ") && strings.Join(f, " ") == s[1:]
 }
 
-// shellWrapping writes the JSON string (with its quotes) of a shell-form
-// hook that runs inner (raw JSON text) behind bin, moved off the Python
-// wrapper when python is not nil (flags are the wrapper's own).
-func shellWrapping(bin string, onSkip bool, python []byte, flags []string, inner []byte) []byte {
-	text := []byte{'"'}
-	text = append(text, jsonInner(quoteBinary(bin)+" run")...)
-	if onSkip {
+// A shellSpec is what Install writes in front of a shell-form hook's
+// command: the guard, and guard run's flags.
+type shellSpec struct {
+	binary   string
+	fallback bool
+	onSkip   bool
+	timeout  string
+	bash     bool
+}
+
+// head writes the raw JSON text of the spec's guard call up to its flags'
+// end, for a command whose raw JSON text is inner.
+func (sp shellSpec) head(inner []byte) []byte {
+	var text []byte
+	if sp.fallback {
+		sh := "sh"
+		if sp.bash {
+			sh = "bash"
+		}
+		text = append(text, fallbackHead+sh+commandHead...)
+		text = append(text, quoteUnits(inner)...)
+		text = append(text, "'"+fallbackTail...)
+	}
+	text = append(text, jsonInner(quoteBinary(sp.binary)+" run")...)
+	if sp.onSkip {
 		text = append(text, onSkipFlag...)
 	}
-	if python == nil {
+	if sp.timeout != "" {
+		text = append(text, timeoutFlag+sp.timeout...)
+	}
+	if sp.bash {
 		text = append(text, shellFlag...)
 	}
+	return text
+}
+
+// spec is the shellSpec of a wrapping.
+func (w wrapping) spec() shellSpec {
+	return shellSpec{binary: w.binary, fallback: w.fallback, onSkip: w.onSkip, timeout: w.timeout, bash: w.bash}
+}
+
+// shellWrapping writes the JSON string (with its quotes) of a shell-form
+// hook that runs inner (raw JSON text) behind sp, moved off the Python
+// wrapper when python is not nil (flags are the wrapper's own).
+func shellWrapping(sp shellSpec, python []byte, flags []string, inner []byte) []byte {
+	text := []byte{'"'}
+	text = append(text, sp.head(inner)...)
 	if python != nil {
 		text = append(text, fromPyHead...)
 		text = append(text, quoteUnits(python)...)
@@ -139,37 +250,116 @@ func shellWrapping(bin string, onSkip bool, python []byte, flags []string, inner
 	return append(text, '\'', '"')
 }
 
-// execWrapped reads an exec-form hook as Install wrote it: command names a
-// file called guard, and args run the original program. at is the index
-// in args of the original program.
-func execWrapped(command string, args []string) (at int, onSkip, ok bool) {
-	if !isGuard(command) || len(args) < 3 || args[0] != "run" {
-		return 0, false, false
-	}
-	if args[1] == "--" {
-		return 2, false, true
-	}
-	if len(args) >= 5 && args[1] == "--on-skip" && args[2] == "block" && args[3] == "--" {
-		return 4, true, true
-	}
-	return 0, false, false
+// An execSpec is what Install writes in an exec-form hook's args before
+// the hook's own program (or before --shell SHELL -c COMMAND).
+type execSpec struct {
+	name    string // --name; "" for none
+	onSkip  bool
+	timeout string
 }
 
-// isGuard reports whether path names guard: a file whose name is guard.
-// Others that merely start so (guardctl, guarddog, guard-secrets.sh) are
-// not guard. Install writes only such a path, and Uninstall unwraps only
-// hooks that call one.
-func isGuard(path string) bool {
-	return filepath.Base(path) == "guard"
+// args returns the spec's args.
+func (sp execSpec) args() []string {
+	a := []string{"run"}
+	if sp.name != "" {
+		a = append(a, "--name", sp.name)
+	}
+	if sp.onSkip {
+		a = append(a, "--on-skip", "block")
+	}
+	if sp.timeout != "" {
+		a = append(a, HookTimeoutFlag, sp.timeout)
+	}
+	return a
 }
+
+// An execWrapping is an exec-form hook as Install wrote it.
+type execWrapping struct {
+	execSpec
+	// at is the index in args of the hook's own program, after "--"; for a
+	// shell command (shell set), the index of the command after -c.
+	at    int
+	shell string // the --shell of a shell-form hook written in exec form; "" otherwise
+}
+
+// execWrapped reads an exec-form hook as Install wrote it: command names a
+// file called guard, and args run the original program, or a shell
+// command with --shell SHELL -c COMMAND.
+func execWrapped(command string, args []string) (execWrapping, bool) {
+	if !isGuard(command) || len(args) < 3 || args[0] != "run" {
+		return execWrapping{}, false
+	}
+	var w execWrapping
+	i := 1
+	if args[i] == "--name" && i+1 < len(args) {
+		w.name = args[i+1]
+		i += 2
+	}
+	if i+1 < len(args) && args[i] == "--on-skip" && args[i+1] == "block" {
+		w.onSkip = true
+		i += 2
+	}
+	if i+1 < len(args) && args[i] == HookTimeoutFlag && validTimeout(args[i+1]) {
+		w.timeout = args[i+1]
+		i += 2
+	}
+	switch {
+	case i+1 < len(args) && args[i] == "--":
+		w.at = i + 1
+		return w, true
+	case i+4 == len(args) && args[i] == "--shell" && args[i+2] == "-c" && (args[i+1] == "bash" || isPowerShell(args[i+1])):
+		w.at, w.shell = i+3, args[i+1]
+		return w, true
+	}
+	return execWrapping{}, false
+}
+
+// isPowerShell reports whether sh names PowerShell, as install writes it
+// for a "shell": "powershell" hook: pwsh, or powershell on Windows.
+func isPowerShell(sh string) bool { return sh == "pwsh" || sh == "powershell" }
+
+// isGuard reports whether path names guard: a file whose name is guard
+// (guard.exe on Windows). Others that merely start so (guardctl,
+// guarddog, guard-secrets.sh) are not guard. Install writes only such a
+// path, and Uninstall unwraps only hooks that call one.
+func isGuard(path string) bool {
+	base := fileName(path)
+	return base == "guard" || base == "guard.exe"
+}
+
+// IsGuardPath reports whether path names guard, as install writes it: a
+// file called guard (guard.exe).
+func IsGuardPath(path string) bool { return isGuard(path) }
+
+// fileName is the last element of a path written with / or, on Windows,
+// \.
+func fileName(path string) string {
+	if i := strings.LastIndexAny(path, `/\`); i >= 0 {
+		return path[i+1:]
+	}
+	return path
+}
+
+// guardNames are guard's programs: guard, guard with its database driver,
+// guard with its dashboard. Each runs a hook as guard does.
+var guardNames = map[string]bool{"guard": true, "guard-pg": true, "guard-web": true,
+	"guard.exe": true, "guard-pg.exe": true, "guard-web.exe": true}
 
 // isGuardProgram reports whether a shell word, as written, runs guard:
-// a file named guard, or guard-pg (guard with its database driver),
-// through any path, $HOME/... and "$HOME/..." included.
+// a file named guard, guard-pg or guard-web, through any path, $HOME/...
+// and "$HOME/..." included, or a parameter expansion whose default is
+// one (${GUARD:-guard}).
 func isGuardProgram(word string) bool {
-	base := baseOf(word)
-	return base == "guard" || base == "guard-pg"
+	if m := defaultValue().FindStringSubmatch(strings.Trim(word, `"`)); m != nil && strings.Contains(word, "{") {
+		word = m[1]
+	}
+	return guardNames[baseOf(word)]
 }
+
+// defaultValue matches ${VAR:-WORD} and ${VAR-WORD}.
+var defaultValue = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\$\{[A-Za-z_][A-Za-z0-9_]*:?-(.+)\}$`)
+})
 
 // baseOf returns the file name of a word as written, quotes taken off:
 // "$HOME/.local/bin/guard" is guard.
@@ -191,23 +381,34 @@ func quoteBinary(bin string) string { return shell.Quote(bin) }
 // callsGuard reports whether cmd runs guard itself anywhere: as one of
 // its commands, behind VAR=value prefixes and wrappers such as env or sudo
 // included, and inside the string of sh -c or bash -c.
-func callsGuard(cmd string) bool {
+func callsGuard(cmd string) bool { return callsGuardWith(cmd, nil) }
+
+// callsGuardWith is callsGuard, where copy, if set, also reports a program
+// that is guard under another name.
+func callsGuardWith(cmd string, copy func(string) bool) bool {
+	is := func(prog []string) bool { return isGuardProgram(prog[0]) || copy != nil && copy(prog[0]) }
 	cs, err := shell.Parse(cmd)
 	if err != nil || len(cs) == 0 {
 		word, _, ok := firstWord(cmd + " ")
-		return ok && isGuardProgram(word)
+		return ok && is([]string{word})
 	}
-	return guardIn(cs, func(prog []string) bool { return isGuardProgram(prog[0]) }, 0)
+	return guardIn(cs, is, 0)
 }
 
 // RunsGuard reports whether cmd is a guard run call of any form, inside
 // the string of sh -c or bash -c included.
-func RunsGuard(cmd string) bool {
+func RunsGuard(cmd string) bool { return RunsGuardWith(cmd, nil) }
+
+// RunsGuardWith is RunsGuard, where copy, if set, also reports a program
+// that is guard under another name.
+func RunsGuardWith(cmd string, copy func(string) bool) bool {
 	cs, err := shell.Parse(cmd)
 	if err != nil {
 		return false
 	}
-	return guardIn(cs, func(prog []string) bool { return len(prog) > 1 && isGuardProgram(prog[0]) && prog[1] == "run" }, 0)
+	return guardIn(cs, func(prog []string) bool {
+		return len(prog) > 1 && (isGuardProgram(prog[0]) || copy != nil && copy(prog[0])) && prog[1] == "run"
+	}, 0)
 }
 
 // guardIn reports whether is holds for the program of one of cs, or of a

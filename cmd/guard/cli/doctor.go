@@ -18,6 +18,7 @@ import (
 	"guard/internal/claude"
 	"guard/internal/claude/doctor"
 	"guard/internal/safeopen"
+	"guard/internal/shell"
 	"guard/internal/store"
 	"guard/internal/view"
 )
@@ -73,7 +74,7 @@ func (e *env) doctor(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("doctor takes no arguments")
 	}
-	home := e.getenv("HOME")
+	home := e.homeDir()
 	project := c.String("project")
 	if project == "" {
 		project = e.getenv(circuit.ProjectVar)
@@ -84,7 +85,7 @@ func (e *env) doctor(c *cli.Context) error {
 	if abs, err := filepath.Abs(project); err == nil {
 		project = abs
 	}
-	denv := doctor.Env{Home: home, ProjectDir: project, Path: e.getenv("PATH"), Stat: os.Stat, ReadFile: safeopen.ReadFile}
+	denv := doctor.Env{Home: home, ProjectDir: project, Path: e.getenv("PATH"), Stat: os.Stat, ReadFile: safeopen.ReadFile, IsGuard: guardCopy}
 	if cfg, err := e.loadConfig(c); err == nil {
 		denv.OnSkipBlock = func(h claude.Hook) bool { return cfg.For(ruleKey(h)).OnSkip == "block" }
 	}
@@ -98,9 +99,25 @@ func (e *env) doctor(c *cli.Context) error {
 			}
 		}
 	}
-	checked, fs := doctor.Check(doctor.SettingsFiles(home, project), denv)
+	files := doctor.SettingsFiles(e.claudeDir(), project)
+	checked, fs := doctor.Check(files, denv)
 	r.Checked = append(r.Checked, checked...)
 	found(fs)
+	found(e.doctorNothingChecked(checked, files, project, c.IsSet("project")))
+
+	// The plugins' hooks (issue 31), and those of skills, commands and
+	// agents.
+	src := e.pluginSource()
+	src.ProjectDir = project
+	plugins, err := claude.Plugins(src)
+	if err != nil {
+		found([]doctor.Finding{{Where: "plugins", Problem: view.ErrorLine(err), Fix: "Claude Code cannot read it either: reinstall the plugins (claude plugin install ...)"}})
+	}
+	checked, fs = doctor.Plugins(plugins, denv)
+	r.Checked = append(r.Checked, checked...)
+	found(fs)
+	found(doctor.Frontmatter(doctor.FrontmatterFiles(e.claudeDir(), project, plugins), denv))
+
 	e.doctorGuard(c, func(ch doctor.Checked, fs []doctor.Finding) {
 		r.Checked = append(r.Checked, ch)
 		found(fs)
@@ -120,9 +137,37 @@ func (e *env) doctor(c *cli.Context) error {
 	return nil
 }
 
+// doctorNothingChecked warns when no settings file was there to check
+// (newcomer-and-mission #7): doctor then checked none of Claude Code's
+// hooks, which is no "all is well". It names the project settings of
+// the nearest directory above, which Claude Code reads only when started
+// there.
+func (e *env) doctorNothingChecked(checked []doctor.Checked, files []string, project string, projectGiven bool) []doctor.Finding {
+	for _, ch := range checked {
+		if ch.Detail != "not there" {
+			return nil
+		}
+	}
+	f := doctor.Finding{Warning: true, Where: "settings",
+		Problem: "there is no settings file at " + strings.Join(files, ", ") + ": no hook was checked",
+		Fix:     "run guard doctor in the project Claude Code starts in, or give it: guard doctor --project DIR"}
+	for d := filepath.Dir(project); d != filepath.Dir(d); d = filepath.Dir(d) {
+		for _, name := range []string{"settings.json", "settings.local.json"} {
+			if p := filepath.Join(d, ".claude", name); isFile(p) && filepath.Dir(p) != e.claudeDir() {
+				f.Fix = p + " is there, and Claude Code reads it when started in " + d + " (not in a directory below it): guard doctor --project " + shell.Quote(d)
+				return []doctor.Finding{f}
+			}
+		}
+	}
+	return []doctor.Finding{f}
+}
+
 // ruleKey is the key guard run matches hooks: rules against for the
 // command a wrapped hook runs.
 func ruleKey(h claude.Hook) string {
+	if h.Name != "" {
+		return circuit.ValidKey(h.Name)
+	}
 	if h.InnerArgv != nil {
 		return circuit.ValidKey(circuit.CommandKey(h.InnerArgv))
 	}
@@ -334,7 +379,11 @@ func writeDoctor(e *env, r doctorReport) {
 			fmt.Fprintf(e.stdout, "%2d. %s: %s\n    fix: %s\n", i+1, view.Printable(p.Where), view.Printable(p.Problem), view.Printable(p.Fix))
 		}
 	}
-	if r.OK {
+	switch {
+	case r.OK && len(r.Warnings) > 0:
+		fmt.Fprintf(e.stdout, "\nNo problems, but look at the %s above.\n", plural(len(r.Warnings), "warning", "warnings"))
+		return
+	case r.OK:
 		fmt.Fprintf(e.stdout, "\nAll is well.\n")
 		return
 	}

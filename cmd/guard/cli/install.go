@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -91,6 +92,9 @@ Examples:
 		Flags: append(settingsFlags(),
 			&cli.StringSliceFlag{Name: "exclude", Usage: "leave hooks matching `PATTERN` alone (repeatable)"},
 			&cli.StringFlag{Name: "binary", Usage: "call guard as `PATH` (default: this guard's absolute path)"},
+			&cli.BoolFlag{Name: "plugins", Usage: "wrap the hooks of the plugins Claude Code loads (enabledPlugins), in place"},
+			&cli.BoolFlag{Name: "auto", Usage: "with --plugins: add a SessionStart hook that wraps them again after a plugin update"},
+			&cli.BoolFlag{Name: "session-start", Hidden: true, Usage: "what the SessionStart hook of --auto runs: --plugins, silently"},
 		),
 		Action: e.install,
 	}
@@ -109,13 +113,52 @@ wrapper's keys, so that an open circuit stays open.
 Examples:
    guard uninstall --dry-run
    guard uninstall --project`,
-		Flags:  settingsFlags(),
+		Flags: append(settingsFlags(),
+			&cli.BoolFlag{Name: "plugins", Usage: "unwrap the hooks of the plugins Claude Code has installed, and remove the SessionStart hook of install --plugins --auto"},
+		),
 		Action: e.uninstall,
 	}
 }
 
+// A settingsTarget is the settings file install or uninstall rewrites.
+type settingsTarget struct {
+	path string
+	// backupDir is where its backups go: "" for beside it, guard's backup
+	// directory for a file of a project's .claude/, which teams commit.
+	backupDir string
+	// flag is the flag that named it: "project", "local", "settings", or
+	// "" for the user's.
+	flag string
+}
+
+// homeDir is the user's home directory, as Claude Code finds it: $HOME,
+// but on Windows the profile directory (%USERPROFILE%), whatever HOME
+// Git Bash sets.
+func (e *env) homeDir() string {
+	if h := e.getenv("HOME"); h != "" && runtime.GOOS != "windows" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+// claudeDir is Claude Code's user directory: $CLAUDE_CONFIG_DIR, else
+// ~/.claude. Its settings.json is the user's settings, its plugins/ the
+// plugins' records.
+func (e *env) claudeDir() string {
+	if d := e.getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return d
+	}
+	return filepath.Join(e.homeDir(), ".claude")
+}
+
+// backupDir is where install keeps the backups of the files it must not
+// leave backups beside: a project's (its .claude/ is committed) and a
+// plugin's (Claude Code's).
+func (e *env) backupDir() string { return filepath.Join(e.claudeDir(), "guard-backups") }
+
 // settingsPath works out which settings file the flags name.
-func (e *env) settingsPath(c *cli.Context) (string, error) {
+func (e *env) settingsPath(c *cli.Context) (settingsTarget, error) {
 	n := 0
 	for _, f := range []string{"settings", "project", "local"} {
 		if c.IsSet(f) {
@@ -123,70 +166,109 @@ func (e *env) settingsPath(c *cli.Context) (string, error) {
 		}
 	}
 	if n > 1 {
-		return "", usagef("give one of --settings, --project and --local")
+		return settingsTarget{}, usagef("give one of --settings, --project and --local")
 	}
 	switch {
 	case c.String("settings") != "":
-		return c.String("settings"), nil
+		t := settingsTarget{path: c.String("settings"), flag: "settings"}
+		// A settings file of a project's .claude/ (not the user's).
+		if abs, err := filepath.Abs(t.path); err == nil && filepath.Base(filepath.Dir(abs)) == ".claude" {
+			if user, _ := filepath.Abs(e.claudeDir()); filepath.Dir(abs) != user {
+				t.backupDir = e.backupDir()
+			}
+		}
+		return t, nil
 	case c.Bool("project"):
-		return filepath.Join(".claude", "settings.json"), nil
+		return settingsTarget{path: filepath.Join(".claude", "settings.json"), backupDir: e.backupDir(), flag: "project"}, nil
 	case c.Bool("local"):
-		return filepath.Join(".claude", "settings.local.json"), nil
+		return settingsTarget{path: filepath.Join(".claude", "settings.local.json"), backupDir: e.backupDir(), flag: "local"}, nil
 	}
-	home, err := os.UserHomeDir()
-	if h := e.getenv("HOME"); h != "" {
-		home, err = h, nil
+	return settingsTarget{path: filepath.Join(e.claudeDir(), "settings.json")}, nil
+}
+
+// noSettings adds to the error of a settings file that is not there the
+// files that are, and how to name them (newcomer-and-mission #7): the
+// project's, for a user's file that is not there; for a project's, the
+// nearest one above, which Claude Code reads only when started there.
+func (e *env) noSettings(err error, t settingsTarget, verb string) error {
+	var ns *claude.NoSettingsError
+	if !errors.As(err, &ns) {
+		return err
 	}
+	var hints []string
+	if t.flag == "" {
+		for _, f := range []struct{ name, flag string }{{"settings.json", "--project"}, {"settings.local.json", "--local"}} {
+			if p := filepath.Join(".claude", f.name); isFile(p) {
+				hints = append(hints, fmt.Sprintf("this directory has %s: guard %s %s", p, verb, f.flag))
+			}
+		}
+	}
+	if t.flag == "project" || t.flag == "local" {
+		if dir, file := nearestProject(filepath.Base(t.path)); dir != "" {
+			hints = append(hints, fmt.Sprintf("%s is there, and Claude Code reads it when started in %s (not in a directory below it): cd %s, then guard %s --%s",
+				file, dir, shell.Quote(dir), verb, t.flag))
+		}
+	}
+	if len(hints) == 0 {
+		return err
+	}
+	return &hintedError{err: err, hints: hints}
+}
+
+// nearestProject finds the nearest directory above the current one whose
+// .claude/ holds the settings file name, and returns it and the file.
+func nearestProject(name string) (dir, file string) {
+	wd, err := os.Getwd()
 	if err != nil {
-		return "", err
+		return "", ""
 	}
-	return filepath.Join(home, ".claude", "settings.json"), nil
+	for d := filepath.Dir(wd); d != filepath.Dir(d); d = filepath.Dir(d) {
+		if p := filepath.Join(d, ".claude", name); isFile(p) {
+			return d, p
+		}
+	}
+	return "", ""
+}
+
+func isFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 func (e *env) install(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("install takes no arguments")
 	}
-	path, err := e.settingsPath(c)
+	if c.Bool("plugins") || c.Bool("session-start") {
+		return e.installPlugins(c)
+	}
+	if c.Bool("auto") {
+		return usagef("--auto goes with --plugins: guard install --plugins --auto")
+	}
+	t, err := e.settingsPath(c)
 	if err != nil {
 		return err
 	}
-	bin, warnings, err := claude.Binary(c.String("binary"))
-	var be *claude.BinaryError
-	if errors.As(err, &be) {
-		return &usageError{err: err}
-	}
+	bin, err := e.binary(c)
 	if err != nil {
 		return err
 	}
-	for _, w := range warnings {
-		e.warnf("%s", w)
+	opts := e.installOptions(c, bin)
+	rewrite := func(doc []byte) (claude.Result, error) { return claude.Install(doc, opts) }
+	state, stateErr := e.stateFor(c, t.path, rewrite)
+	f, err := e.rewriteSettings(c, t, "", "install", rewrite)
+	if err != nil {
+		return e.noSettings(err, t, "install")
 	}
 	if c.Bool("project") && bin != "guard" {
-		fmt.Fprintf(e.stderr, "guard: note: %s is usually committed, and %s is where guard is on this machine only; --binary guard calls guard through each user's PATH instead\n", path, bin)
+		fmt.Fprintf(e.stderr, "guard: note: %s is usually committed, and %s is where guard is on this machine only; --binary guard calls guard through each user's PATH instead\n", t.path, bin)
 	}
-	patterns := c.StringSlice("exclude")
-	skip := func(cmd string) bool {
-		for _, p := range patterns {
-			if config.MatchPattern(p, cmd) {
-				return true
-			}
-		}
-		return false
-	}
-	rewrite := func(doc []byte) (claude.Result, error) {
-		return claude.Install(doc, claude.Options{Binary: bin, Skip: skip})
-	}
-	state, stateErr := e.stateFor(c, path, rewrite)
-	f, err := e.rewriteSettings(c, path, "install", rewrite)
-	if err != nil {
-		return err
-	}
-	e.warnPolicies(c, f.Changes)
+	denv := e.doctorEnv()
+	e.warnPolicies(c, f.Changes, denv)
 	e.warnDiffering(f, bin)
 	if bin == "guard" {
-		denv := e.doctorEnv()
-		if denv = doctor.HookPath(doctor.SettingsFiles(denv.Home, denv.ProjectDir), denv); denv.PathFrom != "" {
+		e.warnExecWithoutGuard(f.Changes, denv)
+		if denv = doctor.HookPath(doctor.SettingsFiles(e.claudeDir(), denv.ProjectDir), denv); denv.PathFrom != "" {
 			if _, ok := denv.LookPath("guard"); !ok {
 				e.warnf("%s gives hooks PATH=%s (env.PATH), where there is no guard: the hooks that call a bare guard will fail until there is", denv.PathFrom, denv.Path)
 			}
@@ -199,6 +281,70 @@ func (e *env) install(c *cli.Context) error {
 	return nil
 }
 
+// binary is the guard that hooks call (--binary, else this guard), with
+// what is worth a warning said.
+func (e *env) binary(c *cli.Context) (string, error) {
+	bin, warnings, err := claude.Binary(c.String("binary"))
+	var be *claude.BinaryError
+	if errors.As(err, &be) {
+		return "", &usageError{err: err}
+	}
+	if err != nil {
+		return "", err
+	}
+	if !c.Bool("session-start") {
+		for _, w := range warnings {
+			e.warnf("%s", w)
+		}
+	}
+	return bin, nil
+}
+
+// installOptions are the rewrite's options for hooks that call bin.
+func (e *env) installOptions(c *cli.Context, bin string) claude.Options {
+	patterns := c.StringSlice("exclude")
+	skip := func(cmd string) bool {
+		for _, p := range patterns {
+			if config.MatchPattern(p, cmd) {
+				return true
+			}
+		}
+		return false
+	}
+	return claude.Options{Binary: bin, Skip: skip, IsGuard: guardCopy, Windows: runtime.GOOS == "windows",
+		HookTimeout: hookTimeouts}
+}
+
+// hookTimeouts is set once guard run takes --hook-timeout: install then
+// writes it for every hook.
+const hookTimeouts = false
+
+// warnExecWithoutGuard warns, for hooks install wrote in exec form with a
+// bare guard, that look like policies or block when they fail: on a
+// machine without guard, Claude Code cannot start them (the shell form
+// falls back to running the hook itself; the exec form has no shell to do
+// it), and lets through what they would stop, or, for "onFailure":
+// "block", blocks every call (newcomer-and-mission #1).
+func (e *env) warnExecWithoutGuard(changes []claude.Change, denv doctor.Env) {
+	var lines []string
+	for _, ch := range changes {
+		if !ch.Exec || ch.Hook.Guard != "" {
+			continue
+		}
+		switch {
+		case ch.Hook.FailClosed:
+			lines = append(lines, fmt.Sprintf("  %s: %s (it blocks every call there: \"onFailure\": \"block\")", hookPlace(ch), hookText(ch.Hook.Own())))
+		case denv.Policy(ch.Hook) != "":
+			lines = append(lines, fmt.Sprintf("  %s: %s (it lets everything through there: it looks like a policy)", hookPlace(ch), hookText(ch.Hook.Own())))
+		}
+	}
+	if len(lines) > 0 {
+		e.warnf("%d hooks are in exec form (\"args\"), which cannot fall back to running without guard: on a machine without guard on PATH, Claude Code cannot start them:\n%s\n"+
+			"  install guard on every machine that uses this file, or pass --binary with a path that is there",
+			len(lines), strings.Join(lines, "\n"))
+	}
+}
+
 // stateFor opens the hook state when rewrite (not a dry run) moves hooks
 // off the Python wrapper or back, whose state moves with them. It does so
 // before the settings file is rewritten: for a state in PostgreSQL,
@@ -208,7 +354,7 @@ func (e *env) stateFor(c *cli.Context, path string, rewrite func([]byte) (claude
 	if c.Bool("dry-run") {
 		return nil, nil
 	}
-	f, err := claude.RewriteFile(path, "", e.now(), true, rewrite)
+	f, err := claude.RewriteFile(path, "", "", e.now(), true, rewrite)
 	if err != nil || !slices.ContainsFunc(f.Changes, func(ch claude.Change) bool { return ch.Moved != nil }) {
 		return nil, nil
 	}
@@ -306,14 +452,20 @@ func (e *env) uninstall(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("uninstall takes no arguments")
 	}
-	path, err := e.settingsPath(c)
+	if c.Bool("plugins") {
+		return e.uninstallPlugins(c)
+	}
+	t, err := e.settingsPath(c)
 	if err != nil {
 		return err
 	}
-	state, stateErr := e.stateFor(c, path, claude.Uninstall)
-	f, err := e.rewriteSettings(c, path, "uninstall", claude.Uninstall)
-	if err != nil || f.Backup == "" {
-		return err
+	state, stateErr := e.stateFor(c, t.path, claude.Uninstall)
+	f, err := e.rewriteSettings(c, t, "", "uninstall", claude.Uninstall)
+	if err != nil {
+		return e.noSettings(err, t, "uninstall")
+	}
+	if f.Backup == "" {
+		return nil
 	}
 	e.moveState(state, stateErr, f.Changes, true)
 	return nil
@@ -326,22 +478,25 @@ func (e *env) doctorEnv() doctor.Env {
 	if project == "" {
 		project, _ = os.Getwd()
 	}
-	return doctor.Env{Home: e.getenv("HOME"), ProjectDir: project, Path: e.getenv("PATH"), Stat: os.Stat, ReadFile: safeopen.ReadFile}
+	return doctor.Env{Home: e.homeDir(), ProjectDir: project, Path: e.getenv("PATH"), Stat: os.Stat, ReadFile: safeopen.ReadFile, IsGuard: guardCopy}
 }
 
 // warnPolicies warns about the hooks install wrapped that look like
 // policies (doctor.Env.Policy) and do not block when they fail: when guard
 // skips one (its circuit open), Claude Code goes ahead with what the hook
 // would have stopped. A hook a hooks: rule gives on_skip: block blocks.
-func (e *env) warnPolicies(c *cli.Context, changes []claude.Change) {
-	denv := e.doctorEnv()
+func (e *env) warnPolicies(c *cli.Context, changes []claude.Change, denv doctor.Env) {
 	cfg, _ := e.loadConfig(c)
 	var lines []string
 	for _, ch := range changes {
 		if ch.Hook.Guard != "" && !ch.Hook.Broken || ch.Hook.FailClosed {
 			continue // wrapped before, or blocks when skipped
 		}
-		if cfg != nil && cfg.For(circuit.ValidKey(ch.Hook.Own())).OnSkip == "block" {
+		key := ch.Hook.Own()
+		if ch.Name != "" {
+			key = ch.Name
+		}
+		if cfg != nil && cfg.For(circuit.ValidKey(key)).OnSkip == "block" {
 			continue
 		}
 		if why := denv.Policy(ch.Hook); why != "" {
@@ -372,7 +527,7 @@ func (e *env) warnDiffering(f claude.File, bin string) {
 		copies = append(copies, claude.Copy{File: f.Path, Hook: h})
 	}
 	me, _ := filepath.Abs(f.Path)
-	for _, other := range doctor.SettingsFiles(denv.Home, denv.ProjectDir) {
+	for _, other := range doctor.SettingsFiles(e.claudeDir(), denv.ProjectDir) {
 		real, err := filepath.EvalSymlinks(other)
 		if err != nil {
 			continue
@@ -431,20 +586,20 @@ func asRunIn(h claude.Hook) string {
 // rewriteSettings applies rewrite to the settings file at path and says
 // what it did: the diff with --dry-run, else what changed, where the backup
 // is, and which hooks were left alone and why.
-func (e *env) rewriteSettings(c *cli.Context, path, verb string, rewrite func([]byte) (claude.Result, error)) (claude.File, error) {
-	f, err := claude.RewriteFile(path, verb, e.now(), c.Bool("dry-run"), rewrite)
-	if err != nil {
+func (e *env) rewriteSettings(c *cli.Context, t settingsTarget, label, verb string, rewrite func([]byte) (claude.Result, error)) (claude.File, error) {
+	f, err := claude.RewriteFile(t.path, t.backupDir, verb, e.now(), c.Bool("dry-run"), rewrite)
+	if err != nil || c.Bool("session-start") {
 		return f, err
 	}
 	switch {
 	case len(f.Changes) == 0:
-		fmt.Fprintf(e.stdout, "%s: nothing to %s\n", f.Path, verb)
+		fmt.Fprintf(e.stdout, "%s%s: nothing to %s\n", label, f.Path, verb)
 	case f.Backup == "":
 		e.stdout.Write(diff.Diff(f.Path, f.Old, f.Path+" ("+verb+")", f.Doc))
 		return f, nil
 	default:
 		done := map[string]string{"install": "wrapped", "uninstall": "unwrapped"}[verb]
-		fmt.Fprintf(e.stdout, "%s %d hooks in %s (backup: %s)\n", done, len(f.Changes), f.Path, f.Backup)
+		fmt.Fprintf(e.stdout, "%s%s %d hooks in %s (backup: %s)\n", label, done, len(f.Changes), f.Path, f.Backup)
 		for _, ch := range f.Changes {
 			cmd := ch.Before // the hook's own command, not guard's wrapping
 			switch {

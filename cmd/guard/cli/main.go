@@ -197,6 +197,16 @@ func usagef(format string, args ...any) error {
 	return &usageError{err: fmt.Errorf(format, args...)}
 }
 
+// A hintedError is an error with what to do about it: each hint is
+// printed as its own "guard: hint: ..." line after the error.
+type hintedError struct {
+	err   error
+	hints []string
+}
+
+func (e *hintedError) Error() string { return e.err.Error() }
+func (e *hintedError) Unwrap() error { return e.err }
+
 // exitUsage is the status of a command line guard cannot make sense of:
 // EX_USAGE of sysexits.h. Never 2, which a Claude hook reads as "block".
 const exitUsage = 64
@@ -272,6 +282,12 @@ func (e *env) exitStatus(err error) int {
 		return exitUsage
 	}
 	e.errorf("%v", err)
+	var he *hintedError
+	if errors.As(err, &he) {
+		for _, h := range he.hints {
+			fmt.Fprintf(e.stderr, "guard: hint: %s\n", safeLine("%s", h))
+		}
+	}
 	return 1
 }
 

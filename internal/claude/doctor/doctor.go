@@ -56,19 +56,27 @@ type Env struct {
 	PathFrom string // the settings file whose env.PATH Path is; "" for doctor's own
 	Stat     func(string) (fs.FileInfo, error)
 	ReadFile func(string) ([]byte, error)
+	// PluginRoot and PluginData are ${CLAUDE_PLUGIN_ROOT} and
+	// ${CLAUDE_PLUGIN_DATA}, for a plugin's hooks: where Claude Code runs
+	// them from, and the plugin's data directory. "" for a settings file's.
+	PluginRoot, PluginData string
+	// IsGuard, if set, reports whether a program a hook runs (a path, or
+	// a name on PATH) is guard under another name.
+	IsGuard func(program string) bool
 	// OnSkipBlock, if set, reports whether guard's config gives the
 	// command a wrapped hook runs on_skip: block (a hooks: rule).
 	OnSkipBlock func(h claude.Hook) bool
 }
 
 // SettingsFiles are the settings files Claude Code reads, user's first:
-// ~/.claude/settings.json, then the project's .claude/settings.json and
-// .claude/settings.local.json. Later files override earlier ones' settings
-// (env included); hooks of all of them run.
-func SettingsFiles(home, projectDir string) []string {
+// claudeDir/settings.json (claudeDir is ~/.claude, or $CLAUDE_CONFIG_DIR),
+// then the project's .claude/settings.json and .claude/settings.local.json.
+// Later files override earlier ones' settings (env included); hooks of all
+// of them run.
+func SettingsFiles(claudeDir, projectDir string) []string {
 	var out []string
-	if home != "" {
-		out = append(out, filepath.Join(home, ".claude", "settings.json"))
+	if claudeDir != "" {
+		out = append(out, filepath.Join(claudeDir, "settings.json"))
 	}
 	if projectDir != "" {
 		out = append(out, filepath.Join(projectDir, ".claude", "settings.json"), filepath.Join(projectDir, ".claude", "settings.local.json"))
@@ -343,7 +351,7 @@ func Hook(h claude.Hook, env Env) []Finding {
 	switch {
 	case h.Guard != "":
 		run, argv = h.Inner, h.InnerArgv
-		exec = h.Exec || h.InnerArgv != nil
+		exec = h.InnerArgv != nil
 		if msg := env.executable(h.Guard); msg != "" {
 			add(fmt.Sprintf("calls guard at %s, which %s", h.Guard, msg),
 				"install guard there (make install), or run guard install again to point the hooks at the guard you have")
@@ -352,10 +360,10 @@ func Hook(h claude.Hook, env Env) []Finding {
 		if exec {
 			inner = shell.Join(argv) // read as the shell form is: bash -c 'guard run ...' included
 		}
-		if claude.RunsGuard(inner) {
+		if claude.RunsGuardWith(inner, env.IsGuard) {
 			add("runs behind guard twice", "edit it to one guard run -c '...' around the hook's own command")
 		}
-		if strings.Contains(inner, claude.PythonWrapper) {
+		if claude.MentionsPythonWrapper(inner) {
 			add("runs behind both guard and the Python wrapper ("+claude.PythonWrapper+"): two breakers count its failures",
 				"make the hook the wrapped command alone, then run guard install")
 		}

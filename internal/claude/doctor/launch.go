@@ -287,8 +287,10 @@ func (env Env) shebang(path string) string {
 }
 
 // expand reads a word as the shell would for the variables a hook's paths
-// use: ~, $HOME and $CLAUDE_PROJECT_DIR (in any quoting). It reports false
-// for a word with any other expansion in it: there is nothing to check.
+// use: ~, $HOME and $CLAUDE_PROJECT_DIR (in any quoting), and for a
+// plugin's hook $CLAUDE_PLUGIN_ROOT and $CLAUDE_PLUGIN_DATA (which Claude
+// Code exports to it). It reports false for a word with any other
+// expansion in it: there is nothing to check.
 func (env Env) expand(w string) (string, bool) {
 	if len(w) >= 2 && w[0] == '"' && w[len(w)-1] == '"' {
 		w = w[1 : len(w)-1]
@@ -296,7 +298,7 @@ func (env Env) expand(w string) (string, bool) {
 	if w == "~" || strings.HasPrefix(w, "~/") {
 		w = env.Home + w[1:]
 	}
-	for _, v := range []struct{ name, value string }{{"HOME", env.Home}, {"CLAUDE_PROJECT_DIR", env.ProjectDir}} {
+	for _, v := range env.vars() {
 		if strings.Contains(w, v.name) && v.value == "" {
 			return "", false
 		}
@@ -310,16 +312,28 @@ func (env Env) expand(w string) (string, bool) {
 	return w, true
 }
 
+// vars are the variables expand knows, longest names first.
+func (env Env) vars() []struct{ name, value string } {
+	vs := []struct{ name, value string }{{"CLAUDE_PROJECT_DIR", env.ProjectDir}, {"HOME", env.Home}}
+	if env.PluginRoot != "" {
+		vs = append([]struct{ name, value string }{{"CLAUDE_PLUGIN_ROOT", env.PluginRoot}, {"CLAUDE_PLUGIN_DATA", env.PluginData}}, vs...)
+	}
+	return vs
+}
+
 // expandExec reads a word of an exec-form hook as Claude Code does: with
-// no shell, only its placeholders ${CLAUDE_PROJECT_DIR} (and
-// ${CLAUDE_PLUGIN_ROOT}, not known here) replaced. It reports false for a
-// word guard cannot read so.
+// no shell, only its placeholders ${CLAUDE_PROJECT_DIR}, and for a
+// plugin's hook ${CLAUDE_PLUGIN_ROOT} and ${CLAUDE_PLUGIN_DATA}, replaced.
+// It reports false for a word guard cannot read so.
 func (env Env) expandExec(w string) (string, bool) {
-	if strings.Contains(w, "${CLAUDE_PROJECT_DIR}") {
-		if env.ProjectDir == "" {
+	for _, v := range env.vars() {
+		if v.name == "HOME" || !strings.Contains(w, "${"+v.name+"}") {
+			continue
+		}
+		if v.value == "" {
 			return "", false
 		}
-		w = strings.ReplaceAll(w, "${CLAUDE_PROJECT_DIR}", env.ProjectDir)
+		w = strings.ReplaceAll(w, "${"+v.name+"}", v.value)
 	}
 	if strings.ContainsAny(w, "$~") {
 		return "", false

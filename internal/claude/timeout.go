@@ -1,0 +1,21 @@
+package claude
+
+import "strconv"
+
+// HookTimeout is how long Claude Code lets a command hook of event run
+// when the hook sets no "timeout", in seconds (measured with Claude Code
+// 2.1.328): 600 for a command hook, but 30 on UserPromptSubmit and 1.5 on
+// SessionEnd (which CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS changes).
+func HookTimeout(event string) float64 {
+	switch event {
+	case "UserPromptSubmit":
+		return 30
+	case "SessionEnd":
+		return 1.5
+	}
+	return 600
+}
+
+// Seconds writes a number of seconds as guard run --hook-timeout takes
+// it, and as settings.json writes a "timeout": 600, 1.5.
+func Seconds(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
