@@ -48,13 +48,13 @@ import (
 // --name NAME keys a plugin's hook by the plugin and its own command, not
 // by the path of the plugin's version (see PluginKey).
 const (
-	onSkipFlag    = " --on-skip block"
-	timeoutFlag   = " --hook-timeout "
-	shellFlag     = " --shell bash"
-	fromPyHead    = " " + FromPythonFlag + " '"
-	commandHead   = " -c '"
-	fallbackHead  = "command -v guard >/dev/null 2>&1 || exec "
-	fallbackTail  = "; exec "
+	onSkipFlag      = " --on-skip block"
+	timeoutFlag     = " --hook-timeout "
+	shellFlag       = " --shell bash"
+	fromPyHead      = " " + FromPythonFlag + " '"
+	commandHead     = " -c '"
+	fallbackHead    = "command -v guard >/dev/null 2>&1 || exec "
+	fallbackTail    = "; exec "
 	HookTimeoutFlag = "--hook-timeout"
 )
 
