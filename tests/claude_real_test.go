@@ -288,3 +288,58 @@ func TestRealClaudePluginHookBehindGuard(t *testing.T) {
 		t.Errorf("the session after the update did not run the plugin's hook behind guard: %v", h)
 	}
 }
+
+// TestRealClaudeHangingHookTrips (issue 29 point 2, real-hooks-2 R2 and
+// the appendix): a PreToolUse hook with "timeout": 3 that hangs, behind
+// guard install (which hands guard its timeout: --hook-timeout 3), is
+// stopped by guard before Claude Code would kill it, and recorded as a
+// timeout failure; after the threshold its circuit is open, and the next
+// session skips it without starting it, so the turn no longer waits for
+// its timeout. Each session's tool call goes ahead, as it does when a
+// hook times out without guard.
+func TestRealClaudeHangingHookTrips(t *testing.T) {
+	c := newRealClaude(t, "touch tool-ran; echo the tool ran", "circuit_breaker:\n  failure_threshold: 2\n  cooldown: 1h\n")
+	c.script("hang.sh", "#!/bin/bash\ncat >/dev/null\necho started >> \"$CLAUDE_PROJECT_DIR/starts\"\nsleep 60\n")
+	c.settings(`{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "$CLAUDE_PROJECT_DIR/.claude/hooks/hang.sh", "timeout": 3}]}]}}`)
+	c.install()
+	data, err := os.ReadFile(filepath.Join(c.Home, ".claude", "settings.json"))
+	if err != nil || !strings.Contains(string(data), "--hook-timeout 3 ") {
+		t.Fatalf("install did not hand guard the hook's timeout:\n%s", data)
+	}
+	starts := func() int {
+		data, _ := os.ReadFile(filepath.Join(c.Dir, "starts"))
+		return strings.Count(string(data), "started")
+	}
+	for i := 1; i <= 2; i++ {
+		os.Remove(filepath.Join(c.Dir, "tool-ran"))
+		c.run()
+		if !exists(filepath.Join(c.Dir, "tool-ran")) {
+			t.Fatalf("session %d: the Bash call did not go ahead after the hook's timeout", i)
+		}
+		if starts() != i {
+			t.Fatalf("session %d: the hook started %d times", i, starts())
+		}
+		key, h := c.keyLike("hang.sh")
+		if h == nil || totals(h, "failures") != i {
+			t.Fatalf("session %d: %s: %v; want %d failures recorded (guard stopped the hook before Claude Code did)", i, key, h, i)
+		}
+		if last, _ := h["last_error"].(string); !strings.Contains(last, "timeout") && !strings.Contains(last, "timed out") {
+			t.Errorf("session %d: last error %q; want a timeout", i, last)
+		}
+	}
+	key, h := c.keyLike("hang.sh")
+	if h["state"] != "open" {
+		t.Fatalf("%s is %v after 2 timeouts; want open", key, h["state"])
+	}
+	os.Remove(filepath.Join(c.Dir, "tool-ran"))
+	c.run()
+	if starts() != 2 {
+		t.Errorf("the open circuit's hook started again (%d starts); want it skipped", starts())
+	}
+	if !exists(filepath.Join(c.Dir, "tool-ran")) {
+		t.Error("the Bash call did not go ahead while the hook is skipped")
+	}
+	if _, h := c.keyLike("hang.sh"); totals(h, "skips") != 1 {
+		t.Errorf("skips %v; want the call recorded as skipped", h["totals"])
+	}
+}

@@ -38,8 +38,15 @@ too; for "shell": "powershell", that pwsh is there); no hook is wrapped twice, o
 must exist; no exec-form hook was broken by an older guard install; no hook
 is behind guard in one settings file and bare in another (Claude Code then
 runs it twice); no timeout looks like milliseconds (Claude Code reads
-seconds: 2000 is 33 minutes). Then guard's own config, that the state can be
-read and written (its directory made), open circuits and spent budgets.
+seconds: 2000 is 33 minutes), and each hook behind guard has the
+--hook-timeout of its timeout. Then each enabled plugin's command hooks,
+listed with the plugin as behind guard or not (a plugin update puts them
+back bare: guard install --plugins), and hooks in the frontmatter of skills,
+commands and agents, which guard does not wrap. Then guard's own config,
+that the state can be read and written (its directory made), open circuits
+and spent budgets. A run that found no settings file to check says so, as a
+warning; Claude Code reads a project's settings only when started in its
+directory, and doctor names them when they are above the current one.
 
 A hook behind guard that looks like a policy (it exits 2 or denies, as
 install's warning reads it) and does not fail closed (neither --on-skip

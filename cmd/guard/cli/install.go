@@ -36,33 +36,50 @@ func (e *env) installCommand() *cli.Command {
 		Name:  "install",
 		Usage: "wrap every command hook in a Claude Code settings.json with guard",
 		Description: `Rewrites each command hook X in the settings file to run behind guard:
-"guard run -c 'X'" (quoted so that the shell Claude runs hooks with hands
-guard exactly X), and a hook in Claude Code's exec form,
-{"command": PROGRAM, "args": [A, ...]}, to {"command": "/path/to/guard",
-"args": ["run", "--", PROGRAM, A, ...]} (placeholders such as
-${CLAUDE_PROJECT_DIR} kept as written). A hook with "onFailure": "block"
-gets guard run --on-skip block, so that guard skipping it (its circuit open)
-blocks too. Other members ("timeout", "async", "if", "matcher", ...) are kept.
+"guard run --hook-timeout N --shell bash -c 'X'" (quoted so that the shell
+Claude runs hooks with hands guard exactly X), and a hook in Claude Code's
+exec form, {"command": PROGRAM, "args": [A, ...]}, to {"command":
+"/path/to/guard", "args": ["run", "--hook-timeout", "N", "--", PROGRAM, A,
+...]} (placeholders such as ${CLAUDE_PROJECT_DIR} kept as written). N is the
+hook's "timeout", or Claude Code's default for its event (600 seconds, 30 on
+UserPromptSubmit, 1.5 on SessionEnd): guard stops a hook that hangs just
+before Claude Code would, and counts it as a failure, so that it trips. A
+hook with "onFailure": "block" gets guard run --on-skip block, so that guard
+skipping it (its circuit open) blocks too. A "shell": "powershell" hook is
+written in exec form, run by pwsh (powershell on Windows), where the Claude
+Code on PATH runs that form (2.1.139 and later). Other members ("timeout",
+"async", "if", "matcher", ...) are kept.
+
+--plugins wraps, in place, the command hooks of every plugin Claude Code
+loads (enabledPlugins in the user's, project's and local settings; Claude
+Code's records in ~/.claude/plugins), each in exec form, whose args Claude
+Code passes on without a shell, so that no path of the plugin's breaks it,
+and keyed "plugin NAME@MARKET: COMMAND", which a plugin update keeps. An
+update puts the plugin's hooks back as they were: --auto also adds a
+SessionStart hook to ~/.claude/settings.json that wraps them again,
+silently, at the start of each session ('guard uninstall --plugins' takes
+it away).
 
 Left alone, and listed with the reason, so a second install changes nothing:
-hooks that already call guard (guard-pg, a quoted "$HOME/.../guard", behind
-VAR=value or env, inside bash -c '...' too, in the exec form as in the
-shell form), hooks run by another shell
-("shell": "powershell"), http, prompt, agent and mcp_tool hooks, hooks with
+hooks that already call guard (guard-pg, guard-web, ${GUARD:-guard}, a copy
+of guard under another name, a quoted "$HOME/.../guard", behind VAR=value or
+env, inside bash -c '...' too, in the exec form as in the shell form), hooks
+run by another shell, http, prompt, agent and mcp_tool hooks, hooks with
 two "command" members, hooks Claude Code does not run ("args" with no
 "command"), hooks that name the Python wrapper's script in a form install
 cannot move exactly (poetry run python .../circuit_breaker_wrapper.py, uvx,
-a list of commands; moved otherwise, with their state), and hooks that match
---exclude (a substring, or a glob over the
-whole command; for the exec form, the program and args joined as a shell
-would read them). Programs that only start with "guard" (guardctl,
+python3 -m circuit_breaker_wrapper, a list of commands; moved otherwise,
+with their state), and hooks that match --exclude (a substring, or a glob
+over the whole command; for the exec form, the program and args joined as a
+shell would read them). Programs that only start with "guard" (guardctl,
 guard-secrets.sh) are wrapped like any.
 
 It warns about hooks it wraps that look like policies (on PreToolUse,
 PermissionRequest, UserPromptSubmit, Stop and other events where a block
 stops something, a command or script that exits 2 or answers
 "permissionDecision": "deny", "decision": "block" or "behavior": "deny",
-or a script that names permissionDecision and writes 'deny' anywhere):
+or a script that names permissionDecision and writes 'deny' anywhere; a
+plugin's script behind ${CLAUDE_PLUGIN_ROOT} included):
 while guard skips one, Claude Code allows what it would have stopped. Keep
 one fail-closed with "onFailure": "block" (then install again), or on_skip:
 block in a hooks: rule of guardrails.yaml, or leave it out with --exclude.
@@ -73,21 +90,27 @@ identical copies once, but each copy once they differ; install that file
 too, with the same --binary.
 
 Only the hook commands change: key order, indentation, a byte order mark
-and the final newline are kept. The file is backed up to <file>.bak-<UTC
-time> first and replaced atomically. --dry-run prints a unified diff and
-writes nothing. 'guard uninstall' gives back the very same bytes.
+and the final newline are kept. The file is backed up first and replaced
+atomically: a user's file to <file>.bak-<UTC time>; a project's
+.claude/settings.json or settings.local.json (teams commit .claude/) and a
+plugin's files to ~/.claude/guard-backups/, where the last 5 of each file
+are kept. --dry-run prints a unified diff and writes nothing. 'guard
+uninstall' gives back the very same bytes.
 
 The hooks call guard by the absolute path of the guard running install
 (refused for a temporary go run build, which goes away), unless --binary
 names another: an absolute path to a file called guard, or the bare name
 guard, found through PATH when the hook runs (what a committed
-.claude/settings.json wants). Hooks wrapped with another guard are
-re-pointed at it. The file keeps its mode, owner and group.
+.claude/settings.json wants: where guard is not installed, such a hook runs
+as it did before install, so that a policy still blocks there). Hooks
+wrapped with another guard are re-pointed at it. The file keeps its mode,
+owner and group. ~/.claude is $CLAUDE_CONFIG_DIR when that is set.
 
 Examples:
    guard install --dry-run
    guard install
    guard install --project --binary guard --exclude 'security-check'
+   guard install --plugins --auto
    guard install --binary /usr/local/bin/guard --settings ./settings.json`,
 		Flags: append(settingsFlags(),
 			&cli.StringSliceFlag{Name: "exclude", Usage: "leave hooks matching `PATTERN` alone (repeatable)"},
@@ -108,11 +131,14 @@ func (e *env) uninstallCommand() *cli.Command {
 byte for byte (what older guards wrote included). Hooks that guard did not
 wrap are left alone. The file is backed up first and replaced atomically.
 The state of hooks given back to the Python wrapper moves back to the
-wrapper's keys, so that an open circuit stays open.
+wrapper's keys, so that an open circuit stays open. --plugins does it for
+the hooks of every plugin Claude Code has installed, and takes away the
+SessionStart hook of 'guard install --plugins --auto'.
 
 Examples:
    guard uninstall --dry-run
-   guard uninstall --project`,
+   guard uninstall --project
+   guard uninstall --plugins`,
 		Flags: append(settingsFlags(),
 			&cli.BoolFlag{Name: "plugins", Usage: "unwrap the hooks of the plugins Claude Code has installed, and remove the SessionStart hook of install --plugins --auto"},
 		),
@@ -254,7 +280,18 @@ func (e *env) install(c *cli.Context) error {
 		return err
 	}
 	opts := e.installOptions(c, bin)
-	rewrite := func(doc []byte) (claude.Result, error) { return claude.Install(doc, opts) }
+	rewrite := func(doc []byte) (claude.Result, error) {
+		r, err := claude.Install(doc, opts)
+		if err != nil || opts.Exec || !slices.ContainsFunc(r.Left, func(ch claude.Change) bool { return ch.Why == claude.WhyShell("powershell") }) {
+			return r, err
+		}
+		// A PowerShell hook: wrapped in exec form, if the Claude Code
+		// here runs it.
+		if opts.Exec = e.runsExec(); !opts.Exec {
+			return r, nil
+		}
+		return claude.Install(doc, opts)
+	}
 	state, stateErr := e.stateFor(c, t.path, rewrite)
 	f, err := e.rewriteSettings(c, t, "", "install", rewrite)
 	if err != nil {
@@ -311,13 +348,8 @@ func (e *env) installOptions(c *cli.Context, bin string) claude.Options {
 		}
 		return false
 	}
-	return claude.Options{Binary: bin, Skip: skip, IsGuard: guardCopy, Windows: runtime.GOOS == "windows",
-		HookTimeout: hookTimeouts}
+	return claude.Options{Binary: bin, Skip: skip, IsGuard: guardCopy, Windows: runtime.GOOS == "windows", HookTimeout: true}
 }
-
-// hookTimeouts is set once guard run takes --hook-timeout: install then
-// writes it for every hook.
-const hookTimeouts = false
 
 // warnExecWithoutGuard warns, for hooks install wrote in exec form with a
 // bare guard, that look like policies or block when they fail: on a

@@ -37,6 +37,18 @@ func (e *env) pluginSource() claude.PluginSource {
 // ("args"), in which install writes a plugin's hooks.
 var execSince = [3]int{2, 1, 139}
 
+// runsExec is claudeCodeRunsExec, asked once, its note printed.
+func (e *env) runsExec() bool {
+	if e.execKnown == nil {
+		ok, note := e.claudeCodeRunsExec()
+		if note != "" {
+			fmt.Fprintf(e.stderr, "guard: note: %s\n", note)
+		}
+		e.execKnown = &ok
+	}
+	return *e.execKnown
+}
+
 // claudeCodeRunsExec says whether the Claude Code that runs the hooks
 // runs the exec form, and, when it cannot tell, why it assumes so. Under
 // Claude Code (a hook), its version is in $AI_AGENT
@@ -55,12 +67,17 @@ func (e *env) claudeCodeRunsExec() (bool, string) {
 			return true, "claude --version did not say its version; guard assumes 2.1.139 or later, which runs hooks in exec form"
 		}
 	}
+	return !older(v, execSince), ""
+}
+
+// older reports whether version v is older than w.
+func older(v, w [3]int) bool {
 	for i := range v {
-		if v[i] != execSince[i] {
-			return v[i] > execSince[i], ""
+		if v[i] != w[i] {
+			return v[i] < w[i]
 		}
 	}
-	return true, ""
+	return false
 }
 
 var agentRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^claude-code_(\d+)-(\d+)-(\d+)`) })
@@ -131,9 +148,14 @@ func (e *env) wrapPlugins(c *cli.Context, quiet bool) error {
 			continue
 		}
 		// Some plugin has hooks: ask which Claude Code runs them.
-		runsExec, note := e.claudeCodeRunsExec()
-		if note != "" && !quiet {
-			fmt.Fprintf(e.stderr, "guard: note: %s\n", note)
+		runsExec := true
+		if !quiet {
+			runsExec = e.runsExec()
+		} else if v, ok := agentVersion(e.getenv("AI_AGENT")); ok {
+			// At a session's start: the Claude Code that runs it says
+			// its version; nothing is started to ask (install --plugins
+			// asked when it wrapped them first).
+			runsExec = !older(v, execSince)
 		}
 		if !runsExec {
 			return errors.New("the claude on PATH is older than 2.1.139, which runs hooks in exec form (\"args\"), the form guard wraps a plugin's hooks in (a plugin's path may hold what breaks a shell's quoting): update Claude Code first")

@@ -159,6 +159,10 @@ type env struct {
 	watching *watchEvents
 	fitCols  int // status --watch on a terminal: its width, which keys shorten to fit
 
+	// execKnown, once set, says whether the Claude Code that runs hooks
+	// here runs the exec form (install: claudeCodeRunsExec).
+	execKnown *bool
+
 	// exits is set when the process ends with the command, so that what
 	// the operating system undoes anyway (signal subscriptions) is left.
 	exits bool

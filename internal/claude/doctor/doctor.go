@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -394,12 +395,44 @@ func Hook(h claude.Hook, env Env) []Finding {
 		}
 		add(p.msg, fix)
 	}
+	if f, ok := hookTimeout(h); ok {
+		out = append(out, f)
+	}
 	if h.HasTimeout && h.Timeout >= 1000 {
 		d := time.Duration(h.Timeout * float64(time.Second))
 		add(fmt.Sprintf("has timeout %v, which Claude Code reads as seconds: %s", h.Timeout, d),
 			fmt.Sprintf("if you meant milliseconds, write %v", max(1, h.Timeout/1000)))
 	}
 	return out
+}
+
+// hookTimeout checks the --hook-timeout of a hook behind guard against
+// the timeout Claude Code gives it (its "timeout", or the default for its
+// event): one that differs (the timeout changed since install) is a
+// problem, since guard would stop the hook at the wrong time, before the
+// timeout its author asked for if it was raised; a hook with none (an
+// older install) gets a warning: Claude Code kills it at its timeout
+// before guard records anything, so a hook that hangs never trips.
+func hookTimeout(h claude.Hook) (Finding, bool) {
+	if h.Guard == "" || h.Broken {
+		return Finding{}, false
+	}
+	want := claude.HookTimeout(h.Event)
+	if h.HasTimeout && h.Timeout > 0 {
+		want = h.Timeout
+	}
+	if h.HookTimeout == "" {
+		return Finding{Warning: true,
+			Problem: fmt.Sprintf("runs behind guard without --hook-timeout: at its timeout (%ss) Claude Code kills guard and the hook before guard records anything, so a hook that hangs never trips", claude.Seconds(want)),
+			Fix:     "guard install again: it gives each hook guard run --hook-timeout, its timeout"}, true
+	}
+	got, err := strconv.ParseFloat(h.HookTimeout, 64)
+	if err == nil && got == want {
+		return Finding{}, false
+	}
+	return Finding{
+		Problem: fmt.Sprintf("runs behind guard with --hook-timeout %s, but its timeout is %ss: guard stops it at the wrong time", h.HookTimeout, claude.Seconds(want)),
+		Fix:     "guard install again: it sets --hook-timeout to the hook's timeout"}, true
 }
 
 // blocks reports whether an exit 2 of the hook blocks something: on an
