@@ -18,6 +18,7 @@ import (
 	"guard/internal/atomicfile"
 	"guard/internal/circuit"
 	"guard/internal/claude"
+	"guard/internal/safeopen"
 	"guard/internal/shell"
 )
 
@@ -30,7 +31,7 @@ func (e *env) pluginSource() claude.PluginSource {
 	if project == "" {
 		project, _ = os.Getwd()
 	}
-	return claude.PluginSource{ClaudeDir: e.claudeDir(), ProjectDir: project, ReadFile: os.ReadFile, Stat: os.Stat}
+	return claude.PluginSource{ClaudeDir: e.claudeDir(), ProjectDir: project, ReadFile: safeopen.ReadFile, Stat: os.Stat}
 }
 
 // execSince is the first Claude Code that runs hooks in exec form
