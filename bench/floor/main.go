@@ -1,79 +1,84 @@
-// Command floor is the baseline guard's run is measured against: the least
-// a program can do and still do guard's job on a closed circuit. It reads a
-// state file, runs the command, then takes the state lock and does one
-// durable read-modify-write of a small JSON document.
+// Command floor is the like-for-like floor guard's closed call is measured
+// against: the least a program can do and still do guard's job on a closed
+// circuit, with the same lock, read-modify-write and durability. It reads
+// the state (without the lock, as guard's look before a run does), runs
+// the command through os/exec, then takes the state's lock and updates the
+// document in one locked read-modify-write, through package statefile as
+// guard does, and so with guard's durability on the filesystem at hand: a
+// healthy run's counters are a relaxed write (no directory fsync, and no
+// file fsync where the filesystem orders a replacing rename after the
+// data, as ext4 with its defaults does; see statefile). The document is
+// decoded whole with encoding/json, where guard reads and writes one key.
 //
 // Usage: floor STATE CMD [ARG...]
 package main
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 
-	"github.com/gofrs/flock"
+	"guard/statefile"
 )
 
+// doc is the state, decoded whole.
+type doc map[string]any
+
+// Relaxed says that a closed, healthy run's update is a relaxed one, as
+// guard's is (statefile.Relaxer).
+func (doc) Relaxed() bool { return true }
+
 func main() {
-	if err := run(os.Args[1], os.Args[2:]); err != nil {
+	if len(os.Args) < 3 {
+		fmt.Fprintln(os.Stderr, "usage: floor STATE CMD [ARG...]")
+		os.Exit(64)
+	}
+	code, err := run(os.Args[1], os.Args[2:])
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "floor:", err)
 		os.Exit(1)
 	}
+	os.Exit(code)
 }
 
-func run(state string, argv []string) error {
-	var doc map[string]any
-	if data, err := os.ReadFile(state); err == nil {
-		if err := json.Unmarshal(data, &doc); err != nil {
-			return err
-		}
+func run(state string, argv []string) (int, error) {
+	f, err := statefile.Open(state, statefile.Options{})
+	if err != nil {
+		return 0, err
+	}
+	var before doc
+	if _, err := statefile.Load(f, &before); err != nil {
+		return 0, err
+	}
+	if open, _ := before["open"].(bool); open {
+		return 0, nil // an open circuit: skip
 	}
 
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	runErr := cmd.Run()
+	code := 0
+	var exit *exec.ExitError
+	switch {
+	case errors.As(runErr, &exit):
+		code = exit.ExitCode()
+	case runErr != nil:
+		code = 127
+	}
 
-	lock := flock.New(state+".lock", flock.SetFlag(os.O_CREATE|os.O_RDWR))
-	if err := lock.Lock(); err != nil {
-		return err
-	}
-	defer lock.Unlock()
-	doc = map[string]any{}
-	if data, err := os.ReadFile(state); err == nil {
-		if err := json.Unmarshal(data, &doc); err != nil {
-			return err
+	return code, statefile.Update(f, func(d *doc) (bool, error) {
+		if *d == nil {
+			*d = doc{}
 		}
-	}
-	n, _ := doc["runs"].(float64)
-	doc["runs"] = n + 1
-	doc["last_ok"] = runErr == nil
-	out, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(state), ".floor-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(out); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), state); err != nil {
-		return err
-	}
-	dir, err := os.Open(filepath.Dir(state))
-	if err != nil {
-		return err
-	}
-	defer dir.Close()
-	return dir.Sync()
+		stats, _ := (*d)["global_stats"].(map[string]any)
+		if stats == nil {
+			stats = map[string]any{}
+			(*d)["global_stats"] = stats
+		}
+		n, _ := stats["total_executions"].(float64)
+		stats["total_executions"] = n + 1
+		stats["last_ok"] = code == 0
+		return true, nil
+	})
 }
