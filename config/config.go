@@ -88,6 +88,26 @@ type Breaker struct {
 	// MinInterval: a call that comes sooner after the last one guard let
 	// run is skipped, as any skip (on_skip says whether it blocks).
 	MinInterval time.Duration
+	// Fallback, if not empty, is a shell command guard runs in place of a
+	// call it does not run (open circuit, probe elsewhere, max_concurrent,
+	// min_interval, failure_mode: closed), with the call's stdin and
+	// environment: its stdout and exit status are the call's. It never runs
+	// for a hook with on_skip: block, whose block wins. FallbackTimeout
+	// bounds it.
+	Fallback        string
+	FallbackTimeout time.Duration
+	// Retries is how many times a failed run is tried again before its
+	// failure counts (0: never), RetryBackoff the wait before the first
+	// retry, doubled for each next one, with jitter.
+	Retries      int
+	RetryBackoff time.Duration
+	// IgnoreOutput and FailureOutput are regular expressions searched in
+	// what a run printed (the end of its stdout and stderr): a run whose
+	// exit status is a failure counts as ignored if one of IgnoreOutput
+	// matches, and one whose status is a success counts as a failure if one
+	// of FailureOutput does. Empty: the exit status alone decides.
+	IgnoreOutput  []string
+	FailureOutput []string
 	// OnStateChange, if not empty, is a shell command guard starts,
 	// detached, on every transition of a key's circuit (and on guard
 	// disable and enable), with GUARD_KEY, GUARD_FROM, GUARD_TO and
@@ -205,6 +225,10 @@ func Default(home string) *Config {
 			SessionRetention:  24 * time.Hour,
 
 			OnStateChangeTimeout: 30 * time.Second,
+			FallbackTimeout:      10 * time.Second,
+			RetryBackoff:         time.Second,
+			IgnoreOutput:         []string{},
+			FailureOutput:        []string{},
 		},
 		Logging: Logging{
 			MaxSize:  10 << 20,
@@ -307,6 +331,8 @@ func (c *Config) For(key string) Breaker {
 	b := c.CircuitBreaker
 	b.SuccessExitCodes = slices.Clone(b.SuccessExitCodes)
 	b.IgnoreExitCodes = slices.Clone(b.IgnoreExitCodes)
+	b.IgnoreOutput = slices.Clone(b.IgnoreOutput)
+	b.FailureOutput = slices.Clone(b.FailureOutput)
 	for i := range c.Hooks {
 		if c.Hooks[i].Matches(key) {
 			// Rules were validated when the file was loaded.
@@ -391,6 +417,18 @@ func (b *Breaker) RulesInForce() []string {
 	}
 	if b.MinInterval > 0 {
 		lines = append(lines, fmt.Sprintf("min_interval: runs at most once per %s; a call sooner is skipped, as any skip (on_skip)", FormatDuration(b.MinInterval)))
+	}
+	if b.Retries > 0 {
+		lines = append(lines, fmt.Sprintf("retries: a failed run is tried again up to %d times, %s apart at first, doubling, with jitter, before its failure counts", b.Retries, FormatDuration(b.RetryBackoff)))
+	}
+	if len(b.IgnoreOutput) > 0 || len(b.FailureOutput) > 0 {
+		lines = append(lines, fmt.Sprintf("output: a failing run that printed a match of ignore_output (%d) is ignored; a succeeding one that printed a match of failure_output (%d) failed", len(b.IgnoreOutput), len(b.FailureOutput)))
+	}
+	switch {
+	case b.Fallback != "" && b.OnSkip == "block":
+		lines = append(lines, "fallback: never runs: on_skip: block wins, and a skipped call blocks")
+	case b.Fallback != "":
+		lines = append(lines, fmt.Sprintf("fallback: a call guard skips runs %q instead (stopped after %s)", b.Fallback, FormatDuration(b.FallbackTimeout)))
 	}
 	if b.OnStateChange != "" {
 		lines = append(lines, fmt.Sprintf("on_state_change: runs %q, detached, on every transition (each run stopped after %s)", b.OnStateChange, FormatDuration(b.OnStateChangeTimeout)))

@@ -56,6 +56,13 @@ type breakerFields struct {
 	SessionRetention  *Duration `yaml:"session_retention,omitempty"`
 	MinInterval       *Duration `yaml:"min_interval,omitempty"`
 
+	Fallback        *string   `yaml:"fallback,omitempty"`
+	FallbackTimeout *Duration `yaml:"fallback_timeout,omitempty"`
+	Retries         *int      `yaml:"retries,omitempty"`
+	RetryBackoff    *Duration `yaml:"retry_backoff,omitempty"`
+	IgnoreOutput    *[]string `yaml:"ignore_output,omitempty"`
+	FailureOutput   *[]string `yaml:"failure_output,omitempty"`
+
 	OnStateChange        *string   `yaml:"on_state_change,omitempty"`
 	OnStateChangeTimeout *Duration `yaml:"on_state_change_timeout,omitempty"`
 }
@@ -96,6 +103,9 @@ type patternFields struct {
 	Regex  *string `yaml:"regex,omitempty"`
 	Action *string `yaml:"action,omitempty"`
 }
+
+// maxRetries bounds retries.
+const maxRetries = 10
 
 // A locator names where a key was set, for error messages: "file:line:
 // circuit_breaker.timeout" or "GUARDRAILS_CIRCUIT_BREAKER_TIMEOUT".
@@ -165,6 +175,27 @@ func (b *Breaker) apply(f *breakerFields, where locator) error {
 	if f.OnStateChange != nil {
 		b.OnStateChange = strings.TrimSpace(*f.OnStateChange)
 	}
+	if f.Fallback != nil {
+		b.Fallback = strings.TrimSpace(*f.Fallback)
+	}
+	if f.FallbackTimeout != nil && *f.FallbackTimeout <= 0 {
+		return fmt.Errorf("%s: must be longer than 0s: a fallback runs in a hook's place, and must end", where("fallback_timeout"))
+	}
+	for _, o := range []struct {
+		src *[]string
+		dst *[]string
+		key string
+	}{{f.IgnoreOutput, &b.IgnoreOutput, "ignore_output"}, {f.FailureOutput, &b.FailureOutput, "failure_output"}} {
+		if o.src == nil {
+			continue
+		}
+		for _, re := range *o.src {
+			if err := checkOutputPattern(re); err != nil {
+				return fmt.Errorf("%s: %v", where(o.key), err)
+			}
+		}
+		*o.dst = slices.Clone(*o.src)
+	}
 	if f.OnStateChangeTimeout != nil && *f.OnStateChangeTimeout <= 0 {
 		return fmt.Errorf("%s: must be longer than 0s: a command guard starts detached must end", where("on_state_change_timeout"))
 	}
@@ -182,6 +213,7 @@ func (b *Breaker) apply(f *breakerFields, where locator) error {
 		{f.LaunchFailureExit, &b.LaunchFailureExit, "launch_failure_exit", 0},
 		{f.OfLast, &b.OfLast, "of_last", 0},
 		{f.MinimumCalls, &b.MinimumCalls, "minimum_calls", 1},
+		{f.Retries, &b.Retries, "retries", 0},
 	}
 	for _, s := range ints {
 		if s.src == nil {
@@ -191,6 +223,9 @@ func (b *Breaker) apply(f *breakerFields, where locator) error {
 			return err
 		}
 		*s.dst = *s.src
+	}
+	if f.Retries != nil && *f.Retries > maxRetries {
+		return fmt.Errorf("%s: at most %d, got %d: a hook that fails that often is broken, and its caller waits for every try", where("retries"), maxRetries, *f.Retries)
 	}
 	if f.OpenExitCode != nil && *f.OpenExitCode > 255 {
 		return fmt.Errorf("%s: exit status %d is outside 0-255", where("open_exit_code"), *f.OpenExitCode)
@@ -225,6 +260,8 @@ func (b *Breaker) apply(f *breakerFields, where locator) error {
 		{f.SessionRetention, &b.SessionRetention},
 		{f.MinInterval, &b.MinInterval},
 		{f.OnStateChangeTimeout, &b.OnStateChangeTimeout},
+		{f.FallbackTimeout, &b.FallbackTimeout},
+		{f.RetryBackoff, &b.RetryBackoff},
 	}
 	for _, d := range durations {
 		if d.src != nil {

@@ -109,3 +109,31 @@ func compilePattern(regex, action string) (Pattern, error) {
 	}
 	return Pattern{Regex: regex, Action: action}, nil
 }
+
+// checkOutputPattern checks an ignore_output or failure_output pattern, as
+// OutputPatterns compiles it when a run's output is classified.
+func checkOutputPattern(re string) error {
+	if re == "" {
+		return errors.New("an empty pattern would match every output")
+	}
+	c, err := regexp.Compile("(?m)" + re)
+	if err != nil {
+		return fmt.Errorf("regex %q: %v", strings.TrimPrefix(re, "(?m)"), err)
+	}
+	if c.MatchString("") {
+		return fmt.Errorf("regex %q matches empty output, so it would match every run", re)
+	}
+	return nil
+}
+
+// OutputPatterns compiles patterns checked when they were loaded. Output
+// is lines: ^ and $ match at the start and end of each line.
+func OutputPatterns(patterns []string) []*regexp.Regexp {
+	out := make([]*regexp.Regexp, 0, len(patterns))
+	for _, p := range patterns {
+		if re, err := regexp.Compile("(?m)" + p); err == nil {
+			out = append(out, re)
+		}
+	}
+	return out
+}

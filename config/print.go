@@ -48,6 +48,12 @@ func (b *Breaker) fields() breakerFields {
 		SessionRetention:  dur(b.SessionRetention),
 		MinInterval:       dur(b.MinInterval),
 
+		Fallback:             &b.Fallback,
+		FallbackTimeout:      dur(b.FallbackTimeout),
+		Retries:              &b.Retries,
+		RetryBackoff:         dur(b.RetryBackoff),
+		IgnoreOutput:         &b.IgnoreOutput,
+		FailureOutput:        &b.FailureOutput,
 		OnStateChange:        &b.OnStateChange,
 		OnStateChangeTimeout: dur(b.OnStateChangeTimeout),
 	}

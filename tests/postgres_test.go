@@ -435,3 +435,49 @@ func TestOnStateChangeOnPostgres(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestFallbackRetriesAndOutputOnPostgres: fallback, retries and the output
+// rules on a shared database, their events logged there (issue 34, items
+// 3, 4 and 6).
+func TestFallbackRetriesAndOutputOnPostgres(t *testing.T) {
+	url := pgtest.Shared(t).NewDB(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "guardrails.yaml")
+	os.WriteFile(cfg, []byte(`hooks:
+  - match: ctx
+    fallback: 'echo FALLBACK'
+  - match: flaky
+    retries: 2
+    retry_backoff: 10ms
+  - match: net
+    ignore_output: ['ECONNRESET']
+`), 0o644)
+	run := func(args ...string) (int, string) {
+		t.Helper()
+		cmd := exec.Command(guardBin, args...)
+		cmd.Env = append(os.Environ(), "GUARD_STATE="+url, "GUARD_CONFIG="+cfg, "HOME="+dir, "CLAUDE_PROJECT_DIR=")
+		cmd.Dir = dir
+		out, err := cmd.Output()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		return code, string(out)
+	}
+	run("trip", "ctx")
+	if code, out := run("run", "--name", "ctx", "--", "echo", "REAL"); code != 0 || out != "FALLBACK\n" {
+		t.Fatalf("a tripped key with a fallback: exit %d, %q", code, out)
+	}
+	if code, out := run("run", "--name", "flaky", "--", "sh", "-c", `echo x >> tries; [ $(wc -l < tries) -ge 2 ] && echo OK`); code != 0 || out != "OK\n" {
+		t.Fatalf("a flaky key with retries: exit %d, %q", code, out)
+	}
+	if code, _ := run("run", "--name", "net", "--", "sh", "-c", "echo ECONNRESET >&2; exit 1"); code != 1 {
+		t.Fatalf("net: exit %d", code)
+	}
+	_, out, _ := pgGuard(t, url, "h", "log", "--json")
+	for _, want := range []string{`"event":"fallback","key":"ctx","outcome":"success"`, `"event":"retry","key":"flaky"`, `"event":"run","key":"flaky","outcome":"success"`, `"event":"run","key":"net","outcome":"ignored"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %s in the log:\n%s", want, out)
+		}
+	}
+}

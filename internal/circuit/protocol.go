@@ -124,7 +124,7 @@ func Classify(res *supervise.Result, b config.Breaker, dec breaker.Decision) bre
 	r := breaker.Result{Outcome: outcome(res, b), Slow: slow, Probe: dec.Probe, Lease: dec.Lease}
 	if line := res.LaunchFailure(); line != "" {
 		// It never started, whatever its status says (2 is no block then).
-		r.Outcome, r.Error = breaker.Failure, "not started: "+line
+		r.Outcome, r.Error = breaker.Failure, notStarted+line
 		return r
 	}
 	if r.Outcome == breaker.Failure {

@@ -8,6 +8,7 @@
 package circuit
 
 import (
+	"fmt"
 	"time"
 
 	"guard/breaker"
@@ -79,6 +80,22 @@ func witness(tx store.CircuitTx, key string, alive func(breaker.Lease) bool) fun
 type Run struct {
 	Exit     int           // the status guard exits with
 	Duration time.Duration // how long the command ran
+	// Attempts are the runs before it that failed and were tried again
+	// (retries), oldest first: each is logged, and only the last outcome,
+	// this run's, counts.
+	Attempts []Attempt
+	// Of is how many runs the call could have had (1 + retries), for the
+	// log; 0 when it had no retries.
+	Of int
+}
+
+// An Attempt is a run that failed and was tried again.
+type Attempt struct {
+	Time     time.Time // when it ended
+	Exit     int
+	Duration time.Duration
+	Error    string
+	Wait     time.Duration // before the next try
 }
 
 // Record applies the outcome of a call of key that ran.
@@ -104,11 +121,22 @@ func Record(tx store.CircuitTx, key string, s breaker.Settings, now time.Time, r
 		failed = 1
 	}
 	tx.Count(key, 1, failed)
-	tx.Log(store.Event{
+	for i, a := range run.Attempts {
+		tx.Log(store.Event{
+			Time: a.Time, Event: store.EventRetry, Key: key, Outcome: string(breaker.Failure),
+			Exit: store.Int(a.Exit), DurationMS: store.Int64(a.Duration.Milliseconds()), Error: a.Error, Probe: r.Probe,
+			Reason: fmt.Sprintf("attempt %d of %d failed; tried again %s later", i+1, run.Of, a.Wait.Round(time.Millisecond)),
+		})
+	}
+	e := store.Event{
 		Time: now, Event: store.EventRun, Key: key, Outcome: string(r.Outcome),
 		Exit: store.Int(run.Exit), DurationMS: store.Int64(run.Duration.Milliseconds()),
 		Error: r.Error, Probe: r.Probe, State: string(c.State),
-	})
+	}
+	if len(run.Attempts) > 0 {
+		e.Reason = fmt.Sprintf("attempt %d of %d", len(run.Attempts)+1, run.Of)
+	}
+	tx.Log(e)
 	logBreaker(tx, key, now, &c, events)
 	return events, nil
 }

@@ -164,6 +164,8 @@ const (
 	EventProbe          = "probe"           // guard probe let an open circuit probe now: from, to
 	EventDisable        = "disable"         // guard disable turned a key off: from (the state underneath), to (disabled), reason, user, pid
 	EventEnable         = "enable"          // guard enable turned it back on: from (disabled), to, reason, user, pid
+	EventRetry          = "retry"           // a run failed and was tried again (retries): outcome, exit, duration_ms, error, reason (attempt n of m)
+	EventFallback       = "fallback"        // a call guard skipped ran its fallback instead: reason (why skipped), outcome, exit, duration_ms, error
 	EventNotify         = "notify"          // on_state_change ran for a transition: from, to, reason, outcome (success, failure), exit, duration_ms, error
 	EventQuarantine     = "quarantine"      // a state file, or one key's entry, was set aside: file, error
 	EventImport         = "import"          // guard state import replaced the state: file, reason (the backup)
@@ -201,7 +203,7 @@ func VerdictOf(blocked bool) string {
 const SkipFailureMode = "failure_mode_closed"
 
 // EventNames lists every event, in the order of the constants above.
-var EventNames = []string{EventRun, EventSkip, EventTransition, EventReaped, EventRejected, EventReset, EventTrip, EventProbe, EventDisable, EventEnable, EventNotify, EventQuarantine, EventImport, EventCooldown, EventCooldownRecord, EventCooldownHealth, EventMark}
+var EventNames = []string{EventRun, EventSkip, EventTransition, EventReaped, EventRejected, EventReset, EventTrip, EventProbe, EventDisable, EventEnable, EventRetry, EventFallback, EventNotify, EventQuarantine, EventImport, EventCooldown, EventCooldownRecord, EventCooldownHealth, EventMark}
 
 // Stamp writes t as an event's "until": RFC 3339 UTC, rounded up to the
 // second, so that a retry time is never shown before it has come.

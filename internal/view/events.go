@@ -26,7 +26,7 @@ func DescribeEvent(ev *store.Event) string {
 	var b strings.Builder
 	add := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	switch ev.Event {
-	case store.EventRun:
+	case store.EventRun, store.EventRetry:
 		add("%s", ev.Outcome)
 		var details []string
 		if ev.Exit != nil {
@@ -79,6 +79,21 @@ func DescribeEvent(ev *store.Event) string {
 				add(", pid %d", ev.PID)
 			}
 			add(")")
+		}
+	case store.EventFallback:
+		add("fallback for a skip (%s): %s", skipWhy(ev.Reason), ev.Outcome)
+		var details []string
+		if ev.Exit != nil {
+			details = append(details, fmt.Sprintf("exit %d", *ev.Exit))
+		}
+		if ev.DurationMS != nil {
+			details = append(details, (time.Duration(*ev.DurationMS) * time.Millisecond).String())
+		}
+		if len(details) > 0 {
+			add(" (%s)", strings.Join(details, ", "))
+		}
+		if ev.Error != "" {
+			add(": %s", LastError(ev.Error, 120))
 		}
 	case store.EventNotify:
 		add("on_state_change for %s -> %s: %s", ev.From, ev.To, ev.Outcome)
@@ -151,6 +166,8 @@ func skipWhy(reason string) string {
 		return "guard could not decide, and failure_mode is closed"
 	case string(breaker.SkipInterval):
 		return "ran less than min_interval ago"
+	case "max_concurrent":
+		return "max_concurrent runs in flight"
 	}
 	return "circuit " + reason
 }

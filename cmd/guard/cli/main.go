@@ -141,6 +141,11 @@ type env struct {
 	// runHooks is the state guard run opened, for logging a skip it
 	// decides without the state (see guardFailed); nil before.
 	runHooks *store.Hooks
+	// runShell is guard run's --shell, which runs its fallback too ("":
+	// /bin/sh); skipWhy is why guard run did not run its command
+	// (breaker.SkipReason, max_concurrent, failure_mode_closed), for the
+	// fallback.
+	runShell, skipWhy string
 
 	// payloadBuf is the hook payload guard run read from stdin, if
 	// payloadRead (see payload).

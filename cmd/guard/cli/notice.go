@@ -20,7 +20,8 @@ import (
 // exits 2. That is guard's deliberate, configured block, for a hook that
 // must fail closed; the reason always says so.
 //
-// Otherwise guard exits open_exit_code (0) and the notice goes to stderr,
+// Otherwise, with a fallback, the fallback runs in the call's place (see
+// fallback). Without one, guard exits open_exit_code (0) and the notice goes to stderr,
 // or, under Claude Code (notice: auto with CLAUDE_PROJECT_DIR set, or
 // notice: system-message), to stdout as {"systemMessage": ...}, which
 // Claude shows the user; that is only possible with exit status 0, because
@@ -32,6 +33,9 @@ import (
 func (e *env) skipped(cfg *config.Config, b config.Breaker, key string, msg string) error {
 	if b.OnSkip == "block" {
 		return e.block(msg)
+	}
+	if b.Fallback != "" {
+		return e.fallback(cfg, b, key, msg)
 	}
 	event := e.skipEvent(cfg)
 	code := b.OpenExitCode

@@ -52,9 +52,15 @@ a timeout failure, so that a hook that hangs on every call trips and is then
 skipped at once. A shorter --timeout or timeout: setting still applies. A
 signal that arrives before that is a cancellation, not a failure.
 
+With a fallback (--fallback CMD, or fallback: in guardrails.yaml), a call
+guard skips runs CMD instead, with the call's stdin: its stdout and exit
+status are the call's (on_skip: block wins over it).
+
 Exit statuses in success_exit_codes ([0]) are successes, those in
 ignore_exit_codes ([2], a Claude hook's "block") count as neither, and all
-else is a failure. If guard itself fails (unreadable state, lock timeout,
+else is a failure; ignore_output and failure_output judge by what the
+command printed too, and retries try a failed run again before its failure
+counts (docs/rules.md). If guard itself fails (unreadable state, lock timeout,
 bad config), it warns and runs the command anyway.
 
 The key is --name if given, else the -c string, else the arguments joined by
@@ -68,7 +74,8 @@ Examples:
    guard run --name lint --timeout 30s -- make lint
    guard run --hook-timeout 600 --shell bash -c '"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh'
    guard run --failure-threshold 5 --cooldown 1m -- ./flaky-check.sh
-   guard run --on-skip block -c "$CLAUDE_PROJECT_DIR/.claude/hooks/deny-rm.sh"`,
+   guard run --on-skip block -c "$CLAUDE_PROJECT_DIR/.claude/hooks/deny-rm.sh"
+   guard run --fallback 'echo "{}"' -c "$CLAUDE_PROJECT_DIR/.claude/hooks/context.sh"`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "command", Aliases: []string{"c"}, Usage: "run `STRING` with the shell (/bin/sh -c, or --shell's)"},
 			&cli.StringFlag{Name: "shell", Usage: "run -c's STRING with `SHELL` (a name looked up on PATH, or a path) instead of /bin/sh; guard install writes --shell bash, as Claude Code runs a hook's command with bash"},
@@ -80,6 +87,7 @@ Examples:
 			&cli.DurationFlag{Name: "cooldown", Usage: "keep it open for `DURATION` before probing", DefaultText: fromConfig},
 			&cli.IntFlag{Name: "cooldown-seconds", Usage: "the same, in `SECONDS`, as the Python wrapper spells it", DefaultText: fromConfig},
 			&cli.StringFlag{Name: "on-skip", Usage: "do `ACTION` with a call guard skips: allow exits open_exit_code, block exits 2 (a hook that must fail closed)", DefaultText: fromConfig},
+			&cli.StringFlag{Name: "fallback", Usage: "run `SHELL STRING` in place of a call guard skips, with the call's stdin: its stdout and exit status are the call's (not with --on-skip block, whose block wins)", DefaultText: fromConfig},
 			// Written by guard install into hooks it moved off the Python
 			// wrapper, for guard uninstall to give them back; guard run
 			// ignores it.
@@ -133,6 +141,7 @@ func (e *env) guardRun(l runLine) (err error) {
 	if l.shellMissing {
 		e.warnf("--shell %s: not found on PATH, in /bin or in /usr/bin; /bin/sh runs the command", view.Printable(l.Shell))
 	}
+	e.runShell = l.Shell // found, if ever needed, by a fallback
 	cfg, err := e.loadConfigFrom(l.config, l.state)
 	if err != nil {
 		e.warnf("%v; running %q unguarded", view.ErrorLine(err), key)
@@ -220,6 +229,7 @@ func (e *env) guardRun(l runLine) (err error) {
 		return e.passThrough(l, b, argv)
 	}
 	if !dec.Run && !s.Observe {
+		e.skipWhy = string(dec.Skip)
 		if dec.Skip == breaker.SkipInterval {
 			return e.skipped(cfg, b, key, view.IntervalNotice(key, c.LastStart, b.MinInterval, e.now()))
 		}
@@ -228,22 +238,28 @@ func (e *env) guardRun(l runLine) (err error) {
 	// In observe mode a call the circuit skips runs anyway: the skip is
 	// logged as one it would have made, and the run, not a probe, does not
 	// move the circuit, which goes on as it would have.
-	started := func(pid int) { slot.Started(pid) }
-	if slot == nil {
+	started := func(pid int) {
+		if slot != nil {
+			slot.Started(pid) // a limited key's slot, or a try after the first (retries)
+			return
+		}
 		// An unlimited key registers its run only so that 'guard status'
 		// can show it, once the child has started: that work then goes on
 		// while the child runs. A failure is not worth a warning.
-		started = func(pid int) { slot = p.Register(key, now, deadline, pid) }
+		slot = p.Register(key, now, deadline, pid)
 	}
 
 	var res supervise.Result
+	var r breaker.Result
+	var tries []circuit.Attempt
 	<-e.sigsReady
 	select {
 	case sig := <-e.sigs:
 		// Interrupted before the child started: nothing ran.
 		res = supervise.Result{ExitCode: 128 + int(sig.(syscall.Signal)), Interrupted: sig}
+		r = circuit.Classify(&res, b, dec)
 	default:
-		res = e.supervise(argv, key, b, started)
+		res, r, tries = e.runTries(argv, key, b, dec, started)
 	}
 	if res.TimedOut {
 		// The command was stopped for running too long: its outcome is
@@ -252,9 +268,12 @@ func (e *env) guardRun(l runLine) (err error) {
 		e.recordAnyway = true
 	}
 	now = e.now()
-	r := circuit.Classify(&res, b, dec)
+	run := circuit.Run{Exit: res.ExitCode, Duration: res.Elapsed, Attempts: tries}
+	if b.Retries > 0 {
+		run.Of = b.Retries + 1
+	}
 	p.RecordWait = e.recordWait(cfg, begun)
-	if err := p.Record(key, s, now, r, circuit.Run{Exit: res.ExitCode, Duration: res.Elapsed}); err != nil {
+	if err := p.Record(key, s, now, r, run); err != nil {
 		if sig, ok := e.takeSignal(); ok {
 			// A signal that came after the command ended, while its outcome
 			// waited for the state lock: guard ends now, with the signal's
@@ -367,18 +386,26 @@ func (e *env) rejected(cfg *config.Config, b config.Breaker, p *circuit.Protocol
 	if err := p.Reject(key, e.now(), why, b.OnSkip == "block"); err != nil {
 		e.warnf("could not record the rejection of %q: %v", key, view.ErrorLine(err))
 	}
+	e.skipWhy = "max_concurrent"
 	return e.skipped(cfg, b, key, view.RejectedNotice(key, why))
 }
 
 // supervise runs argv under b's timeout, reporting a command that could not
 // be started the way a shell would. started, if set, gets the child's PID.
 func (e *env) supervise(argv []string, key string, b config.Breaker, started func(int)) supervise.Result {
+	return e.superviseStreams(argv, key, b, started, e.stdin, e.stdout, e.stderr)
+}
+
+// superviseStreams is supervise, with the child's stdin and stdout and a
+// writer for its stderr given (a try of retries, held back; the output
+// kept for ignore_output).
+func (e *env) superviseStreams(argv []string, key string, b config.Breaker, started func(int), stdin io.Reader, stdout, stderr io.Writer) supervise.Result {
 	e.childStarted = true // from here on, a panic must not run it again
 	res := supervise.Run(supervise.Spec{
 		Argv:           argv,
-		Stdin:          e.stdin,
-		Stdout:         e.stdout,
-		Stderr:         e.stderr,
+		Stdin:          stdin,
+		Stdout:         stdout,
+		Stderr:         stderr,
 		Timeout:        b.Timeout,
 		KillGrace:      b.KillGrace,
 		HookTimeout:    e.hookTimeout,
@@ -490,6 +517,10 @@ func (e *env) guardFailed(cfg *config.Config, b config.Breaker, argv []string, k
 		e.logGuardSkip(key, b, why)
 		if b.OnSkip == "block" {
 			return e.block(fmt.Sprintf("guard: skipped %s: %s, and failure_mode is closed; fix that ('guard doctor' checks the state), or set failure_mode: open to run hooks when guard cannot decide", circuit.KeyWord(key), why))
+		}
+		if b.Fallback != "" {
+			e.skipWhy = store.SkipFailureMode
+			return e.fallback(cfg, b, key, fmt.Sprintf("guard: skipped %s: %s, and failure_mode is closed", circuit.KeyWord(key), why))
 		}
 		e.warnf("%s; skipping %q (failure_mode: closed)", why, key)
 		return exit(e.skipExit(cfg, b))

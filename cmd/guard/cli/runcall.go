@@ -27,6 +27,7 @@ type Call struct {
 	Timeout, Cooldown                                   *time.Duration
 	FailureThreshold, SuccessThreshold, CooldownSeconds *int
 	OnSkip                                              *string // --on-skip allow|block
+	Fallback                                            *string // --fallback CMD
 	// HookTimeout is --hook-timeout: how long the caller (Claude Code)
 	// gives the command before it kills it (see supervise.HookBudget).
 	HookTimeout *time.Duration
@@ -103,6 +104,9 @@ func (l *Call) Settings(cfg *config.Config, key string) (config.Breaker, error) 
 	}
 	if l.Timeout != nil {
 		b.Timeout = *l.Timeout
+	}
+	if l.Fallback != nil {
+		b.Fallback = strings.TrimSpace(*l.Fallback)
 	}
 	if l.OnSkip != nil {
 		if *l.OnSkip != "allow" && *l.OnSkip != "block" {

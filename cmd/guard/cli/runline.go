@@ -33,6 +33,10 @@ func lineFromContext(c *cli.Context) runLine {
 		v := c.String("on-skip")
 		l.OnSkip = &v
 	}
+	if c.IsSet("fallback") {
+		v := c.String("fallback")
+		l.Fallback = &v
+	}
 	if v, ok := c.Generic("hook-timeout").(*hookTimeoutValue); ok && c.IsSet("hook-timeout") {
 		d := v.d
 		l.HookTimeout = &d
@@ -132,6 +136,8 @@ func parseRunLine(args []string) (runLine, bool) {
 			l.state = value
 		case "on-skip":
 			l.OnSkip = &value
+		case "fallback":
+			l.Fallback = &value
 		case "shell":
 			l.Shell = value
 		case "from-python":

@@ -36,7 +36,7 @@ func urfaveRunLine(t *testing.T, args []string) (runLine, bool) {
 
 func (l runLine) String() string {
 	s := fmt.Sprintf("command=%q/%v args=%q name=%q shell=%q config=%q state=%q", l.Command, l.HasCommand, l.Args, l.Name, l.Shell, l.config, l.state)
-	for name, p := range map[string]any{"timeout": l.Timeout, "cooldown": l.Cooldown, "failure": l.FailureThreshold, "success": l.SuccessThreshold, "seconds": l.CooldownSeconds, "on-skip": l.OnSkip, "hook-timeout": l.HookTimeout} {
+	for name, p := range map[string]any{"timeout": l.Timeout, "cooldown": l.Cooldown, "failure": l.FailureThreshold, "success": l.SuccessThreshold, "seconds": l.CooldownSeconds, "on-skip": l.OnSkip, "fallback": l.Fallback, "hook-timeout": l.HookTimeout} {
 		if v := reflect.ValueOf(p); !v.IsNil() {
 			s += fmt.Sprintf(" %s=%v", name, v.Elem())
 		}
@@ -77,6 +77,10 @@ func TestParseRunLineAgreesWithUrfave(t *testing.T) {
 		"--cooldown 1m --cooldown-seconds 30 -- x",
 		"--config /etc/g.yaml --state /tmp/s.json -- x",
 		"--on-skip block -- x",
+		"--fallback 'echo {}' -- x",
+		"--fallback=true -c x",
+		"--fallback a --fallback b -- x",
+		"--fallback",
 		"--shell bash -c x",
 		"--shell=/bin/zsh -c x",
 		"--shell bash --on-skip block -c x",

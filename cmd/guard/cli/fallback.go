@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"guard/breaker"
+	"guard/config"
+	"guard/internal/circuit"
+	"guard/internal/store"
+	"guard/internal/supervise"
+	"guard/internal/view"
+)
+
+// fallback runs b's fallback in place of a call of key guard did not run
+// (msg says why, e.skipWhy in a word): with the call's stdin (the hook's
+// payload; the very bytes, if guard read them) and environment, plus
+// GUARD_KEY and GUARD_SKIP_REASON, under the run's shell, stopped after
+// fallback_timeout (cut to fit --hook-timeout). Its stdout is the call's,
+// and so is its exit status when it did its job: a status in
+// success_exit_codes or ignore_exit_codes (its own 2 is its own block). A
+// fallback that failed (another status, a timeout, a signal, a launch
+// failure) is a warning, and the call exits as the skip would have: guard
+// never exits 2, nor fails the call, on the fallback's account. The skip
+// notice goes to stderr (stdout is the fallback's), unless notice: none;
+// the run is logged as a fallback event. It is never the hook's outcome.
+// (A hook with on_skip: block never gets here: its block wins.)
+func (e *env) fallback(cfg *config.Config, b config.Breaker, key, msg string) error {
+	if cfg.Notice != "none" {
+		e.notef("%s; ran its fallback instead", view.Printable(msg))
+	}
+	fb := e.hookBudget(config.Breaker{Timeout: b.FallbackTimeout, KillGrace: b.KillGrace})
+	shell := ShellPath(e.runShell)
+	if e.sigsReady != nil {
+		<-e.sigsReady
+	}
+	e.childStarted = true // a panic from here on must not run the hook after its fallback
+	res := supervise.Run(supervise.Spec{
+		Argv:        []string{shell, "-c", b.Fallback},
+		Env:         append(e.environ(), "GUARD_KEY="+key, "GUARD_SKIP_REASON="+e.skipWhy),
+		Stdin:       e.stdin,
+		Stdout:      e.stdout,
+		Stderr:      e.stderr,
+		Timeout:     fb.Timeout,
+		KillGrace:   fb.KillGrace,
+		HookTimeout: e.hookTimeout,
+		Signals:     e.sigs,
+	})
+	failed := !res.Ran() || res.TimedOut || res.Signal != 0 || b.Classify(res.ExitCode) == breaker.Failure
+	if !failed && res.LaunchFailure() != "" {
+		failed = true // it never started, whatever its status says
+	}
+	ev := store.Event{Time: e.now(), Event: store.EventFallback, Key: key, Reason: e.skipWhy, Outcome: string(breaker.Success),
+		Exit: store.Int(res.ExitCode), DurationMS: store.Int64(res.Elapsed.Milliseconds())}
+	if failed {
+		ev.Outcome, ev.Error = string(breaker.Failure), res.Describe(fb.Timeout)
+	}
+	if res.Interrupted != nil {
+		ev.Outcome = string(breaker.Cancelled)
+	}
+	if e.runHooks != nil {
+		if a, ok := e.runHooks.Events.(store.Appender); ok {
+			if err := a.Append(ev); err != nil {
+				e.logFailed(err)
+			}
+		}
+	}
+	switch {
+	case res.Interrupted != nil:
+		return exit(res.ExitCode) // guard's caller ended the call: 128+n
+	case failed:
+		code := e.skipExit(cfg, b)
+		e.warnf("the fallback of %s failed (%s); exit %d, as the skip would without it", circuit.KeyWord(key), view.Printable(ev.Error), code)
+		return exit(code)
+	}
+	return exit(res.ExitCode)
+}
