@@ -373,16 +373,16 @@ func TestRecordAndDisableOnPostgres(t *testing.T) {
 		t.Helper()
 		_, out, _ := pgGuard(t, url, "h", "status", "--json", "dispatch")
 		var sts []struct {
-			State, Mode string
-			LastError   string `json:"last_error"`
+			State, Circuit string
+			LastError      string `json:"last_error"`
 		}
 		json.Unmarshal([]byte(out), &sts)
 		if len(sts) != 1 {
 			t.Fatalf("status: %s", out)
 		}
-		return sts[0].State + "/" + sts[0].Mode + "/" + sts[0].LastError
+		return sts[0].State + "/" + sts[0].Circuit + "/" + sts[0].LastError
 	}
-	if got := state(); got != "open//ECONNRESET" {
+	if got := state(); got != "open/open/ECONNRESET" {
 		t.Fatalf("after 3 recorded failures: %s; want open", got)
 	}
 	if code, out, _ := pgGuard(t, url, "h2", "run", "--name", "dispatch", "--", "echo", "RAN"); code != 0 || strings.Contains(out, "RAN") {
@@ -394,8 +394,8 @@ func TestRecordAndDisableOnPostgres(t *testing.T) {
 	if code, out, _ := pgGuard(t, url, "h3", "run", "--name", "dispatch", "--", "echo", "RAN"); code != 0 || out != "RAN\n" {
 		t.Fatalf("a run while disabled: exit %d, %q; want it run", code, out)
 	}
-	if got := state(); got != "open/disabled/ECONNRESET" {
-		t.Fatalf("while disabled: %s", got)
+	if got := state(); got != "disabled/open/ECONNRESET" {
+		t.Fatalf("while disabled: %s; want disabled over an open circuit", got)
 	}
 	_, out, _ := pgGuard(t, url, "h", "log", "--event", "disable", "--json")
 	if !strings.Contains(out, `"host":"h2"`) || !strings.Contains(out, `"reason":"outage"`) {
@@ -404,7 +404,7 @@ func TestRecordAndDisableOnPostgres(t *testing.T) {
 	if code, _, stderr := pgGuard(t, url, "h1", "enable", "dispatch"); code != 0 {
 		t.Fatalf("enable: exit %d: %s", code, stderr)
 	}
-	if got := state(); got != "open//ECONNRESET" {
+	if got := state(); got != "open/open/ECONNRESET" {
 		t.Fatalf("once enabled: %s", got)
 	}
 }
