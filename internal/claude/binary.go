@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"unicode/utf8"
 )
@@ -23,19 +24,29 @@ func (e *BinaryError) Error() string { return e.Msg }
 // go run exits. warnings are worth telling the user; a bad flag is a
 // *BinaryError.
 func Binary(flag string) (bin string, warnings []string, err error) {
+	return binary(flag, runtime.GOOS == "windows")
+}
+
+// binary is Binary, for hooks that run on Windows or not: there guard is
+// guard.exe, and its path is written with / (WindowsPath).
+func binary(flag string, windows bool) (bin string, warnings []string, err error) {
+	isName := func(name string) bool { return name == "guard" || windows && name == "guard.exe" }
 	if flag != "" {
+		if windows {
+			flag = WindowsPath(flag)
+		}
 		switch {
 		case !utf8.ValidString(flag):
 			// settings.json is UTF-8: the hooks would name another file.
 			return "", nil, &BinaryError{fmt.Sprintf("--binary %q is not valid UTF-8, which settings.json cannot hold: install guard under another path", flag)}
-		case flag == "guard":
+		case isName(flag):
 			if _, err := exec.LookPath("guard"); err != nil {
 				warnings = append(warnings, "there is no guard on your PATH; hooks that call a bare guard will fail until there is")
 			}
 			return flag, warnings, nil
-		case !filepath.IsAbs(flag):
+		case !filepath.IsAbs(flag) && !(windows && windowsAbs(flag)):
 			return "", nil, &BinaryError{fmt.Sprintf("--binary %q must be an absolute path, or the bare name guard (found through PATH): hooks run from any directory", flag)}
-		case filepath.Base(flag) != "guard":
+		case !isName(fileName(flag)):
 			return "", nil, &BinaryError{fmt.Sprintf("--binary %q must name a file called guard, so that uninstall can tell guard's hooks from others", flag)}
 		}
 		if _, err := os.Stat(flag); err != nil {
@@ -50,10 +61,16 @@ func Binary(flag string) (bin string, warnings []string, err error) {
 	if real, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = real
 	}
-	if filepath.Base(exe) == "guard-pg" {
-		// guard-pg is guard with its database driver; hooks call guard,
-		// which hands database states over to it.
+	switch filepath.Base(exe) {
+	case "guard-pg", "guard-web":
+		// guard-pg is guard with its database driver (guard-web, with its
+		// dashboard); hooks call guard, which hands over to them.
 		exe = filepath.Join(filepath.Dir(exe), "guard")
+	case "guard-pg.exe", "guard-web.exe":
+		exe = filepath.Join(filepath.Dir(exe), "guard.exe")
+	}
+	if windows {
+		exe = WindowsPath(exe)
 	}
 	if !utf8.ValidString(exe) {
 		return "", nil, fmt.Errorf("this guard's path %q is not valid UTF-8, which settings.json cannot hold; pass --binary; nothing changed", exe)
@@ -61,8 +78,8 @@ func Binary(flag string) (bin string, warnings []string, err error) {
 	if temporaryBuild(exe) {
 		return "", nil, errors.New("this guard is a temporary build (go run) at " + exe + ", which goes away when it exits; install guard (go install ./cmd/guard) and run that, or pass --binary with where guard is installed (or --binary guard to find it through PATH); nothing changed")
 	}
-	if filepath.Base(exe) != "guard" {
-		return "", nil, fmt.Errorf("this guard is called %s; hooks must call a file named guard, so that uninstall can tell guard's hooks from others: rename it, or pass --binary; nothing changed", filepath.Base(exe))
+	if !isName(fileName(exe)) {
+		return "", nil, fmt.Errorf("this guard is called %s; hooks must call a file named guard, so that uninstall can tell guard's hooks from others: rename it, or pass --binary; nothing changed", fileName(exe))
 	}
 	return exe, nil, nil
 }
@@ -70,8 +87,15 @@ func Binary(flag string) (bin string, warnings []string, err error) {
 // temporaryBuild reports whether exe is a binary go run built, in the go
 // build cache's temporary directory.
 func temporaryBuild(exe string) bool {
-	sep := string(filepath.Separator)
-	return strings.Contains(exe, sep+"go-build") && strings.Contains(exe, sep+"exe"+sep)
+	exe = WindowsPath(exe)
+	return strings.Contains(exe, "/go-build") && strings.Contains(exe, "/exe/")
+}
+
+// windowsAbs reports whether path is absolute on Windows: a drive and a
+// slash (C:/Users, C:\Users), or a share (//server/x).
+func windowsAbs(path string) bool {
+	path = WindowsPath(path)
+	return len(path) >= 3 && path[1] == ':' && path[2] == '/' || strings.HasPrefix(path, "//")
 }
 
 // WindowsPath writes a Windows path as hooks call it: with / for \

@@ -220,16 +220,18 @@ func (src PluginSource) locate(p *Plugin, records []installRecord, markets map[s
 		return
 	}
 	p.Root = rec.InstallPath
-	if m.Source.Source == "directory" {
+	loc := m.InstallLocation
+	if loc == "" {
+		loc = m.Source.Path
+	}
+	rel, hooks := src.marketEntry(loc, p.Name)
+	if m.Source.Source == "directory" && rel != "" {
 		// Claude Code runs the plugin from the marketplace's own
 		// directory, where its entry in marketplace.json points.
-		loc := m.InstallLocation
-		if loc == "" {
-			loc = m.Source.Path
-		}
-		if rel := src.marketEntry(loc, p.Name); rel != "" {
-			p.Root = filepath.Join(loc, filepath.FromSlash(rel))
-		}
+		p.Root = filepath.Join(loc, filepath.FromSlash(rel))
+	}
+	if hooks {
+		p.NotCovered = append(p.NotCovered, "hooks written in the marketplace's entry for it ("+filepath.Join(loc, ".claude-plugin", "marketplace.json")+"), which guard install does not rewrite")
 	}
 	if p.Root == "" {
 		p.Unloaded = "its record has no installPath"
@@ -269,28 +271,39 @@ func samePath(a, b string) bool {
 	return filepath.Clean(a) == filepath.Clean(b)
 }
 
-// marketEntry returns the relative path the marketplace at dir gives the
-// plugin name (its "source" in .claude-plugin/marketplace.json), or "".
-func (src PluginSource) marketEntry(dir, name string) string {
+// marketEntry reads the entry of the plugin name in the marketplace at
+// dir (its .claude-plugin/marketplace.json): the relative path its
+// "source" gives ("" for another kind of source), and whether it writes
+// hooks of its own.
+func (src PluginSource) marketEntry(dir, name string) (rel string, hooks bool) {
+	if dir == "" {
+		return "", false
+	}
 	data, err := src.ReadFile(filepath.Join(dir, ".claude-plugin", "marketplace.json"))
 	if err != nil {
-		return ""
+		return "", false
 	}
 	var doc struct {
 		Plugins []struct {
-			Name   string `json:"name"`
-			Source any    `json:"source"`
+			Name   string          `json:"name"`
+			Source any             `json:"source"`
+			Hooks  json.RawMessage `json:"hooks"`
 		} `json:"plugins"`
 	}
 	if json.Unmarshal(trimBOM(data), &doc) != nil {
-		return ""
+		return "", false
 	}
 	for _, e := range doc.Plugins {
-		if s, ok := e.Source.(string); ok && e.Name == name && !filepath.IsAbs(s) {
-			return s
+		if e.Name != name {
+			continue
 		}
+		hooks = len(e.Hooks) > 0 && string(e.Hooks) != "null"
+		if s, ok := e.Source.(string); ok && !filepath.IsAbs(s) {
+			rel = s
+		}
+		return rel, hooks
 	}
-	return ""
+	return "", false
 }
 
 // hookFiles finds the files that hold the hooks of the plugin p.

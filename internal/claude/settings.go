@@ -1,23 +1,3 @@
-// Package claude is guard's side of Claude Code's settings.json: it lists
-// the hooks of a settings file and rewrites them so that each runs behind
-// guard, and back (package claude/doctor checks a setup).
-//
-// A command hook in shell form, {"type": "command", "command": X}, becomes
-// {"type": "command", "command": "/path/to/guard run -c 'X'"}, with X
-// quoted so that the shell Claude runs it with hands guard exactly X
-// whatever it holds (single quotes, $, backticks, newlines). A hook in
-// Claude Code's exec form, {"command": PROGRAM, "args": [A, B]}, which
-// Claude Code starts without a shell, becomes {"command": "/path/to/guard",
-// "args": ["run", "--", PROGRAM, A, B]}. A hook that blocks when it fails
-// ("onFailure": "block") gets guard run --on-skip block, so that guard
-// skipping it blocks too. wrapped.go has the exact forms.
-//
-// The rewrite edits the file's bytes in place: keys keep their order, the
-// indentation and the final newline stay as they were, and even the way
-// each string was escaped is kept, so that Uninstall after Install gives
-// back the very same bytes. Both are idempotent, and do no I/O:
-// RewriteFile (file.go) applies them to a file on disk, and Binary
-// (binary.go) finds the guard the hooks call.
 package claude
 
 import (

@@ -399,6 +399,14 @@ func FuzzInstallUninstall(f *testing.F) {
 		if string(back) != string(doc) {
 			t.Fatalf("round trip not byte-identical:\n%s\nwant\n%s", back, doc)
 		}
+		// As a plugin's hook, in exec form: the round trip too.
+		r, err := Install(doc, Options{Binary: bin, HookTimeout: true, Exec: true, Plugin: "p@m"})
+		if err != nil || !json.Valid(r.Doc) {
+			t.Fatalf("Install as a plugin's: %v\n%s", err, r.Doc)
+		}
+		if back, _, err := uninstall3(r.Doc); err != nil || string(back) != string(doc) {
+			t.Fatalf("plugin round trip not byte-identical (%v):\n%s\nwant\n%s", err, back, doc)
+		}
 	})
 }
 
@@ -410,20 +418,35 @@ func FuzzDocument(f *testing.F) {
 	f.Add([]byte(`{"hooks":{"X":[{"hooks":[{"command":"\ud83d\ude00 \t","type":"command"},{"args":["a"],"type":"command"}]}]}}`))
 	f.Add([]byte("\xef\xbb\xbf" + `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"a","args":[ ],"onFailure":"block"},{"command":"b","args":["c"]},{"command":"/g/guard run -c 'x'","args":[]}]}]}}`))
 	f.Add([]byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"/g/guard","args":["run","--","a"],"onFailure":"block"},{"command":"/g/guard run -c 'y'","onFailure":"block"},{"command":"z","shell":"powershell"}]}]}}`))
+	f.Add([]byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"node \"${CLAUDE_PLUGIN_ROOT}/x.js\" '${CLAUDE_PROJECT_DIR}'","timeout":1.5},{"type":"command","command":"a","args":["${CLAUDE_PLUGIN_ROOT:-}"]}]}]}}`))
+	f.Add([]byte("{\n  \"hooks\": {\"SessionEnd\": [{\"hooks\": [\n    {\n      \"type\": \"command\",\n      \"command\": \"x\",\n      \"shell\": \"powershell\"\n    }\n  ]}]}\n}\n"))
+	opts := []Options{
+		{Binary: bin},
+		{Binary: "guard", HookTimeout: true},
+		{Binary: bin, HookTimeout: true, Exec: true},
+		{Binary: bin, HookTimeout: true, Exec: true, Plugin: "p@m"},
+		{Binary: "C:/Program Files/guard.exe", HookTimeout: true, Exec: true, Windows: true},
+	}
 	f.Fuzz(func(t *testing.T, doc []byte) {
-		out, _, err := install3(doc, Options{Binary: bin})
-		if err != nil {
-			return
-		}
-		if !json.Valid(bytes.TrimPrefix(out, bom)) {
-			t.Fatalf("Install wrote invalid JSON:\n%s", out)
-		}
-		if _, changes, _ := uninstall3(doc); len(changes) > 0 {
-			return // it held wrapped hooks: Uninstall would change them too
-		}
-		back, _, err := uninstall3(out)
-		if err != nil || string(back) != string(doc) {
-			t.Fatalf("round trip not byte-identical (%v):\n%s\nwant\n%s", err, back, doc)
+		for _, o := range opts {
+			r, err := Install(doc, o)
+			if err != nil {
+				return
+			}
+			out := r.Doc
+			if !json.Valid(bytes.TrimPrefix(out, bom)) {
+				t.Fatalf("Install %+v wrote invalid JSON:\n%s", o, out)
+			}
+			if again, err := Install(out, o); err != nil || len(again.Changes) != 0 {
+				t.Fatalf("a second Install %+v changed %+v (%v):\n%s", o, again.Changes, err, out)
+			}
+			if _, changes, _ := uninstall3(doc); len(changes) > 0 {
+				return // it held wrapped hooks: Uninstall would change them too
+			}
+			back, _, err := uninstall3(out)
+			if err != nil || string(back) != string(doc) {
+				t.Fatalf("round trip %+v not byte-identical (%v):\n%s\nwant\n%s", o, err, back, doc)
+			}
 		}
 	})
 }

@@ -241,6 +241,25 @@ func (e *env) noSettings(err error, t settingsTarget, verb string) error {
 	return &hintedError{err: err, hints: hints}
 }
 
+// pluginFile reports whether path is a plugin's hooks file: its
+// hooks/hooks.json, or its .claude-plugin/plugin.json, beside the
+// plugin's .claude-plugin/.
+func pluginFile(path string) bool {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	dir := filepath.Dir(abs)
+	switch {
+	case filepath.Base(dir) == ".claude-plugin" && filepath.Base(abs) == "plugin.json":
+		return true
+	case filepath.Base(dir) == "hooks":
+		fi, err := os.Stat(filepath.Join(filepath.Dir(dir), ".claude-plugin"))
+		return err == nil && fi.IsDir()
+	}
+	return false
+}
+
 // nearestProject finds the nearest directory above the current one whose
 // .claude/ holds the settings file name, and returns it and the file.
 func nearestProject(name string) (dir, file string) {
@@ -274,6 +293,11 @@ func (e *env) install(c *cli.Context) error {
 	t, err := e.settingsPath(c)
 	if err != nil {
 		return err
+	}
+	if t.flag == "settings" && pluginFile(t.path) {
+		// real-hooks-2 R4: the shell form breaks where a plugin's path
+		// holds a quote, and an update replaces the file.
+		return usagef("%s is a plugin's hooks file: guard install --plugins wraps it, in a form no path of the plugin can break and keyed by the plugin (guard uninstall --settings still unwraps what an older install did to it)", t.path)
 	}
 	bin, err := e.binary(c)
 	if err != nil {

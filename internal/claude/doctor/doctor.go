@@ -1,11 +1,3 @@
-// Package doctor checks a Claude Code setup that guard is part of: the
-// settings files Claude Code reads and each of their hooks (whether Claude
-// Code accepts them, the guard a hook calls, the program, script and
-// interpreter it runs, on the PATH the settings give hooks and from the
-// project directory, a second wrapper, a timeout in the wrong unit, a
-// hook wrapped in one file and bare in another). Each problem comes with
-// what to do about it. guard doctor (package cli) adds the checks of
-// guard's own config, state, circuits and budgets.
 package doctor
 
 import (
