@@ -43,7 +43,7 @@ func TestGuardHandsDatabaseStatesToGuardPG(t *testing.T) {
 	if out, stderr, err := run("", "run", "--name", "k", "--", "echo", "ran"); err != nil || out != "ran\n" || stderr != "" {
 		t.Fatalf("guard run on a database state: %v, %q, %q", err, out, stderr)
 	}
-	if out, _, _ := run("", "status"); !regexp.MustCompile(`(?m)^closed +0 +- +\d+ms/\d+ms +k +-$`).MatchString(out) {
+	if out, _, _ := run("", "status"); !regexp.MustCompile(`(?m)^closed +0/3 +- +\d+ms/\d+ms +k +-$`).MatchString(out) {
 		t.Errorf("status through guard-pg:\n%s", out)
 	}
 	// The cooldown hook's payload reaches guard-pg unread.

@@ -1,8 +1,3 @@
-// Package view turns guard's state into what people and scripts read:
-// the status table and its JSON, the health report (text, JSON, Markdown,
-// Prometheus), event descriptions, skip notices and budget lines. It
-// reads the state through package store's interfaces, and escapes
-// everything that comes from outside (keys, errors) in text output.
 package view
 
 import (

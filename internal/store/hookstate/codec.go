@@ -108,6 +108,7 @@ func writeHook(b *bytes.Buffer, h *Hook, indent string, compact bool) {
 	writeTotalsExtra(t, &h.Totals)
 	t.Extra(h.Totals.Extra)
 	t.Close()
+	writeRunTimes(w, &h.RunTimes)
 	w.Extra(h.Extra)
 	w.Close()
 }
@@ -309,6 +310,7 @@ func (h *Hook) UnmarshalJSON(raw []byte) error {
 			return err
 		},
 		"totals": func(raw []byte) error { return h.Totals.UnmarshalJSON(raw) },
+		"run_ms": func(raw []byte) error { return parseRunTimes(raw, &h.RunTimes) },
 	}, &h.Extra)
 	if hasError {
 		h.LastError = &lastError
@@ -336,7 +338,7 @@ func (h *Hook) Check() error {
 	}
 	t := h.Totals
 	if t.Successes < 0 || t.Failures < 0 || t.Ignored < 0 || t.Cancelled < 0 || t.Abandoned < 0 || t.Skips < 0 || t.Rejected < 0 ||
-		t.SkipsBlocked < 0 || t.RejectedBlocked < 0 || t.RunTimes.SumMS < 0 || slices.ContainsFunc(t.RunTimes.Buckets[:], func(n int64) bool { return n < 0 }) {
+		t.SkipsBlocked < 0 || t.RejectedBlocked < 0 || h.RunTimes.SumMS < 0 || slices.ContainsFunc(h.RunTimes.Buckets[:], func(n int64) bool { return n < 0 }) {
 		return errors.New("totals has a negative count")
 	}
 	for _, l := range h.ProbeLeases {
@@ -461,7 +463,6 @@ func (t *Totals) UnmarshalJSON(raw []byte) error {
 
 		"skips_blocked":    int64Field(&t.SkipsBlocked),
 		"rejected_blocked": int64Field(&t.RejectedBlocked),
-		"run_ms":           func(raw []byte) error { return parseRunTimes(raw, &t.RunTimes) },
 	}, &t.Extra)
 }
 
@@ -483,10 +484,7 @@ func (t Totals) MarshalJSON() ([]byte, error) {
 }
 
 // writeTotalsExtra writes the members of totals that an entry has only
-// once they count something: the blocked skips and rejections, and the
-// run times as "run_ms": {"sum": MS, "buckets": [N, ...]}, each bucket's
-// count by breaker.RunTimeBounds, the last for the runs over the last
-// bound, with the zeros at the end left out.
+// once they count something: the blocked skips and rejections.
 func writeTotalsExtra(w *jsonx.ObjectWriter, t *Totals) {
 	if t.SkipsBlocked != 0 {
 		w.Int("skips_blocked", t.SkipsBlocked)
@@ -494,17 +492,24 @@ func writeTotalsExtra(w *jsonx.ObjectWriter, t *Totals) {
 	if t.RejectedBlocked != 0 {
 		w.Int("rejected_blocked", t.RejectedBlocked)
 	}
-	if t.RunTimes.Count() == 0 {
+}
+
+// writeRunTimes writes an entry's run-time histogram once it counts a run,
+// as "run_ms": {"sum": MS, "buckets": [N, ...]}, each bucket's count by
+// breaker.RunTimeBounds, the last for the runs over the last bound, with
+// the zeros at the end left out.
+func writeRunTimes(w *jsonx.ObjectWriter, t *breaker.RunTimes) {
+	if t.Count() == 0 {
 		return
 	}
-	n := len(t.RunTimes.Buckets)
-	for n > 0 && t.RunTimes.Buckets[n-1] == 0 {
+	n := len(t.Buckets)
+	for n > 0 && t.Buckets[n-1] == 0 {
 		n--
 	}
 	b := []byte(`{"sum":`)
-	b = strconv.AppendInt(b, t.RunTimes.SumMS, 10)
+	b = strconv.AppendInt(b, t.SumMS, 10)
 	b = append(b, `,"buckets":[`...)
-	for i, v := range t.RunTimes.Buckets[:n] {
+	for i, v := range t.Buckets[:n] {
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -513,7 +518,7 @@ func writeTotalsExtra(w *jsonx.ObjectWriter, t *Totals) {
 	w.Raw("run_ms", append(b, "]}"...))
 }
 
-// parseRunTimes reads what writeTotalsExtra writes as run_ms.
+// parseRunTimes reads what writeRunTimes writes as run_ms.
 func parseRunTimes(raw []byte, t *breaker.RunTimes) error {
 	*t = breaker.RunTimes{}
 	if string(raw) == "null" {

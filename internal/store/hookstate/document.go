@@ -462,7 +462,11 @@ type Hook struct {
 	LastStart     jsonx.Time       // last call let run, under min_interval (rounded up to the second)
 	Disabled      *Disabled        // guard disable: who turned the key off by hand; nil: it is on
 	Totals        Totals
-	Extra         jsonx.Extra
+	// RunTimes is the run-time histogram kept beside the totals (run_ms),
+	// written only once a run was timed, so that an entry stays small and
+	// totals stays a flat object of counts.
+	RunTimes breaker.RunTimes
+	Extra    jsonx.Extra
 }
 
 // Disabled is the "disabled" member of a key that guard disable turned
@@ -505,11 +509,10 @@ type Totals struct {
 	Abandoned int64
 	Skips     int64
 	Rejected  int64
-	// SkipsBlocked and RejectedBlocked are written only when not 0, and
-	// RunTimes only once a run was timed, so that an entry stays small.
+	// SkipsBlocked and RejectedBlocked are written only when not 0, so
+	// that an entry stays small.
 	SkipsBlocked    int64
 	RejectedBlocked int64
-	RunTimes        breaker.RunTimes
 	Extra           jsonx.Extra
 }
 
@@ -541,7 +544,7 @@ func (h *Hook) Circuit() breaker.Circuit {
 
 			SkipsBlocked:    h.Totals.SkipsBlocked,
 			RejectedBlocked: h.Totals.RejectedBlocked,
-			RunTimes:        h.Totals.RunTimes,
+			RunTimes:        h.RunTimes,
 		},
 	}
 	if h.LastError != nil {
@@ -655,9 +658,9 @@ func (h *Hook) setCircuit(c breaker.Circuit) {
 
 		SkipsBlocked:    c.Totals.SkipsBlocked,
 		RejectedBlocked: c.Totals.RejectedBlocked,
-		RunTimes:        c.Totals.RunTimes,
 		Extra:           h.Totals.Extra,
 	}
+	h.RunTimes = c.Totals.RunTimes
 	h.FailureTimes = nil
 	for _, t := range c.Failures {
 		h.FailureTimes = append(h.FailureTimes, jsonx.TimeOf(t))
