@@ -19,17 +19,47 @@ var envSections = []string{"circuit_breaker", "cooldown", "logging"}
 // that name no setting guard knows are ignored, as the Python tool ignores
 // them, because they may be meant for it.
 func (c *Config) loadEnv(environ []string, opts Options) error {
-	root := &yaml.Node{Kind: yaml.MappingNode}
+	root, names, err := envTree(environ)
+	if err != nil || root == nil {
+		return err
+	}
+	var f fileFields
+	if !fastDecode(root, &f) {
+		f = fileFields{}
+		if err := root.Decode(&f); err != nil {
+			return decodeError(err, func(line int) string { return names[line] })
+		}
+	}
+	at := func(section string) locator {
+		return func(key string) string {
+			return "GUARDRAILS_" + strings.ToUpper(strings.ReplaceAll(joinKey(section, key), ".", "_"))
+		}
+	}
+	if err := c.apply(&f, at); err != nil {
+		return err
+	}
+	// A relative path from the environment is relative to where guard runs,
+	// as a shell would take it.
+	return c.expandPaths(&f, at, func(p string) string { return p }, opts)
+}
+
+// envTree builds the tree of settings the GUARDRAILS_* variables in
+// environ give, in the shape of guardrails.yaml (nil if none does). A
+// node's Line is an index into names, so that an error can name the
+// variable it came from.
+func envTree(environ []string) (root *yaml.Node, names []string, err error) {
+	root = &yaml.Node{Kind: yaml.MappingNode}
 	sections := map[string]*yaml.Node{}
-	// A node's Line is an index into names, so that an error can name the
-	// variable it came from.
-	names := []string{""}
-	top := yamlFields(reflect.TypeFor[fileFields]())
+	names = []string{""}
+	var top map[string]reflect.Type // found when a variable needs it
 	for _, kv := range environ {
 		name, value, _ := strings.Cut(kv, "=")
 		rest, ok := strings.CutPrefix(name, "GUARDRAILS_")
 		if !ok {
 			continue
+		}
+		if top == nil {
+			top = yamlFields(reflect.TypeFor[fileFields]())
 		}
 		key := strings.ToLower(rest)
 		section, fields := "", top
@@ -54,7 +84,7 @@ func (c *Config) loadEnv(environ []string, opts Options) error {
 			continue
 		}
 		if bad := notWhole(val, t); bad != "" {
-			return invalid("%s: %q is not a whole number%s", name, bad, wholeHint(key, name))
+			return nil, nil, invalid("%s: %q is not a whole number%s", name, bad, wholeHint(key, name))
 		}
 		parent := root
 		if section != "" {
@@ -67,23 +97,9 @@ func (c *Config) loadEnv(environ []string, opts Options) error {
 		parent.Content = append(parent.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key, Line: line}, val)
 	}
 	if len(root.Content) == 0 {
-		return nil
+		return nil, nil, nil
 	}
-	var f fileFields
-	if err := root.Decode(&f); err != nil {
-		return decodeError(err, func(line int) string { return names[line] })
-	}
-	at := func(section string) locator {
-		return func(key string) string {
-			return "GUARDRAILS_" + strings.ToUpper(strings.ReplaceAll(joinKey(section, key), ".", "_"))
-		}
-	}
-	if err := c.apply(&f, at); err != nil {
-		return err
-	}
-	// A relative path from the environment is relative to where guard runs,
-	// as a shell would take it.
-	return c.expandPaths(&f, at, func(p string) string { return p }, opts)
+	return root, names, nil
 }
 
 // envValue turns a variable's value into a YAML node for a field of type t,

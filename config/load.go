@@ -233,16 +233,26 @@ func (c *Config) loadYAML(file string, data []byte, opts Options) error {
 	if doc.Kind != yaml.MappingNode {
 		return invalid("%s:%d: the file should be a mapping of settings", file, doc.Line)
 	}
-	lines := map[string]int{}
-	if err := checkKeys(doc, reflect.TypeFor[fileFields](), "", lines, file); err != nil {
-		return err
-	}
+	var lines map[string]int
 	var f fileFields
-	if err := doc.Decode(&f); err != nil {
-		return decodeError(err, fileLines(file, lines))
+	if !ok || !fastDecode(doc, &f) {
+		f = fileFields{}
+		lines = map[string]int{}
+		if err := checkKeys(doc, reflect.TypeFor[fileFields](), "", lines, file); err != nil {
+			return err
+		}
+		if err := doc.Decode(&f); err != nil {
+			return decodeError(err, fileLines(file, lines))
+		}
 	}
 	at := func(section string) locator {
 		return func(key string) string {
+			if lines == nil {
+				// Decoded by fastDecode: the lines are needed only now,
+				// for an error, and checkKeys finds no fault in the tree.
+				lines = map[string]int{}
+				checkKeys(doc, reflect.TypeFor[fileFields](), "", lines, file)
+			}
 			p := joinKey(section, key)
 			line, ok := lines[p]
 			for !ok && p != "" { // fall back to the enclosing key

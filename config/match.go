@@ -100,6 +100,12 @@ func compileRule(r *HookRule) error {
 // used (see Pattern.Regexp): guard run, which reads the same config, never
 // uses it, and parsing is half of what compiling costs.
 func compilePattern(regex, action string) (Pattern, error) {
+	if builtinPattern(regex) {
+		// One of guard's own, as guardrails.example.yaml spells them out:
+		// known to parse, with its group, and not worth parsing on every
+		// guard run.
+		return Pattern{Regex: regex, Action: action}, nil
+	}
 	re, err := syntax.Parse(regex, syntax.Perl)
 	if err != nil {
 		return Pattern{}, fmt.Errorf("regex %q: %v", regex, err)
@@ -136,4 +142,22 @@ func OutputPatterns(patterns []string) []*regexp.Regexp {
 		}
 	}
 	return out
+}
+
+// builtinPattern reports whether regex is the regex of one of guard's own
+// patterns: the default ones, or a preset's.
+func builtinPattern(regex string) bool {
+	for _, p := range defaultPatterns() {
+		if p.Regex == regex {
+			return true
+		}
+	}
+	for _, preset := range Presets {
+		for _, p := range preset().Patterns {
+			if p.Regex == regex {
+				return true
+			}
+		}
+	}
+	return false
 }
