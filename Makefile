@@ -51,7 +51,8 @@ bench:
 
 # Release archives: guard, guard-pg and guard-web built with the flags
 # above for each of TARGETS, with the README and the example config, as
-# $(DIST)/guard_VERSION_GOOS_GOARCH.tar.gz (.zip for Windows), and their
+# $(DIST)/guard_VERSION_GOOS_GOARCH.tar.gz (.zip for Windows, made with
+# python3's zipfile, as no zip(1) may be installed), and their
 # SHA256SUMS. Cross-compiled here (CGO_ENABLED=0 needs no C toolchain);
 # docs/platforms.md says what each platform keeps and how it is tested.
 #   make release                     all five targets, VERSION from git
@@ -70,7 +71,8 @@ release:
 		done; \
 		cp README.md guardrails.example.yaml $$dir/; \
 		if [ $$os = windows ]; then \
-			(cd $(DIST) && python3 -m zipfile -c $$name.zip $$name/); \
+			python3 -c 'import shutil,sys; shutil.make_archive(sys.argv[1], "zip", sys.argv[2], sys.argv[3])' \
+				$(DIST)/$$name $(DIST) $$name; \
 		else \
 			tar -C $(DIST) -czf $(DIST)/$$name.tar.gz $$name; \
 		fi; \
