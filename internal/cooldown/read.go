@@ -339,6 +339,10 @@ func (f *folder) args(n *bash.Node) tally {
 		}
 		w := c.Words[i]
 		var read func() *bash.Node
+		// whole: w is a whole command as one word, given to no option that
+		// names a command (mytool "docker restart web"): the program may
+		// run it, or take it as data, which guard cannot tell.
+		whole := false
 		switch {
 		case programWord(w) && (s.programs[baseName(w)] || !s.fixed || bash.Runs(baseName(w))):
 			read = func() *bash.Node { return bash.ArgCommand(n, i) }
@@ -347,6 +351,11 @@ func (f *folder) args(n *bash.Node) tally {
 		default:
 			if opt, v, ok := strings.Cut(w, "="); ok && commandOption(opt) && strings.ContainsAny(v, " \t\n;&|") {
 				read = func() *bash.Node { return bash.ArgScript(n, v) }
+			} else if strings.ContainsAny(w, " \t\n;&|") {
+				if ok { // --opt=COMMAND: the value
+					w = v
+				}
+				read, whole = func() *bash.Node { return bash.ArgScript(n, w) }, true
 			}
 		}
 		if read == nil {
@@ -366,12 +375,28 @@ func (f *folder) args(n *bash.Node) tally {
 		for _, u := range f.unsure[before:] {
 			risky = risky || u.Risky
 		}
+		if whole && (len(t) > 0 || risky) {
+			// It spells a budgeted action as a command: a human decides
+			// (hostile-user-3 M4), as for code guard does not read.
+			f.unsure = append(f.unsure[:before], Unsure{Text: n.Text, Risky: true,
+				Reason: c.Words[0] + " is given " + quote(w) + " as one word, a command that may take a budgeted action, and guard cannot tell whether " + c.Words[0] + " runs it",
+				Hint:   "run the command itself, or ask a human to run it"})
+			return nil
+		}
 		if len(t) > 0 || risky {
 			return t
 		}
 		f.unsure = f.unsure[:before] // it runs nothing that matters
 	}
 	return nil
+}
+
+// quote shows a word in a reason, shortened.
+func quote(w string) string {
+	if len(w) > 80 {
+		w = w[:77] + "..."
+	}
+	return "'" + w + "'"
 }
 
 // programWord reports whether w may name a program: a name or a path,

@@ -140,7 +140,7 @@ func (c Command) Program() []string {
 	w, lit := c.Words, c.Literal
 	for depth := 0; len(w) > 0 && depth < 16; depth++ {
 		rn, ok := LookupRunner(BaseName(w[0]))
-		if !ok {
+		if !ok || rn.Data || rn.Remote {
 			break
 		}
 		use := rn.Use(w, lit)

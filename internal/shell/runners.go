@@ -39,9 +39,54 @@ type Runner struct {
 	// is a program exec runs.
 	Same bool
 	// Own says package bash reads the program in its own way (xargs's
-	// input, ssh's remote shell, find's -exec); its Valued options still
-	// come from here, and Program takes it off as any other.
+	// input, ssh's remote shell, git's subcommands); its Valued options
+	// and Options still come from here, and Program takes it off as any
+	// other (unless it is Data or Remote).
 	Own bool
+	// Options are its options whose value holds a command it hands a
+	// shell (rsync -e CMD, tar --to-command=CMD, ssh -o ProxyCommand=CMD,
+	// git -c alias.x='!CMD', vim -c '!CMD'), by name; see
+	// Runner.Commands.
+	Options map[string]CommandOption
+	// Data says the words after its options are data (files, hosts, a
+	// database): it runs a command only through Options, and Program
+	// does not take it off.
+	Data bool
+	// Remote says the command in its words runs on another host (ssh
+	// HOST CMD): Program does not take it off either.
+	Remote bool
+	// Stdin, for a Data program with escapes, says it reads its own
+	// language from stdin too (psql, sqlite3, gdb, ed): a command after an
+	// escape there runs as well (see CommandOption.Escape).
+	Stdin []string
+}
+
+// A CommandOption is an option of a program whose value holds a command
+// the program hands a shell.
+type CommandOption struct {
+	// Keys, if not nil, are the keys of a KEY=VALUE value that hold the
+	// command (ssh -o ProxyCommand=CMD), each with the escape that starts
+	// the command in its value ("" for all of it: git -c
+	// core.sshCommand=CMD; "!" for git -c alias.x='!CMD'); a key ending in
+	// "." or "::" is a prefix (alias.NAME). Keys are matched without
+	// regard to case. Any other key's value is data.
+	Keys map[string]string
+	// Escape, if not empty, is what starts a command in a value written in
+	// the program's own language (vim's "!", psql's "\!", sqlite3's
+	// ".shell "): the command is what follows one, to the end of its line.
+	// Empty: the whole value is the command.
+	Escape []string
+	// Repeats says why guard cannot count how often the command runs
+	// (tar --to-command: once for each file); "" for once.
+	Repeats string
+}
+
+// A Found is a command a program's option holds (see Runner.Commands).
+type Found struct {
+	Option  string // the option, as written ("-e", "--to-command", "+")
+	Command string // the command, or the value as written if not Literal
+	Literal bool   // the value is what the program receives
+	Repeats string // see CommandOption.Repeats
 }
 
 // How says how a Runner runs the command its words give.
@@ -103,8 +148,199 @@ var runners = sync.OnceValue(func() map[string]Runner {
 		"prlimit":     {Valued: set("-p", "--pid")},
 		"xargs": {Valued: set("-I", "-n", "-L", "-s", "-P", "-E", "-d", "-a", "--arg-file", "--delimiter", "--max-args",
 			"--max-lines", "--max-procs", "--max-chars", "--eof", "--process-slot-var"), Own: true},
+
+		// Programs whose options hand a shell a command (hostile-user-3
+		// M4); their other words are data.
+		"rsync": {Data: true, Options: map[string]CommandOption{"-e": {}, "--rsh": {}, "--rsync-path": {}}},
+		"scp":   {Data: true, Options: map[string]CommandOption{"-S": {}, "-o": sshCommandKeys}},
+		"sftp":  {Data: true, Options: map[string]CommandOption{"-S": {}, "-o": sshCommandKeys}},
+		"ssh":   {Own: true, Remote: true, Options: map[string]CommandOption{"-o": sshCommandKeys}},
+		"tar": {Data: true, Options: map[string]CommandOption{
+			"--to-command":           {Repeats: "by tar --to-command, once for each file"},
+			"-I":                     {},
+			"--use-compress-program": {},
+			"--rsh-command":          {},
+			"-F":                     {Repeats: "by tar, at each volume"},
+			"--info-script":          {Repeats: "by tar, at each volume"},
+			"--new-volume-script":    {Repeats: "by tar, at each volume"},
+			"--checkpoint-action":    {Keys: map[string]string{"exec": ""}, Repeats: "by tar, at each checkpoint"},
+		}},
+		"git": {Own: true, Data: true, Options: map[string]CommandOption{
+			"-c": {Keys: map[string]string{"alias.": "!", "credential.helper": "!", "core.sshCommand": "", "core.pager": "",
+				"core.editor": "", "sequence.editor": "", "core.fsmonitor": "", "diff.external": "", "pager.": "",
+				"gpg.program": "", "core.askPass": "", "difftool.": "", "mergetool.": "", "filter.": ""}},
+			"--upload-pack": {}, "--receive-pack": {},
+		}},
+		"vim":     vimLike,
+		"vi":      vimLike,
+		"nvim":    vimLike,
+		"view":    vimLike,
+		"vimdiff": vimLike,
+		"ex":      vimLike,
+		"gvim":    vimLike,
+		"less":    {Data: true, Options: map[string]CommandOption{"+": {Escape: []string{"!"}}}},
+		"man":     {Data: true, Options: map[string]CommandOption{"-P": {}, "--pager": {}}},
+		"psql":    {Data: true, Options: map[string]CommandOption{"-c": {Escape: []string{`\!`}}, "--command": {Escape: []string{`\!`}}}, Stdin: []string{`\!`}},
+		"mysql":   mysqlLike,
+		"mariadb": mysqlLike,
+		"sqlite3": {Data: true, Options: map[string]CommandOption{"*": {Escape: []string{".shell ", ".system "}}}, Stdin: []string{".shell ", ".system "}},
+		"gdb": {Valued: set("-ex", "-iex", "-x", "-ix", "-p", "-c", "-d", "-s", "-e", "-se", "-cd", "-D", "--pid", "--core",
+			"--directory", "--command", "--eval-command", "--init-command", "--init-eval-command", "--symbols", "--exec", "--data-directory"),
+			Options: map[string]CommandOption{"-ex": {Escape: []string{"shell ", "!"}}, "--eval-command": {Escape: []string{"shell ", "!"}},
+				"-iex": {Escape: []string{"shell ", "!"}}, "--init-eval-command": {Escape: []string{"shell ", "!"}}}},
+		"lftp":     {Data: true, Options: map[string]CommandOption{"-c": {Escape: []string{"!"}}, "-e": {Escape: []string{"!"}}}, Stdin: []string{"!"}},
+		"ed":       {Data: true, Stdin: []string{"!"}},
+		"zip":      {Data: true, Options: map[string]CommandOption{"-TT": {}, "--unzip-command": {}}},
+		"dpkg":     {Data: true, Options: map[string]CommandOption{"--pre-invoke": {}, "--post-invoke": {}}},
+		"apt-get":  aptLike,
+		"apt":      aptLike,
+		"aptitude": aptLike,
 	}
 })
+
+// Commands returns the commands rn's options hold among words (words[0]
+// is the program; lit as for Use), in order: the value of each option in
+// rn.Commands, written as its own next word, after "=" (--to-command=CMD),
+// joined to a short option (-oProxyCommand=CMD) or after "+" (vim +CMD),
+// with its key and escapes applied. The option "*" stands for every word.
+// A value that is not literal is returned as written, for the caller to
+// mark as a command guard cannot know.
+func (rn Runner) Commands(words []string, lit []bool) []Found {
+	if len(rn.Options) == 0 {
+		return nil
+	}
+	var out []Found
+	add := func(opt, val string, literal bool) {
+		spec := rn.Options[opt]
+		if !literal {
+			out = append(out, Found{Option: opt, Command: val, Repeats: spec.Repeats})
+			return
+		}
+		for _, c := range spec.commands(val) {
+			out = append(out, Found{Option: opt, Command: c, Literal: true, Repeats: spec.Repeats})
+		}
+	}
+	for i := 1; i < len(words); i++ {
+		a := words[i]
+		literal := lit == nil || lit[i]
+		if _, ok := rn.Options["*"]; ok {
+			add("*", a, literal)
+			continue
+		}
+		if literal && a == "--" {
+			break
+		}
+		if !literal || !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "+") {
+			continue
+		}
+		if _, ok := rn.Options[a]; ok && i+1 < len(words) {
+			add(a, words[i+1], lit == nil || lit[i+1])
+			i++
+			continue
+		}
+		if opt, val, ok := strings.Cut(a, "="); ok && strings.HasPrefix(opt, "--") {
+			if _, ok := rn.Options[opt]; ok {
+				add(opt, val, true)
+			}
+			continue
+		}
+		if len(a) > 2 && a[0] == '-' && a[1] != '-' {
+			if _, ok := rn.Options[a[:2]]; ok { // -oProxyCommand=CMD, -eCMD
+				add(a[:2], a[2:], true)
+				continue
+			}
+		}
+		if a[0] == '+' {
+			if _, ok := rn.Options["+"]; ok {
+				add("+", a[1:], true)
+			}
+		}
+	}
+	return out
+}
+
+// StdinCommands returns the commands a Data program's stdin holds after
+// one of its escapes (psql reading '\! docker restart web').
+func (rn Runner) StdinCommands(stdin string) []string {
+	return CommandOption{Escape: rn.Stdin}.commands(stdin)
+}
+
+// commands returns the commands the value v of the option holds.
+func (o CommandOption) commands(v string) []string {
+	if o.Keys != nil {
+		k, rest, ok := strings.Cut(v, "=")
+		if !ok {
+			return nil
+		}
+		k = strings.ToLower(strings.TrimSpace(k))
+		for key, esc := range o.Keys {
+			key = strings.ToLower(key)
+			if k == key || (strings.HasSuffix(key, ".") || strings.HasSuffix(key, "::")) && strings.HasPrefix(k, key) {
+				if esc == "" {
+					return []string{rest}
+				}
+				return escaped(rest, []string{esc})
+			}
+		}
+		return nil
+	}
+	if len(o.Escape) == 0 {
+		return []string{v}
+	}
+	return escaped(v, o.Escape)
+}
+
+// escaped returns what follows each of escapes in s, to the end of its
+// line.
+func escaped(s string, escapes []string) []string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		for len(line) > 0 {
+			at, esc := -1, ""
+			for _, e := range escapes {
+				if i := strings.Index(line, e); i >= 0 && (at < 0 || i < at) {
+					at, esc = i, e
+				}
+			}
+			if at < 0 {
+				break
+			}
+			line = line[at+len(esc):]
+			if c := strings.TrimSpace(line); c != "" {
+				out = append(out, c)
+			}
+			break // the command runs to the end of the line
+		}
+	}
+	return out
+}
+
+var (
+	sshCommandKeys = CommandOption{Keys: map[string]string{"ProxyCommand": "", "LocalCommand": "", "KnownHostsCommand": "", "RemoteCommand": ""}}
+	vimLike        = Runner{Data: true, Options: map[string]CommandOption{"-c": {Escape: []string{"!"}}, "--cmd": {Escape: []string{"!"}}, "+": {Escape: []string{"!"}}}, Stdin: []string{"!"}}
+	mysqlLike      = Runner{Data: true, Options: map[string]CommandOption{"-e": {Escape: []string{`\!`, "system "}}, "--execute": {Escape: []string{`\!`, "system "}}}, Stdin: []string{`\!`, "system "}}
+	aptLike        = Runner{Data: true, Options: map[string]CommandOption{"-o": {Keys: map[string]string{"APT::Update::Pre-Invoke::": "", "APT::Update::Post-Invoke::": "",
+		"APT::Update::Post-Invoke-Success::": "", "DPkg::Pre-Invoke::": "", "DPkg::Post-Invoke::": "", "DPkg::Pre-Install-Pkgs::": ""}}}}
+)
+
+// commandVars are the environment variables whose value a program runs as
+// a command (git runs GIT_SSH_COMMAND, less LESSOPEN, a non-interactive
+// bash sources the file BASH_ENV names), by name; the value says how:
+// "command", or "file" for a script's path.
+var commandVars = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"GIT_SSH_COMMAND": "command", "GIT_SSH": "command", "GIT_EDITOR": "command", "GIT_SEQUENCE_EDITOR": "command",
+		"GIT_PAGER": "command", "GIT_EXTERNAL_DIFF": "command", "GIT_ASKPASS": "command", "SSH_ASKPASS": "command",
+		"SUDO_ASKPASS": "command", "EDITOR": "command", "VISUAL": "command", "PAGER": "command", "MANPAGER": "command",
+		"SYSTEMD_PAGER": "command", "LESSOPEN": "command", "LESSCLOSE": "command", "RSYNC_RSH": "command",
+		"BROWSER": "command", "PROMPT_COMMAND": "command", "BASH_ENV": "file", "ENV": "file",
+	}
+})
+
+// CommandVar reports whether programs run the value of the environment
+// variable name as a command ("command") or source the script it names
+// ("file"), or neither ("").
+func CommandVar(name string) string { return commandVars()[name] }
 
 // LookupRunner returns the Runner of the program name (a base name: sudo,
 // not /usr/bin/sudo).

@@ -265,6 +265,16 @@ func (r *reader) placeholder(orig, from, ph string) string {
 // submodule) and rebase --exec CMD (once for each commit); git takes its
 // other words as data.
 func (r *reader) git(sc *scope, words []string, lit []bool, text string) *Node {
+	rn, _ := shell.LookupRunner("git")
+	if opts := r.optionCommands(sc, "git", rn, words, lit, text); len(opts) > 0 {
+		// git -c alias.x='!CMD', -c core.sshCommand=CMD, --upload-pack=CMD
+		return seq(append(opts, r.gitCommand(sc, words, lit, text))...)
+	}
+	return r.gitCommand(sc, words, lit, text)
+}
+
+// gitCommand reads git's subcommand.
+func (r *reader) gitCommand(sc *scope, words []string, lit []bool, text string) *Node {
 	i := 1
 	for i < len(words) && strings.HasPrefix(words[i], "-") {
 		if shell.Set("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env")[words[i]] {
@@ -570,4 +580,208 @@ func sedExecutes(s string) bool {
 			toEnd(";}")
 		}
 	}
+}
+
+// wroteScript reads a program the line wrote before it runs it (echo CMD >
+// x.sh; chmod +x x.sh; ./x.sh): a shell script, unless its #! line names
+// another interpreter, whose code guard does not read.
+func (r *reader) wroteScript(sc *scope, words []string, in input, text string) *Node {
+	if in.known {
+		if first, _, _ := strings.Cut(in.text, "\n"); strings.HasPrefix(first, "#!") {
+			f := strings.Fields(strings.TrimPrefix(first, "#!"))
+			interp := ""
+			if len(f) > 0 {
+				interp = shell.BaseName(f[0])
+			}
+			if interp == "env" && len(f) > 1 {
+				interp = shell.BaseName(f[1])
+			}
+			if interp != "" && !isShell(interp) {
+				return &Node{Kind: Unread, Text: in.text, Reason: interp + " code in " + words[0] + ", which guard does not read", Opaque: true}
+			}
+		}
+	}
+	return r.stdinScript(func(s string) *scope { return sc.shell(s, words[1:], trues(len(words)-1)) }, sc, in, text, words[0])
+}
+
+// isShell reports whether name is a shell Read reads scripts of.
+func isShell(name string) bool {
+	switch name {
+	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "rbash", "ksh93", "oksh", "loksh":
+		return true
+	}
+	return false
+}
+
+// interpreterFile reads python FILE, perl FILE, ... for a FILE the line
+// wrote: code guard does not read, searched as code is.
+func (r *reader) interpreterFile(name string, words []string, lit []bool, text string) *Node {
+	switch {
+	case strings.HasPrefix(name, "python"), name == "perl", name == "ruby", name == "node", name == "nodejs", name == "php", name == "lua":
+	default:
+		return nil
+	}
+	for i := 1; i < len(words); i++ {
+		if strings.HasPrefix(words[i], "-") {
+			continue
+		}
+		if in, ok := r.fileMark(words[i]); ok && lit[i] {
+			if !in.known {
+				return &Node{Kind: Unread, Text: text, Reason: name + " runs " + in.describe() + ", whose code guard cannot see", Hidden: true}
+			}
+			return &Node{Kind: Unread, Text: in.text, Reason: name + " code in " + words[i] + ", which guard does not read", Opaque: true}
+		}
+		return nil
+	}
+	return nil
+}
+
+// tee notes that tee writes its stdin to the files its words name.
+func (r *reader) tee(words []string, lit []bool, stdin input, text string) {
+	add := false
+	for i := 1; i < len(words); i++ {
+		switch a := words[i]; {
+		case !lit[i]:
+		case a == "-a" || a == "--append":
+			add = true
+		case strings.HasPrefix(a, "-") && a != "-":
+		default:
+			r.write(a, stdin, add, text)
+		}
+	}
+}
+
+// copyMarks notes that cp, mv or install copies a file the line wrote.
+func (r *reader) copyMarks(words []string, lit []bool) {
+	var files []string
+	for i := 1; i < len(words); i++ {
+		if !lit[i] {
+			return
+		}
+		if !strings.HasPrefix(words[i], "-") {
+			files = append(files, words[i])
+		}
+	}
+	if len(files) != 2 {
+		return
+	}
+	if in, ok := r.fileMark(files[0]); ok {
+		r.marks[cleanPath(files[1])] = in
+	}
+}
+
+// make reads make's makefile when the line gives its text (make -f - with
+// a here-string, a makefile the line wrote, make --eval=TEXT): its recipes
+// are shell commands in make's own language, which guard searches as it
+// searches code (hostile-user-3 M4). A makefile on disk is a program guard
+// does not read.
+func (r *reader) make(sc *scope, words []string, lit []bool, text string, stdin input) *Node {
+	var out []*Node
+	code := func(in input, what string) {
+		switch {
+		case in.known:
+			out = append(out, &Node{Kind: Unread, Text: in.text, Reason: "make recipes in " + what + ", which guard does not read", Opaque: true})
+		case in.file:
+		default:
+			t := text
+			if in.src != "" {
+				t = in.src + " | " + text
+			}
+			out = append(out, &Node{Kind: Unread, Text: t, Reason: "make runs recipes from " + in.describe() + ", which guard cannot see"})
+		}
+	}
+	for i := 1; i < len(words); i++ {
+		a := words[i]
+		var v string
+		switch {
+		case !lit[i]:
+			continue
+		case (a == "-f" || a == "--file" || a == "--makefile") && i+1 < len(words):
+			v = words[i+1]
+			i++
+		case strings.HasPrefix(a, "--file=") || strings.HasPrefix(a, "--makefile="):
+			_, v, _ = strings.Cut(a, "=")
+		case strings.HasPrefix(a, "-f") && len(a) > 2:
+			v = a[2:]
+		case strings.HasPrefix(a, "--eval="):
+			_, e, _ := strings.Cut(a, "=")
+			code(input{text: e, known: true}, "--eval")
+			continue
+		default:
+			continue
+		}
+		switch v {
+		case "-", "/dev/stdin", "/proc/self/fd/0", "/dev/fd/0":
+			code(stdin, "its stdin")
+		default:
+			if in, ok := r.fileMark(v); ok {
+				code(in, v)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return r.program(words, lit, text, stdin)
+	}
+	return seq(append([]*Node{runNode(words, lit, text)}, out...)...)
+}
+
+// crontab reads the table crontab installs (crontab FILE, or its stdin with
+// crontab - or no file): each job's command runs again and again, a number
+// of times guard cannot count. A table from a pipe guard cannot read is a
+// part it cannot read (crontab -l | { cat; echo JOB; } | crontab -),
+// judged by what the pipe's commands name.
+func (r *reader) crontab(sc *scope, words []string, lit []bool, text string, stdin input) *Node {
+	in, file := stdin, ""
+	for i := 1; i < len(words); i++ {
+		a := words[i]
+		switch {
+		case !lit[i]:
+			return &Node{Kind: Unread, Text: text, Reason: "crontab installs a table guard cannot know before it runs", Hidden: true}
+		case a == "-l" || a == "-r" || a == "-e" || a == "--list" || a == "--remove" || a == "--edit" || a == "-T":
+			return runNode(words, lit, text) // lists, removes or edits: installs nothing from the line
+		case a == "-u" || a == "-s":
+			i++
+		case a == "-":
+		case strings.HasPrefix(a, "-"):
+		default:
+			file = a
+		}
+	}
+	if file != "" {
+		m, ok := r.fileMark(file)
+		if !ok {
+			return runNode(words, lit, text) // a table in a file guard does not read
+		}
+		in = m
+	}
+	if !in.known {
+		t := text
+		if in.src != "" {
+			t = in.src + " | " + text
+		}
+		return &Node{Kind: Unread, Text: t, Reason: "crontab installs jobs from " + in.describe() + ", which guard cannot see"}
+	}
+	var jobs []*Node
+	for _, line := range strings.Split(in.text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") || shell.IsAssign(line) {
+			continue
+		}
+		f := strings.Fields(line)
+		n := 5
+		if strings.HasPrefix(f[0], "@") {
+			n = 1
+		}
+		if len(f) <= n {
+			continue
+		}
+		cmd := line
+		for range n { // the schedule's fields
+			cmd = strings.TrimLeft(cmd, " \t")
+			cmd = cmd[strings.IndexAny(cmd+" ", " \t"):]
+		}
+		cmd, _, _ = strings.Cut(strings.TrimSpace(cmd), "%") // after %: the job's stdin
+		jobs = append(jobs, r.runString(sc.shellOf, sc, []string{cmd}, []bool{true}, "", text, input{}, "cron"))
+	}
+	return seq(runNode(words, lit, text), loop(Unknown, "by cron, again and again", seq(jobs...)))
 }

@@ -115,11 +115,29 @@ func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, st
 		}
 	}
 	if rn, ok := shell.LookupRunner(name); ok && !rn.Own {
+		if rn.Data {
+			return r.dataProgram(sc, name, rn, words, lit, text, stdin)
+		}
 		return r.wrapper(sc, name, rn, words, lit, text, stdin, inShell)
+	}
+	if strings.Contains(words[0], "/") {
+		if in, ok := r.fileMark(words[0]); ok { // echo CMD > x.sh; chmod +x x.sh; ./x.sh
+			return r.wroteScript(sc, words, in, text)
+		}
 	}
 	switch name {
 	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "rbash", "fish", "csh", "tcsh", "ksh93", "oksh", "loksh":
 		return r.shellCommand(sc, words, lit, text, stdin)
+	case "tee":
+		r.tee(words, lit, stdin, text)
+		return runNode(words, lit, text)
+	case "cp", "mv", "install":
+		r.copyMarks(words, lit)
+		return runNode(words, lit, text)
+	case "make", "gmake":
+		return r.make(sc, words, lit, text, stdin)
+	case "crontab":
+		return r.crontab(sc, words, lit, text, stdin)
 	case "su", "runuser":
 		return r.su(sc, words, lit, text, stdin)
 	case "xargs":
@@ -164,6 +182,14 @@ func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, st
 			return r.dispatch(sc, words[1:], lit[1:], text, stdin, false)
 		}
 	case "at", "batch":
+		for i := 1; i+1 < len(words); i++ {
+			if words[i] == "-f" {
+				if in, ok := r.fileMark(words[i+1]); ok {
+					return r.stdinScript(sc.shellOf, sc, in, text, name)
+				}
+				return runNode(words, lit, text) // a script in a file guard does not read
+			}
+		}
 		return r.stdinScript(sc.shellOf, sc, stdin, text, name)
 	case "git":
 		return r.git(sc, words, lit, text)
@@ -180,6 +206,9 @@ func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, st
 	}
 	if code, ok := interpreterCode(name, words, lit); ok {
 		return &Node{Kind: Unread, Text: code, Reason: name + " code, which guard does not read", Opaque: true}
+	}
+	if n := r.interpreterFile(name, words, lit, text); n != nil {
+		return n
 	}
 	if dataOnly()[name] {
 		return runNode(words, lit, text)
@@ -277,7 +306,7 @@ func (r *reader) stdinScript(newScope func(string) *scope, sc *scope, in input, 
 // scriptFile returns what a shell reading the file path reads, if guard
 // can tell: a <(...) or /dev/stdin.
 func (r *reader) scriptFile(path string, stdin input) (input, bool) {
-	if m, ok := r.marks[path]; ok {
+	if m, ok := r.fileMark(path); ok {
 		return m, true
 	}
 	switch path {
@@ -292,6 +321,17 @@ func (r *reader) scriptFile(path string, stdin input) (input, bool) {
 // them, which Command.Program shares.
 func (r *reader) wrapper(sc *scope, name string, rn shell.Runner, words []string, lit []bool, text string, stdin input, inShell bool) *Node {
 	use := rn.Use(words, lit)
+	if len(rn.Options) > 0 {
+		end := len(words)
+		if use.How == shell.Words {
+			end = use.I // its options, not its command's
+		}
+		if opts := r.optionCommands(sc, name, rn, words[:end], lit[:end], text); len(opts) > 0 {
+			rest := rn
+			rest.Options = nil
+			return seq(append(opts, r.wrapper(sc, name, rest, words, lit, text, stdin, inShell))...)
+		}
+	}
 	switch use.How {
 	case shell.Nothing:
 		if use.Option != "" { // command -v docker: a command that runs no other
@@ -312,6 +352,55 @@ func (r *reader) wrapper(sc *scope, name string, rn shell.Runner, words []string
 	// The command runs in the same shell for builtin, command, exec and
 	// time; as a program (no functions) for the others.
 	return r.dispatch(sc, words[use.I:], lit[use.I:], text, stdin, inShell && rn.Same)
+}
+
+// dataProgram reads a program of shell's Runner table whose words are
+// data (rsync, tar, vim, psql, ...): it runs the commands its options
+// hold (rsync -e CMD, tar --to-command=CMD, vim -c '!CMD'), and those its
+// stdin holds after one of its escapes (psql reading '\! CMD').
+func (r *reader) dataProgram(sc *scope, name string, rn shell.Runner, words []string, lit []bool, text string, stdin input) *Node {
+	out := []*Node{runNode(words, lit, text)}
+	out = append(out, r.optionCommands(sc, name, rn, words, lit, text)...)
+	if len(rn.Stdin) > 0 {
+		switch {
+		case stdin.known:
+			for _, c := range rn.StdinCommands(stdin.text) {
+				out = append(out, r.runString(sc.shellOf, sc, []string{c}, []bool{true}, "", text, input{}, name))
+			}
+		case !stdin.file && stdin.src != "":
+			// Its own language from a pipe guard cannot read: what the
+			// pipe's commands name decides.
+			out = append(out, &Node{Kind: Unread, Text: stdin.src + " | " + text,
+				Reason: name + " reads commands from " + stdin.describe() + ", which guard cannot see, and may run one in a shell"})
+		}
+	}
+	return seq(out...)
+}
+
+// optionCommands reads the commands the options of rn.Options hold among
+// words (see shell.Runner.Commands): each as a string a shell runs, once,
+// or a number of times guard cannot count.
+func (r *reader) optionCommands(sc *scope, name string, rn shell.Runner, words []string, lit []bool, text string) []*Node {
+	var out []*Node
+	// The program gives the command what it needs (rsync -e ssh: a host
+	// and rsync's own command), not a script on its stdin.
+	none := input{known: true}
+	for _, f := range rn.Commands(words, lit) {
+		what := name + " " + f.Option
+		var n *Node
+		if f.Literal {
+			n = r.runString(sc.shellOf, sc, []string{f.Command}, []bool{true}, "", text, none, what)
+		} else if s, ok := r.holeScript([]string{f.Command}, []bool{false}, ""); ok {
+			n = r.unhole(r.runString(sc.shellOf, sc, []string{s}, []bool{true}, "", text, none, what), text)
+		} else {
+			n = &Node{Kind: Unread, Text: text, Reason: what + " runs a string guard cannot know before it runs", Hidden: true}
+		}
+		if f.Repeats != "" {
+			n = loop(Unknown, f.Repeats, n)
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 func trues(n int) []bool {
@@ -474,7 +563,7 @@ func (r *reader) xargs(sc *scope, words []string, lit []bool, text string, stdin
 		case "-d", "--delimiter":
 			delim = val
 		case "-a", "--arg-file":
-			if m, ok := r.marks[val]; ok {
+			if m, ok := r.fileMark(val); ok {
 				in = m
 			} else {
 				in = input{what: "the file " + val, file: true}
@@ -671,10 +760,12 @@ func (r *reader) ssh(sc *scope, words []string, lit []bool, text string, stdin i
 		}
 	}
 	i++ // the host
+	rn, _ := shell.LookupRunner("ssh")
+	local := r.optionCommands(sc, "ssh", rn, words[:min(i, len(words))], lit[:min(i, len(words))], text)
 	if i >= len(words) {
-		return r.stdinScript(sc.remote, sc, stdin, text, "ssh")
+		return seq(append(local, r.stdinScript(sc.remote, sc, stdin, text, "ssh"))...)
 	}
-	return r.runString(sc.remote, sc, words[i:], lit[i:], " ", text, stdin, "ssh")
+	return seq(append(local, r.runString(sc.remote, sc, words[i:], lit[i:], " ", text, stdin, "ssh"))...)
 }
 
 // parallel reads GNU parallel: CMD ::: ARG... runs CMD ARG (or CMD with

@@ -3,7 +3,9 @@ package bash
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -439,7 +441,7 @@ func (r *reader) stmt(sc *scope, st *syntax.Stmt, stdin input) *Node {
 			if rd.N == nil || rd.N.Value == "0" {
 				in = input{what: "the file " + sc.text(rd.Word), file: true}
 				if s, ok := r.literal(sc, rd.Word); ok {
-					if m, ok := r.marks[s]; ok {
+					if m, ok := r.fileMark(s); ok {
 						in = m
 					}
 				}
@@ -449,7 +451,68 @@ func (r *reader) stmt(sc *scope, st *syntax.Stmt, stdin input) *Node {
 	if st.Background || st.Coprocess || st.Disown {
 		sc = sc.subshell() // its assignments stay in it
 	}
-	return seq(append(pre, r.command(sc, st.Cmd, in))...)
+	n := seq(append(pre, r.command(sc, st.Cmd, in))...)
+	r.noteWrites(sc, st, stdin)
+	return n
+}
+
+// noteWrites notes what st writes to the files its output redirections
+// name (echo CMD > x.sh, cat > x.sh <<EOF), so that a script the line
+// writes and then runs (bash x.sh, ./x.sh, source x.sh, crontab x) is read
+// as the script it is; one whose text guard cannot tell is a script it
+// cannot see.
+func (r *reader) noteWrites(sc *scope, st *syntax.Stmt, stdin input) {
+	for i, rd := range st.Redirs {
+		switch rd.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.ClbOut, syntax.RdrAll, syntax.AppAll:
+		default:
+			continue
+		}
+		if rd.N != nil && rd.N.Value != "1" {
+			continue
+		}
+		path, ok := r.literal(sc, rd.Word)
+		if !ok {
+			continue
+		}
+		rest := *st
+		rest.Redirs = append(slices.Clone(st.Redirs[:i]), st.Redirs[i+1:]...)
+		out := r.output(sc, &rest, stdin)
+		r.write(path, out, rd.Op == syntax.AppOut || rd.Op == syntax.AppAll, sc.text(st))
+	}
+}
+
+// write notes that the line writes out to the file path (appends, if
+// add), by the command src.
+func (r *reader) write(path string, out input, add bool, src string) {
+	key := cleanPath(path)
+	if old, ok := r.marks[key]; add && ok && old.known && out.known {
+		out.text = old.text + out.text
+	} else if add && (!ok || !old.known) {
+		out = input{}
+	}
+	if !out.known {
+		out = input{what: "the file " + path + ", which the command writes with " + clip(strings.TrimRight(src, "; \t\n&"), 80)}
+	}
+	r.marks[key] = out
+}
+
+// fileMark returns what the line wrote to the file path, if it did (or
+// what a <(...) path holds).
+func (r *reader) fileMark(path string) (input, bool) {
+	if m, ok := r.marks[path]; ok {
+		return m, true
+	}
+	m, ok := r.marks[cleanPath(path)]
+	return m, ok
+}
+
+// cleanPath is path as a key of the files the line writes: ./x.sh is x.sh.
+func cleanPath(p string) string {
+	if p == "" || strings.HasPrefix(p, "/dev/") {
+		return p
+	}
+	return filepath.Clean(p)
 }
 
 // heredoc returns what the here-document rd feeds its command.
@@ -648,6 +711,7 @@ func (r *reader) call(sc *scope, x *syntax.CallExpr, stdin input) *Node {
 	if len(x.Args) == 0 {
 		for _, a := range x.Assigns {
 			r.assign(sc, a, false)
+			pre = append(pre, r.commandVar(sc, a)...)
 		}
 		return seq(pre...)
 	}
@@ -656,6 +720,7 @@ func (r *reader) call(sc *scope, x *syntax.CallExpr, stdin input) *Node {
 		env = sc.fork()
 		for _, a := range x.Assigns {
 			r.assign(env, a, true)
+			pre = append(pre, r.commandVar(env, a)...)
 		}
 	}
 	// An alias is expanded as text, before the words are.
@@ -743,7 +808,38 @@ func (r *reader) decl(sc *scope, x *syntax.DeclClause) *Node {
 			sc.export(a.Name.Value, exported)
 		default:
 			r.assign(sc, a, exported)
+			pre = append(pre, r.commandVar(sc, a)...)
 		}
 	}
 	return seq(pre...)
+}
+
+// commandVar reads the command a program may run from the variable a sets,
+// if it is one of those (shell.CommandVar: GIT_SSH_COMMAND, EDITOR,
+// LESSOPEN, BASH_ENV, ...): a program the line runs may run it, so it is
+// read as if it ran, once.
+func (r *reader) commandVar(sc *scope, a *syntax.Assign) []*Node {
+	if a.Name == nil || a.Value == nil || a.Index != nil || a.Array != nil {
+		return nil
+	}
+	how := shell.CommandVar(a.Name.Value)
+	if how == "" {
+		return nil
+	}
+	what := "the command in " + a.Name.Value
+	v, ok := r.literal(sc, a.Value)
+	if !ok {
+		return []*Node{{Kind: Unread, Text: sc.text(a), Reason: what + " cannot be known before it runs", Hidden: true}}
+	}
+	if how == "file" {
+		if in, ok := r.fileMark(v); ok {
+			return []*Node{r.stdinScript(sc.shellOf, sc, in, sc.text(a), a.Name.Value)}
+		}
+		return nil
+	}
+	v = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(v), "|"), "%s")) // LESSOPEN="|cmd %s"
+	if v == "" {
+		return nil
+	}
+	return []*Node{r.runString(sc.shellOf, sc, []string{v}, []bool{true}, "", sc.text(a), input{}, a.Name.Value)}
 }

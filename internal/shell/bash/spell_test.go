@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestSpellings: every way bash spells a word shows the word in one of the
@@ -57,10 +56,13 @@ func TestSpellings(t *testing.T) {
 	}
 }
 
-// TestSpellingsIsLinear: megabytes are spelled out at once, whatever they
-// hold.
-func TestSpellingsIsLinear(t *testing.T) {
-	for _, s := range []string{
+// megabytes are inputs that a reader that is not linear would spend
+// minutes on: TestSpellingsOfMegabytes runs them (a slip to quadratic time
+// hangs it past go test's timeout, which no slow machine does), and
+// BenchmarkSpellingsOfMegabytes times them. The test asserts no time:
+// speed is measured by benchmarks, never by tests.
+var megabytes = func() []string {
+	return []string{
 		strings.Repeat(`$'\x24\x27`, 1<<19),
 		strings.Repeat("${", 1<<20),
 		strings.Repeat(`d\'"o`, 1<<20),
@@ -72,11 +74,24 @@ func TestSpellingsIsLinear(t *testing.T) {
 		strings.Repeat("${x#", 1<<19),
 		strings.Repeat("`", 1<<20),
 		strings.Repeat("}{", 1<<20),
-	} {
-		start := time.Now()
-		Spellings(s)
-		if d := time.Since(start); d > time.Second {
-			t.Errorf("Spellings of %d bytes took %v", len(s), d)
+	}
+}
+
+func TestSpellingsOfMegabytes(t *testing.T) {
+	for _, s := range megabytes() {
+		for _, sp := range Spellings(s) {
+			if len(sp) > 4*len(s) {
+				t.Errorf("a spelling of %d bytes is %d bytes long", len(s), len(sp))
+			}
+		}
+	}
+}
+
+func BenchmarkSpellingsOfMegabytes(b *testing.B) {
+	in := megabytes()
+	for b.Loop() {
+		for _, s := range in {
+			Spellings(s)
 		}
 	}
 }
