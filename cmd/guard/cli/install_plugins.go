@@ -247,9 +247,10 @@ type autoHook struct {
 	Timeout int    `json:"timeout"`
 }
 
-// autoCommand is the command of the SessionStart hook for the guard bin.
+// autoCommand is the command of the SessionStart hook for the guard bin,
+// which it also gives the hooks it wraps (a bare guard included).
 func autoCommand(bin string) string {
-	return shell.Quote(bin) + " install --plugins --session-start"
+	return shell.Quote(bin) + " install --plugins --session-start --binary " + shell.Quote(bin)
 }
 
 // isAutoHook reports whether a hook object (its JSON) is the SessionStart
@@ -259,8 +260,15 @@ func isAutoHook(hook []byte) bool {
 	if err != nil || len(h) != 1 || h[0].Exec {
 		return false
 	}
-	words := strings.Fields(h[0].Command)
-	return len(words) == 4 && claude.IsGuardPath(strings.Trim(words[0], `'`)) && strings.Join(words[1:], " ") == "install --plugins --session-start"
+	cs, err := shell.Parse(h[0].Command)
+	if err != nil || len(cs) != 1 || len(cs[0].Assigns) > 0 {
+		return false
+	}
+	words := cs[0].Words
+	if len(words) < 4 || !claude.IsGuardPath(words[0]) || strings.Join(words[1:4], " ") != "install --plugins --session-start" {
+		return false
+	}
+	return len(words) == 4 || len(words) == 6 && words[4] == "--binary"
 }
 
 // addAutoHook adds the SessionStart hook to the user's settings, unless
