@@ -26,6 +26,12 @@ services in your state files. Install it once:
           (or add 'source <(guard completion zsh)' to ~/.zshrc, after compinit)
    fish:  guard completion fish > ~/.config/fish/completions/guard.fish
 
+On Windows, use the bash script in Git Bash (which Claude Code runs hooks
+with): add 'source <(guard completion bash)' to ~/.bashrc there (it is
+not tried on Windows in CI, which runs Linux only). PowerShell and cmd get
+no completion: guard has no script for them (urfave/cli, which guard's
+completion is built on, offers none that completes a command's words).
+
 Completing never runs or records anything. After "--", and from the command
 of 'guard run' or 'guard cooldown run' on, the shell completes file names.
 Keys with control characters are not offered (type them with $'...').

@@ -47,6 +47,10 @@ that the state can be read and written (its directory made), open circuits
 and spent budgets. A run that found no settings file to check says so, as a
 warning; Claude Code reads a project's settings only when started in its
 directory, and doctor names them when they are above the current one.
+Last, the platform: the filesystem the state is on (a network filesystem
+or FAT is a warning: guard's promises hold less there), and, on macOS and
+Windows, what that system cannot keep of guard's promises, as notes
+(docs/platforms.md).
 
 A hook behind guard that looks like a policy (it exits 2 or denies, as
 install's warning reads it) and does not fail closed (neither --on-skip
@@ -54,8 +58,9 @@ block nor on_skip: block in a hooks: rule) is listed as a warning: while
 guard skips it, Claude Code allows what it would have stopped.
 
 Each problem comes with a fix. Exits 0 when all is well, 1 with problems
-(warnings do not count). --json prints {ok, checked: [{what, detail}],
-problems: [{where, problem, fix}], warnings: [{where, problem, fix}]}.
+(warnings and notes do not count). --json prints {ok, checked: [{what,
+detail}], problems: [{where, problem, fix}], warnings: [{where, problem,
+fix}], notes: [{where, problem, fix}]}.
 
 Examples:
    guard doctor
@@ -75,6 +80,9 @@ type doctorReport struct {
 	Checked  []doctor.Checked `json:"checked"`
 	Problems []doctor.Finding `json:"problems"`
 	Warnings []doctor.Finding `json:"warnings"`
+	// Notes are what this platform cannot keep of guard's promises, or
+	// keeps otherwise (doctor_platform.go): not problems, nothing to fix.
+	Notes []doctor.Finding `json:"notes"`
 }
 
 func (e *env) doctor(c *cli.Context) error {
@@ -96,7 +104,7 @@ func (e *env) doctor(c *cli.Context) error {
 	if cfg, err := e.loadConfig(c); err == nil {
 		denv.OnSkipBlock = func(h claude.Hook) bool { return cfg.For(ruleKey(h)).OnSkip == "block" }
 	}
-	r := doctorReport{Checked: []doctor.Checked{}, Problems: []doctor.Finding{}, Warnings: []doctor.Finding{}}
+	r := doctorReport{Checked: []doctor.Checked{}, Problems: []doctor.Finding{}, Warnings: []doctor.Finding{}, Notes: []doctor.Finding{}}
 	found := func(fs []doctor.Finding) {
 		for _, f := range fs {
 			if f.Warning {
@@ -129,6 +137,10 @@ func (e *env) doctor(c *cli.Context) error {
 		r.Checked = append(r.Checked, ch)
 		found(fs)
 	})
+	platform, fs, notes := e.doctorPlatform(c)
+	r.Checked = append(r.Checked, platform)
+	found(fs)
+	r.Notes = append(r.Notes, notes...)
 
 	r.OK = len(r.Problems) == 0
 	if c.Bool("json") {
@@ -379,6 +391,12 @@ func writeProbe(dir string) error {
 func writeDoctor(e *env, r doctorReport) {
 	for _, ch := range r.Checked {
 		fmt.Fprintf(e.stdout, "checked  %s: %s\n", view.Printable(ch.What), ch.Detail)
+	}
+	if len(r.Notes) > 0 {
+		fmt.Fprintf(e.stdout, "\nWhat %s does not keep (docs/platforms.md):\n", r.Notes[0].Where)
+		for _, n := range r.Notes {
+			fmt.Fprintf(e.stdout, " -  %s\n    instead: %s\n", view.Printable(n.Problem), view.Printable(n.Fix))
+		}
 	}
 	if len(r.Warnings) > 0 {
 		fmt.Fprintf(e.stdout, "\n%d %s (not counted as problems):\n", len(r.Warnings), plural(len(r.Warnings), "warning", "warnings"))
