@@ -34,12 +34,14 @@ var unmarshalerType = reflect.TypeFor[yaml.Unmarshaler]()
 
 // value decodes n into v, which is settable.
 func (d *fastDecoder) value(n *yaml.Node, v reflect.Value) bool {
-	// fastParse leaves a plain scalar's tag to be resolved (ShortTag).
-	tag := n.ShortTag()
-	if n.Kind == yaml.ScalarNode && tag != "!!str" && tag != "!!int" && tag != "!!float" && tag != "!!bool" {
-		return false // null, binary, a timestamp, the merge key
-	}
 	if n.Anchor != "" || n.Kind == yaml.AliasNode {
+		return false
+	}
+	plain := n.Kind == yaml.ScalarNode && n.Tag == "" && n.Style == 0
+	if n.Kind == yaml.ScalarNode && !plain && n.Tag != "!!str" {
+		return false // null (fastParse's empty value), or a tag of its own
+	}
+	if plain && (nullValue(n.Value) || n.Value == "<<") {
 		return false
 	}
 	if v.Kind() == reflect.Pointer {
@@ -70,7 +72,8 @@ func (d *fastDecoder) value(n *yaml.Node, v reflect.Value) bool {
 		v.SetString(n.Value)
 		return true
 	case reflect.Int:
-		if n.Kind != yaml.ScalarNode || tag != "!!int" || !decimal(n.Value) {
+		// A plain decimal number is what yaml.v3 resolves to an int.
+		if !plain || !decimal(n.Value) {
 			return false
 		}
 		i, err := strconv.Atoi(n.Value)
@@ -80,7 +83,7 @@ func (d *fastDecoder) value(n *yaml.Node, v reflect.Value) bool {
 		v.SetInt(int64(i))
 		return true
 	case reflect.Bool:
-		if n.Kind != yaml.ScalarNode || tag != "!!bool" {
+		if !plain {
 			return false
 		}
 		switch n.Value {
@@ -169,10 +172,38 @@ func (d *fastDecoder) list(n *yaml.Node, v reflect.Value) bool {
 	return true
 }
 
-// plainKey reports whether k is a key fastDecode reads as it is: a string
-// that is not the merge key.
+// nullValue reports whether a plain scalar's value is YAML's null.
+func nullValue(v string) bool {
+	switch v {
+	case "", "~", "null", "Null", "NULL":
+		return true
+	}
+	return false
+}
+
+// plainKey reports whether k is a key fastDecode reads as it is: a string,
+// quoted, or plain and starting with a letter or _ (which yaml.v3 resolves
+// to a string unless it is one of its words for true, false or null).
 func plainKey(k *yaml.Node) bool {
-	return k.Kind == yaml.ScalarNode && k.ShortTag() == "!!str" && k.Value != "<<" && k.Anchor == ""
+	if k.Kind != yaml.ScalarNode || k.Anchor != "" {
+		return false
+	}
+	if k.Tag == "!!str" {
+		return true
+	}
+	if k.Tag != "" || k.Style != 0 || k.Value == "" {
+		return false
+	}
+	switch c := k.Value[0]; {
+	case c == '_', c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+	default:
+		return false
+	}
+	switch k.Value {
+	case "true", "True", "TRUE", "false", "False", "FALSE", "null", "Null", "NULL":
+		return false
+	}
+	return true
 }
 
 // seenBefore reports whether the key at Content[i] of the mapping n is

@@ -58,9 +58,10 @@ var fastDecodeCases = []struct {
 	{"hooks:\n  - match: \"*lint*\"\n    failure_threshold: 5\n    timeout: 30s\n  - regex: '^uv run'\n    cooldown: 1m\n", true},
 	{"logging: {max_size: 10MiB, max_files: 3}\n", true},
 	{"cooldown:\n  actions:\n    restart: {field: restarts, limit: 2, window: 4h}\n  patterns:\n    - {regex: 'a(?P<service>b)', action: restart}\n", true},
-	{"state_file: 12\n", true},                           // a number as a string: its text
-	{"notice: true\n", true},                             // so is a boolean
-	{"circuit_breaker: {failure_threshold: -1}\n", true}, // apply refuses it, not the decoder
+	{"state_file: 12\n", true},                            // a number as a string: its text
+	{"notice: true\n", true},                              // so is a boolean
+	{"circuit_breaker:\n  failure_threshold: -1\n", true}, // apply refuses it, not the decoder
+	{"circuit_breaker: {failure_threshold: -1}\n", false}, // yaml.v3 parses it: its tree goes its way
 	{"circuit_breaker: {success_exit_codes: [], exclude: []}\nhooks: []\ncooldown: {actions: {}, patterns: []}\n", true},
 	{"hooks:\n  -\n    match: x\n", true},
 	{"unknown: 1\n", false},                                // checkKeys names it
