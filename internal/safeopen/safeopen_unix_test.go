@@ -37,7 +37,7 @@ func TestOpenNeverWaits(t *testing.T) {
 		{fifoLink, "is a FIFO, not a regular file"},
 		{"/dev/zero", "is a character device, not a regular file"},
 		{"/dev/null", "-"}, // the one device: read as empty
-		{"/dev/tty", ""}, // may not exist here; if it opens, it is refused
+		{"/dev/tty", ""},   // may not exist here; if it opens, it is refused
 		{dir, "is a directory, not a regular file"},
 		{regular, ""},
 		{link, ""},
