@@ -26,6 +26,10 @@ func (e *env) fallback(cfg *config.Config, b config.Breaker, key, msg string) er
 	if cfg.Notice != "none" {
 		e.notef("%s; ran its fallback instead", view.Printable(msg))
 	}
+	// The skip's own status, should the fallback fail, is found now: it
+	// may read the payload (a WorktreeCreate hook's), which the fallback
+	// then gets as it is.
+	skipCode := e.skipExit(cfg, b)
 	fb := e.hookBudget(config.Breaker{Timeout: b.FallbackTimeout, KillGrace: b.KillGrace})
 	shell := ShellPath(e.runShell)
 	if e.sigsReady != nil {
@@ -66,9 +70,8 @@ func (e *env) fallback(cfg *config.Config, b config.Breaker, key, msg string) er
 	case res.Interrupted != nil:
 		return exit(res.ExitCode) // guard's caller ended the call: 128+n
 	case failed:
-		code := e.skipExit(cfg, b)
-		e.warnf("the fallback of %s failed (%s); exit %d, as the skip would without it", circuit.KeyWord(key), view.Printable(ev.Error), code)
-		return exit(code)
+		e.warnf("the fallback of %s failed (%s); exit %d, as the skip would without it", circuit.KeyWord(key), view.Printable(ev.Error), skipCode)
+		return exit(skipCode)
 	}
 	return exit(res.ExitCode)
 }
