@@ -1,6 +1,7 @@
 package circuit
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -50,12 +51,36 @@ func (p *Protocol) self() store.Holder {
 	return p.Self
 }
 
+// An UnrecordedSkipError is Admit's skip of a call, decided from the
+// lock-free read, when the update that would count it failed with Err (the
+// lock did not come in time): the call is skipped all the same.
+type UnrecordedSkipError struct{ Err error }
+
+func (e *UnrecordedSkipError) Error() string { return "skip not recorded: " + e.Err.Error() }
+func (e *UnrecordedSkipError) Unwrap() error { return e.Err }
+
 // Admit decides whether key may run now, and returns the circuit it
 // decided on.
+//
+// A call the lock-free read shows may run, changing nothing (a closed
+// circuit), is decided from it alone. Every other call is decided again
+// under the lock; but a skip the lock-free read already showed (an open
+// circuit not yet due for a probe, probes in flight), changing nothing, is
+// not turned into a run when the lock does not come (held by a stopped
+// guard, say): the call is skipped all the same, and Admit returns that
+// decision with an *UnrecordedSkipError, since the skip was not counted
+// (faults #4). A tripped hook never runs unguarded while its circuit is
+// known to be open.
 func (p *Protocol) Admit(key string, s breaker.Settings, now time.Time) (breaker.Decision, breaker.Circuit, error) {
+	var peeked *breaker.Decision
+	var pc breaker.Circuit
 	if c, err := p.Circuits.Peek(key); err == nil {
-		if d := c.Admit(s, now, breaker.Lease{Host: p.Self.Host, PID: p.Self.PID}, p.Live.Lease); d.Run && !d.Changed {
+		d := c.Admit(s, now, breaker.Lease{Host: p.Self.Host, PID: p.Self.PID}, p.Live.Lease)
+		if d.Run && !d.Changed {
 			return d, c, nil
+		}
+		if !d.Run && !d.Changed && len(d.Events) == 0 {
+			peeked, pc = &d, c
 		}
 	}
 	h := p.self()
@@ -72,6 +97,9 @@ func (p *Protocol) Admit(key string, s breaker.Settings, now time.Time) (breaker
 	})
 	if err == nil {
 		p.moved(key, c, dec.Events)
+	}
+	if err != nil && peeked != nil && errors.Is(err, store.ErrBusy) {
+		return *peeked, pc, &UnrecordedSkipError{Err: err}
 	}
 	return dec, c, err
 }
