@@ -204,7 +204,11 @@ func TestInstallPluginsInPlace(t *testing.T) {
 	hooksFile := filepath.Join(root, "hooks", "hooks.json")
 	orig := h.read(hooksFile)
 
-	code, out, stderr := h.guard("install", "--plugins", "--binary", guardBin)
+	code, out, stderr := h.guard("install", "--plugins", "--dry-run", "--binary", guardBin)
+	if code != 0 || !strings.Contains(out, "+++ "+hooksFile+" (install)") || !strings.Contains(out, `+            "args": [`) || h.read(hooksFile) != orig {
+		t.Fatalf("install --plugins --dry-run: exit %d, the file changed: %v\n%s%s", code, h.read(hooksFile) != orig, out, stderr)
+	}
+	code, out, stderr = h.guard("install", "--plugins", "--binary", guardBin)
 	if code != 0 || !strings.Contains(out, "plugin safety-net@mkt: wrapped 1 hooks in "+hooksFile) {
 		t.Fatalf("install --plugins: exit %d\n%s%s", code, out, stderr)
 	}
