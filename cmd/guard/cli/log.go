@@ -23,10 +23,11 @@ recent M (so --limit 20 --offset 20 is the page before the last 20).
 not parse are skipped, and guard says how many.
 
 Each line has time (RFC 3339) and ts_ms (Unix milliseconds), event (run,
-skip, transition, reaped, rejected, reset, trip, probe, quarantine, import,
-cooldown, cooldown_record, cooldown_health, mark) and, as they apply, key,
-action, outcome, exit, duration_ms, error, probe, from, to, reason, verdict,
-state, until, used, limit, pid, file and host. A skip or rejected event (a
+skip, transition, reaped, rejected, reset, trip, probe, disable, enable,
+retry, fallback, notify, quarantine, import, cooldown, cooldown_record,
+cooldown_health, mark) and, as they apply, key, action, outcome, exit,
+duration_ms, error, probe, from, to, reason, verdict, state, until, used,
+limit, pid, file, host and user (who gave guard disable or enable). A skip or rejected event (a
 call guard did not run) has verdict "blocked" (on_skip: block: the action was
 blocked) or "allowed" (it went ahead), and the text says which: "skipped,
 action blocked: circuit open until ...".
