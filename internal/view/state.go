@@ -232,6 +232,9 @@ func (s Standing) Brief() string {
 		}
 		return fmt.Sprintf("%s/%s of %d in %s", shown, percent(limit), s.Calls, s.Window)
 	}
+	if s.Threshold == 0 { // no rule known (no config applied)
+		return fmt.Sprint(s.Failures)
+	}
 	return fmt.Sprintf("%d/%d", s.Failures, s.Threshold)
 }
 
