@@ -223,6 +223,7 @@ func (e *env) guardRun(l runLine) (err error) {
 		// The circuit is open, as the lock-free read showed: skipped, not
 		// run unguarded, though the lock did not come (faults #4).
 		e.warnf("state lock not obtained within %s; the skip of %q is not recorded", config.FormatDuration(cfg.LockTimeout), key)
+		e.logGuardSkip(key, b, string(dec.Skip), fmt.Sprintf("state lock not obtained within %s: not counted", config.FormatDuration(cfg.LockTimeout)))
 		err = nil
 	}
 	if err != nil {
@@ -494,16 +495,17 @@ func (e *env) recordWait(cfg *config.Config, begun time.Time) time.Duration {
 	return wait
 }
 
-// logGuardSkip logs a skip guard decided on its own failure (failure_mode:
-// closed), with its verdict, where the event log takes an event without
-// the state (store.Appender); that may fail for the reason the state did,
-// and then the warning is all there is.
-func (e *env) logGuardSkip(key string, b config.Breaker, why string) {
+// logGuardSkip logs a skip guard decided without the state's lock (on
+// its own failure under failure_mode: closed, or on an open circuit the
+// lock-free read showed), with its reason and verdict, where the event
+// log takes an event without the state (store.Appender); that may fail
+// for the reason the state did, and then the warning is all there is.
+func (e *env) logGuardSkip(key string, b config.Breaker, reason, why string) {
 	if e.runHooks == nil {
 		return
 	}
 	if a, ok := e.runHooks.Events.(store.Appender); ok {
-		a.Append(store.Event{Time: e.now(), Event: store.EventSkip, Key: key, Reason: store.SkipFailureMode,
+		a.Append(store.Event{Time: e.now(), Event: store.EventSkip, Key: key, Reason: reason,
 			Verdict: store.VerdictOf(b.OnSkip == "block"), Error: why})
 	}
 }
@@ -521,7 +523,7 @@ func (e *env) guardFailed(cfg *config.Config, b config.Breaker, argv []string, k
 		why = fmt.Sprintf("state lock not obtained within %s", config.FormatDuration(cfg.LockTimeout))
 	}
 	if cfg.FailureMode == "closed" {
-		e.logGuardSkip(key, b, why)
+		e.logGuardSkip(key, b, store.SkipFailureMode, why)
 		if b.OnSkip == "block" {
 			return e.block(fmt.Sprintf("guard: skipped %s: %s, and failure_mode is closed; fix that ('guard doctor' checks the state), or set failure_mode: open to run hooks when guard cannot decide", circuit.KeyWord(key), why))
 		}
