@@ -7,6 +7,7 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // globRegexp compiles a glob over a whole key. Keys are command lines, so
@@ -146,18 +147,17 @@ func OutputPatterns(patterns []string) []*regexp.Regexp {
 
 // builtinPattern reports whether regex is the regex of one of guard's own
 // patterns: the default ones, or a preset's.
-func builtinPattern(regex string) bool {
+func builtinPattern(regex string) bool { return builtinPatterns()[regex] }
+
+var builtinPatterns = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
 	for _, p := range defaultPatterns() {
-		if p.Regex == regex {
-			return true
-		}
+		m[p.Regex] = true
 	}
 	for _, preset := range Presets {
 		for _, p := range preset().Patterns {
-			if p.Regex == regex {
-				return true
-			}
+			m[p.Regex] = true
 		}
 	}
-	return false
-}
+	return m
+})

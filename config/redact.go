@@ -37,6 +37,11 @@ func Redact(s string) string {
 
 // redactURLs hides the secrets of the PostgreSQL URLs in text.
 func redactURLs(s string) string {
+	if !containsFold(s, "postgres") {
+		// No URL to look for: the common case (a path, a warning), which
+		// need not compile and run schemeRE.
+		return s
+	}
 	locs := schemeRE().FindAllStringIndex(s, -1)
 	if len(locs) == 0 {
 		return s
@@ -94,6 +99,21 @@ func isLocation(s string) bool {
 	lower := strings.ToLower(s)
 	return (strings.HasPrefix(lower, "postgres:") || strings.HasPrefix(lower, "postgresql:")) &&
 		!strings.ContainsAny(s, "\n\r\"'`") && !strings.Contains(s, ": ")
+}
+
+// containsFold reports whether s holds the ASCII word w (lower case) in any
+// case.
+func containsFold(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		j := 0
+		for j < len(w) && (s[i+j]|0x20) == w[j] {
+			j++
+		}
+		if j == len(w) {
+			return true
+		}
+	}
+	return false
 }
 
 // schemeRE matches the scheme of a PostgreSQL URL, at the start of a word.
