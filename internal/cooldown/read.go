@@ -597,14 +597,14 @@ func (f *folder) namesProgram(text string) bool {
 }
 
 // spelled reports whether is holds for a word of text, or of a copy of it
-// with its quotes, backslashes and escapes taken out (bash.Spellings):
+// with its quotes, backslashes and escapes taken out (shell.Spellings):
 // text guard cannot read may spell docker d\ocker, d""ocker or
 // $'\x64ocker', and bash runs docker all the same.
 func spelled(text string, is func(string) bool) bool {
 	if anyToken(text, is) {
 		return true
 	}
-	for _, sp := range bash.Spellings(text) {
+	for _, sp := range shell.Spellings(text) {
 		if anyToken(sp, is) {
 			return true
 		}

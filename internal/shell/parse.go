@@ -150,8 +150,12 @@ func (c Command) Program() []string {
 				return nil
 			}
 			return w
+		case Shell:
+			if use.I >= len(w) {
+				return nil // a shell reading stdin
+			}
 		case Script, Split:
-			inner, err := Parse(w[use.I])
+			inner, err := Parse(use.Value(w))
 			if err != nil || len(inner) != 1 || lit != nil && !lit[use.I] {
 				return w
 			}

@@ -34,6 +34,10 @@ type Runner struct {
 	// script -c); Split, options whose value is split into the command's
 	// first words (env -S).
 	Script, Split []string
+	// Shell are options with which it runs a shell (sudo -s, sudo -i): the
+	// words after its options are a string that shell runs, and with none
+	// the shell reads its script from stdin.
+	Shell []string
 	// Same says the command runs in the same shell, where the shell's
 	// functions and builtins are (builtin, command, exec, time); else it
 	// is a program exec runs.
@@ -55,9 +59,9 @@ type Runner struct {
 	// Remote says the command in its words runs on another host (ssh
 	// HOST CMD): Program does not take it off either.
 	Remote bool
-	// Stdin, for a Data program with escapes, says it reads its own
-	// language from stdin too (psql, sqlite3, gdb, ed): a command after an
-	// escape there runs as well (see CommandOption.Escape).
+	// Stdin are the escapes of its own language it reads from stdin too
+	// (psql, sqlite3, gdb, ed): a command after one there runs as well
+	// (see CommandOption.Escape).
 	Stdin []string
 }
 
@@ -103,6 +107,9 @@ const (
 	// Split: the word at I is split into the command's first words, and
 	// the words after it follow them.
 	Split
+	// Shell: a shell runs the words from I on, joined by spaces (sudo -s
+	// CMD); with none (I past the words), it reads its script from stdin.
+	Shell
 )
 
 // A Use is what a Runner's words run: how, and from which word.
@@ -112,6 +119,18 @@ type Use struct {
 	// Option is the option that gave a Script or Split string ("-c"), or
 	// that says it runs Nothing ("-v").
 	Option string
+	// Joined says the string is the value of the word at I itself
+	// (--split-string=STRING): see Use.Value.
+	Joined bool
+}
+
+// Value returns the Script or Split string u found in words.
+func (u Use) Value(words []string) string {
+	if u.Joined {
+		_, v, _ := strings.Cut(words[u.I], "=")
+		return v
+	}
+	return words[u.I]
 }
 
 // runners are built when first used: guard run, on every call, never
@@ -120,7 +139,8 @@ var runners = sync.OnceValue(func() map[string]Runner {
 	return map[string]Runner{
 		"sudo": {Valued: set("-u", "-g", "-C", "-h", "-p", "-U", "-r", "-t", "-D", "-T", "--user", "--group", "--host",
 			"--prompt", "--chdir", "--role", "--type", "--close-from", "--other-user", "--command-timeout"),
-			Assigns: true, NoRun: []string{"-e", "--edit", "-l", "--list", "-v", "--validate", "-k", "-K", "-V"}},
+			Assigns: true, NoRun: []string{"-e", "--edit", "-l", "--list", "-v", "--validate", "-k", "-K", "-V"},
+			Shell: []string{"-s", "--shell", "-i", "--login"}},
 		"doas":        {Valued: set("-u", "-C"), NoRun: []string{"-L"}},
 		"env":         {Valued: set("-u", "-C", "--unset", "--chdir", "-P", "--default-signal", "--ignore-signal", "--block-signal"), Assigns: true, Split: []string{"-S", "--split-string"}},
 		"nice":        {Valued: set("-n", "--adjustment")},
@@ -187,7 +207,8 @@ var runners = sync.OnceValue(func() map[string]Runner {
 		"gdb": {Valued: set("-ex", "-iex", "-x", "-ix", "-p", "-c", "-d", "-s", "-e", "-se", "-cd", "-D", "--pid", "--core",
 			"--directory", "--command", "--eval-command", "--init-command", "--init-eval-command", "--symbols", "--exec", "--data-directory"),
 			Options: map[string]CommandOption{"-ex": {Escape: []string{"shell ", "!"}}, "--eval-command": {Escape: []string{"shell ", "!"}},
-				"-iex": {Escape: []string{"shell ", "!"}}, "--init-eval-command": {Escape: []string{"shell ", "!"}}}},
+				"-iex": {Escape: []string{"shell ", "!"}}, "--init-eval-command": {Escape: []string{"shell ", "!"}}},
+			Stdin: []string{"shell ", "!"}},
 		"lftp":     {Data: true, Options: map[string]CommandOption{"-c": {Escape: []string{"!"}}, "-e": {Escape: []string{"!"}}}, Stdin: []string{"!"}},
 		"ed":       {Data: true, Stdin: []string{"!"}},
 		"zip":      {Data: true, Options: map[string]CommandOption{"-TT": {}, "--unzip-command": {}}},
@@ -342,6 +363,17 @@ var commandVars = sync.OnceValue(func() map[string]string {
 // ("file"), or neither ("").
 func CommandVar(name string) string { return commandVars()[name] }
 
+// RunnerNames returns the names of every program of the Runner table,
+// sorted.
+func RunnerNames() []string {
+	names := make([]string, 0, len(runners()))
+	for n := range runners() {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
 // LookupRunner returns the Runner of the program name (a base name: sudo,
 // not /usr/bin/sudo).
 func LookupRunner(name string) (Runner, bool) {
@@ -355,6 +387,7 @@ func LookupRunner(name string) (Runner, bool) {
 // command's program.
 func (rn Runner) Use(words []string, lit []bool) Use {
 	name := BaseName(words[0])
+	shell := false
 	i := 1
 	for i < len(words) {
 		a := words[i]
@@ -374,7 +407,20 @@ func (rn Runner) Use(words []string, lit []bool) Use {
 		if slices.Contains(rn.Split, a) && i+1 < len(words) {
 			return Use{How: Split, I: i + 1, Option: a}
 		}
+		if opt, _, ok := strings.Cut(a, "="); ok && strings.HasPrefix(opt, "--") {
+			// --split-string=STRING, --command=STRING: the value is in
+			// the word itself; Value says where.
+			if slices.Contains(rn.Script, opt) {
+				return Use{How: Script, I: i, Option: opt, Joined: true}
+			}
+			if slices.Contains(rn.Split, opt) {
+				return Use{How: Split, I: i, Option: opt, Joined: true}
+			}
+		}
 		if strings.HasPrefix(a, "-") && a != "-" {
+			if slices.Contains(rn.Shell, a) || len(rn.Shell) > 0 && len(a) > 2 && a[1] != '-' && strings.ContainsAny(a[1:], "si") {
+				shell = true
+			}
 			i++
 			if _, _, hasValue := strings.Cut(a, "="); !hasValue && OptionTakesValue(a, rn.Valued) {
 				i++
@@ -388,6 +434,9 @@ func (rn Runner) Use(words []string, lit []bool) Use {
 		break
 	}
 	i += rn.Skip
+	if shell {
+		return Use{How: Shell, I: i}
+	}
 	if i >= len(words) {
 		return Use{How: Nothing}
 	}
@@ -398,13 +447,22 @@ func (rn Runner) Use(words []string, lit []bool) Use {
 }
 
 // OptionTakesValue reports whether the option a takes the next word as its
-// value: it is one of valued, or a cluster of short options ending in one
-// (-dmS NAME).
+// value: it is one of valued, or a cluster of short options whose first
+// valued one ends it (-dmS NAME). One that does not end it takes the rest
+// of the word as its value (-uroot, -c2).
 func OptionTakesValue(a string, valued map[string]bool) bool {
 	if valued[a] {
 		return true
 	}
-	return len(a) > 2 && a[0] == '-' && a[1] != '-' && valued["-"+a[len(a)-1:]]
+	if len(a) <= 2 || a[0] != '-' || a[1] == '-' {
+		return false
+	}
+	for j := 1; j < len(a); j++ {
+		if valued["-"+a[j:j+1]] {
+			return j == len(a)-1
+		}
+	}
+	return false
 }
 
 var assignName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`) })

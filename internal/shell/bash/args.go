@@ -601,7 +601,7 @@ func (r *reader) wroteScript(sc *scope, words []string, in input, text string) *
 			}
 		}
 	}
-	return r.stdinScript(func(s string) *scope { return sc.shell(s, words[1:], trues(len(words)-1)) }, sc, in, text, words[0])
+	return r.stdinScript(func(s string) *scope { return sc.shell(s, words, trues(len(words))) }, sc, in, text, words[0])
 }
 
 // isShell reports whether name is a shell Read reads scripts of.
@@ -654,12 +654,15 @@ func (r *reader) tee(words []string, lit []bool, stdin input, text string) {
 // copyMarks notes that cp, mv or install copies a file the line wrote.
 func (r *reader) copyMarks(words []string, lit []bool) {
 	var files []string
+	valued := shell.Set("-m", "-o", "-g", "-S", "--mode", "--owner", "--group", "--suffix")
 	for i := 1; i < len(words); i++ {
-		if !lit[i] {
-			return
-		}
-		if !strings.HasPrefix(words[i], "-") {
-			files = append(files, words[i])
+		switch a := words[i]; {
+		case !lit[i] || a == "-t" || strings.HasPrefix(a, "--target-directory"):
+			return // a name guard cannot know, or files into a directory
+		case valued[a]:
+			i++
+		case !strings.HasPrefix(a, "-"):
+			files = append(files, a)
 		}
 	}
 	if len(files) != 2 {

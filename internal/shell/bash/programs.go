@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	"mvdan.cc/sh/v3/expand"
+
 	"guard/internal/shell"
 )
 
@@ -242,11 +244,13 @@ func (r *reader) callFunction(sc *scope, fs []function, words []string, lit []bo
 		return &Node{Kind: Unread, Text: text, Limit: true, Reason: "it calls functions more than " + strconv.Itoa(MaxDepth) + " deep, more than guard reads"}
 	}
 	if len(fs) == 1 && fs[0].body != nil { // the usual case: one definition
-		inner := &scope{state: sc.state, src: fs[0].src, depth: sc.depth + 1}
+		locals := map[string]*expand.Variable{}
+		inner := &scope{state: sc.state, src: fs[0].src, depth: sc.depth + 1, locals: &locals}
 		saved, savedLit := sc.params, sc.paramLit
 		sc.params, sc.paramLit = words[1:], lit[1:]
 		n := r.stmt(inner, fs[0].body, stdin)
 		sc.params, sc.paramLit = saved, savedLit
+		sc.restore(locals)
 		return n
 	}
 	var alts []*Node
@@ -258,11 +262,13 @@ func (r *reader) callFunction(sc *scope, fs []function, words []string, lit []bo
 			alts = append(alts, r.program(words, lit, text, stdin))
 			continue
 		}
-		inner := &scope{state: b.state, src: f.src, depth: sc.depth + 1}
+		locals := map[string]*expand.Variable{}
+		inner := &scope{state: b.state, src: f.src, depth: sc.depth + 1, locals: &locals}
 		saved, savedLit := b.params, b.paramLit
 		b.params, b.paramLit = words[1:], lit[1:]
 		alts = append(alts, r.stmt(inner, f.body, stdin))
 		b.params, b.paramLit = saved, savedLit
+		b.restore(locals)
 	}
 	sc.join(scopes...)
 	return alt(alts...)
@@ -320,6 +326,15 @@ func (r *reader) scriptFile(path string, stdin input) (input, bool) {
 // env, timeout, flock, ...), read from its words as shell.Runner.Use reads
 // them, which Command.Program shares.
 func (r *reader) wrapper(sc *scope, name string, rn shell.Runner, words []string, lit []bool, text string, stdin input, inShell bool) *Node {
+	if len(rn.Stdin) > 0 && stdin.known { // gdb prog <<< 'shell CMD': gdb reads its stdin
+		var cmds []*Node
+		for _, c := range rn.StdinCommands(stdin.text) {
+			cmds = append(cmds, r.runString(sc.shellOf, sc, []string{c}, []bool{true}, "", text, input{}, name))
+		}
+		rest := rn
+		rest.Stdin = nil
+		return seq(append(cmds, r.wrapper(sc, name, rest, words, lit, text, input{known: true}, inShell))...)
+	}
 	use := rn.Use(words, lit)
 	if len(rn.Options) > 0 {
 		end := len(words)
@@ -338,13 +353,18 @@ func (r *reader) wrapper(sc *scope, name string, rn shell.Runner, words []string
 			return runNode(words, lit, text)
 		}
 		return nil
+	case shell.Shell: // sudo -s [CMD]
+		if use.I >= len(words) {
+			return r.stdinScript(sc.shellOf, sc, stdin, text, name+" -s")
+		}
+		return r.runString(sc.shellOf, sc, words[use.I:], lit[use.I:], " ", text, stdin, name+" -s")
 	case shell.Script:
-		return r.runString(sc.shellOf, sc, words[use.I:use.I+1], lit[use.I:use.I+1], "", text, stdin, name+" "+use.Option)
+		return r.runString(sc.shellOf, sc, []string{use.Value(words)}, lit[use.I:use.I+1], "", text, stdin, name+" "+use.Option)
 	case shell.Split:
 		if !lit[use.I] {
 			return &Node{Kind: Unread, Text: text, Reason: name + " " + use.Option + " splits a string guard cannot know before it runs", Hidden: true}
 		}
-		inner := r.splitWords(words[use.I])
+		inner := r.splitWords(use.Value(words))
 		rest := append(inner, words[use.I+1:]...)
 		restLit := append(trues(len(inner)), lit[use.I+1:]...)
 		return r.dispatch(sc, rest, restLit, text, stdin, false)
@@ -440,6 +460,12 @@ func (r *reader) shellCommand(sc *scope, words []string, lit []bool, text string
 			break
 		}
 		if strings.HasPrefix(a, "--") {
+			if v, ok := strings.CutPrefix(a, "--command="); ok { // fish --command=STRING
+				words = append(append(slices.Clone(words[:i]), v), words[i+1:]...)
+				lit = append(append(slices.Clone(lit[:i]), true), lit[i+1:]...)
+				byString = true
+				break
+			}
 			i++
 			if a == "--rcfile" || a == "--init-file" {
 				i++
@@ -482,11 +508,14 @@ func (r *reader) shellCommand(sc *scope, words []string, lit []bool, text string
 		return r.unhole(r.script(inner, script, stdin), text)
 	case len(rest) > 0 && !fromStdin:
 		if in, ok := r.scriptFile(rest[0], stdin); ok {
-			return r.stdinScript(sc.shellOf, sc, in, text, name)
+			return r.stdinScript(func(s string) *scope { return sc.shell(s, rest, restLit) }, sc, in, text, name)
 		}
 		return r.program(words, lit, text, stdin) // a script file guard does not read, with its arguments
 	}
-	return r.stdinScript(sc.shellOf, sc, stdin, text, name)
+	// bash -s ARG...: the script on stdin, with ARG... as $1...
+	params := append([]string{name}, rest...)
+	paramLit := append([]bool{true}, restLit...)
+	return r.stdinScript(func(s string) *scope { return sc.shell(s, params, paramLit) }, sc, stdin, text, name)
 }
 
 // su reads su and runuser: -c STRING runs in a new shell; runuser -u

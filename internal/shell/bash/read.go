@@ -91,22 +91,8 @@ type Node struct {
 }
 
 // Read returns what bash would run for line, as far as guard can tell
-// without running anything. It follows what runs other commands: ;, &&,
-// ||, pipelines, subshells, $(...), <(...), if, case, for (unrolled over
-// literal words), while (an Unknown count), functions and aliases defined
-// in the line, eval, sh -c (bash, zsh, dash, ...), sudo, su -c, env,
-// nice, nohup, timeout, exec, command, time, xargs (with the input's
-// words where they are literal), find -exec, watch, ssh HOST CMD, trap,
-// parallel, guard run, git bisect run, entr, ansible -a, and a shell
-// reading a heredoc, a here-string or a literal pipe. A program it does
-// not know is marked MayRun: its words may hold a command it runs. Words are expanded as bash does ($'...', quotes,
-// backslashes, braces, variables set in the line), so that quoting cannot
-// hide a command. A word that needs what guard cannot know (a variable
-// from outside, a command's output) stays as written, not literal. A
-// line that does not parse is read up to the line before the error (bash
-// runs the lines before it), and the rest is Unread.
-//
-// Read never fails and is bounded by the limits above.
+// without running anything: see the package doc for what it follows,
+// expands and marks. Read never fails and is bounded by the limits above.
 func Read(line string) *Node {
 	return read(func(r *reader) *Node {
 		return r.script(newScope(line), line, input{known: true})
@@ -801,7 +787,20 @@ func (r *reader) decl(sc *scope, x *syntax.DeclClause) *Node {
 			}
 		}
 	}
+	// In a function, local, declare and typeset make their variables the
+	// function's own (but declare -g).
+	local := x.Variant != nil && (x.Variant.Value == "local" || x.Variant.Value == "declare" || x.Variant.Value == "typeset")
 	for _, a := range x.Args {
+		if a.Naked && a.Name == nil {
+			if s, ok := r.literal(sc, a.Value); ok && strings.HasPrefix(s, "-") && strings.Contains(s, "g") {
+				local = false
+			}
+		}
+	}
+	for _, a := range x.Args {
+		if local && a.Name != nil {
+			sc.local(a.Name.Value)
+		}
 		switch {
 		case a.Name == nil:
 		case a.Naked:

@@ -21,6 +21,36 @@ type scope struct {
 	src      string
 	depth    int    // strings run as commands, and calls, around it
 	aliasing string // the alias being expanded, which is not expanded again
+	// locals, in a function's body, are the variables it made local
+	// (local, declare) with what they held before, given back when the
+	// call returns; nil outside a function.
+	locals *map[string]*expand.Variable
+}
+
+// local makes name local to the function being read, if any.
+func (sc *scope) local(name string) {
+	if sc.locals == nil {
+		return
+	}
+	if _, ok := (*sc.locals)[name]; ok {
+		return
+	}
+	var old *expand.Variable
+	if v, ok := sc.vars[name]; ok {
+		old = &v
+	}
+	(*sc.locals)[name] = old
+}
+
+// restore gives back what the variables a call made local held before it.
+func (sc *scope) restore(locals map[string]*expand.Variable) {
+	for name, old := range locals {
+		if old == nil {
+			delete(sc.vars, name)
+		} else {
+			sc.vars[name] = *old
+		}
+	}
 }
 
 type state struct {
@@ -650,6 +680,8 @@ func (r *reader) output(sc *scope, st *syntax.Stmt, stdin input) input {
 			if len(words) == 1 || len(words) == 2 && words[1] == "-" {
 				return in
 			}
+		case "tee": // its stdin, to the files and on
+			return in
 		case "true", ":":
 			return input{known: true}
 		}

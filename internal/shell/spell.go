@@ -1,4 +1,4 @@
-package bash
+package shell
 
 // Spellings: the words of text guard cannot read, as bash may spell them
 // out, for a search for the names they hold.

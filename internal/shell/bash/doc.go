@@ -1,0 +1,53 @@
+// Package bash is guard's symbolic reader of bash command lines: Read
+// returns what a line would run, as a tree of Nodes (Run, Seq, Alt, Loop,
+// Unread), without running anything. guard cooldown counts the budgeted
+// actions a command takes from it; a wrong reading lets an action dodge
+// its budget, so its contract is this.
+//
+// What it follows, reading the commands they run: ;, &&, ||, pipelines,
+// subshells, $(...), <(...) and >(...); if and case (Alt: one branch
+// runs); for over words it can read (unrolled, or counted past 256),
+// while, until, select and C-style for (a Loop of Unknown count);
+// functions and aliases the line defines (both an alias's expansion and
+// the word as written, since expand_aliases may be off); eval, trap,
+// source and . of what the line gives; the shells' -c, their scripts from
+// a here-document, a here-string, a literal pipe or a file the line wrote;
+// every program of package shell's Runner table, through Runner.Use, as
+// Command.Program reads them (sudo, env, timeout, flock, setsid, ...), the
+// commands their options hand a shell (Runner.Commands: rsync -e, tar
+// --to-command, git -c alias.x='!...', vim -c '!...', ...) and the
+// variables whose value a program runs (shell.CommandVar); su, runuser,
+// xargs (with its input's words when they are literal), find -exec,
+// watch, parallel, sem, entr, ssh and pssh, clush, ansible -a, salt
+// cmd.run, tmux, screen, script -c, sg, at, batch, crontab's jobs, make's
+// recipes from the line (searched as code), git bisect run, submodule
+// foreach, rebase --exec, and guard run.
+//
+// What it expands, as bash does: quotes, backslashes, $'...' and $"...",
+// brace expansion, arithmetic, and variables and positional parameters the
+// line itself sets (in the shell, a subshell, a function with its local
+// variables, sh -c's arguments, exported ones into a new shell), joined
+// across branches: a variable two branches set apart is one it cannot
+// know. A word that needs what it cannot know (a variable from outside, a
+// command's output, a glob) stays as written and is marked not literal.
+//
+// What it marks: Unread for a part it cannot read, with the Reason:
+// Hidden when that part may run any command (eval "$CMD", curl ... | bash,
+// a script the line wrote with output guard cannot tell, an unquoted $CMD
+// as a program); Opaque for code in another language (python -c, awk, sed
+// with e, make's recipes), which its caller searches; Limit for a part over
+// one of the limits (MaxLength, MaxNesting, MaxDepth, a number of steps),
+// which it has not read at all; and a line that does not parse from its
+// failing line on (bash has run the lines before it). MayRun for a program
+// it does not know, whose words may hold a command (ArgCommand and
+// ArgScript read them); one known to take its words as data (echo, grep,
+// git commit, ...) is not marked.
+//
+// What it cannot see: scripts, makefiles and crontabs on disk the line
+// did not write; what a program takes from its own configuration (a
+// .gitconfig alias, ~/.ssh/config); variables exported before the line;
+// options it does not know of programs that run their value; what a
+// program builds at run time. A panic in the reader becomes an Unread part
+// marked Failed. It is not safe for concurrent use within one Read, and
+// each Read is independent.
+package bash
