@@ -275,3 +275,13 @@ func TestWindowsBinaryFlag(t *testing.T) {
 		t.Error("linux: guard.exe taken for guard")
 	}
 }
+
+// TestHookTimeoutNoLimit: a "timeout" too long to be a limit is not
+// handed to guard run, which would refuse it; a second install keeps it so.
+func TestHookTimeoutNoLimit(t *testing.T) {
+	doc := `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": 1e20}]}]}}`
+	out := roundTrip(t, doc, Options{Binary: bin, HookTimeout: true})
+	if got := hookOf(t, out, "Stop", 0)["command"]; got != bin+" run --shell bash -c 'x'" {
+		t.Errorf("got %q", got)
+	}
+}

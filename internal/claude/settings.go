@@ -250,6 +250,9 @@ func (o *Options) hookTimeout(doc []byte, h hook, old string) string {
 	}
 	if t := h.obj.get("timeout"); t != nil && t.kind == 'v' {
 		if v, err := strconv.ParseFloat(strings.TrimSpace(string(doc[t.start:t.end])), 64); err == nil && v > 0 {
+			if v > MaxHookTimeout {
+				return "" // no limit
+			}
 			return Seconds(v)
 		}
 	}
@@ -269,6 +272,8 @@ func shellWhys(old, sp shellSpec) []string {
 	case old.timeout == sp.timeout:
 	case old.timeout == "":
 		whys = append(whys, "--hook-timeout "+sp.timeout+" added: guard ends the hook before Claude Code would, and counts it")
+	case sp.timeout == "":
+		whys = append(whys, "--hook-timeout "+old.timeout+" taken away: its timeout is no limit")
 	default:
 		whys = append(whys, "--hook-timeout "+old.timeout+" made "+sp.timeout+", its timeout")
 	}

@@ -16,6 +16,10 @@ func HookTimeout(event string) float64 {
 	return 600
 }
 
+// MaxHookTimeout is the longest "timeout" install hands guard run (about
+// 31 years): a longer one is no limit, and guard run would refuse it.
+const MaxHookTimeout = 1e9
+
 // Seconds writes a number of seconds as guard run --hook-timeout takes
 // it, and as settings.json writes a "timeout": 600, 1.5.
 func Seconds(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

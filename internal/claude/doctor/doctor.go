@@ -413,6 +413,9 @@ func hookTimeout(h claude.Hook) (Finding, bool) {
 	if h.HasTimeout && h.Timeout > 0 {
 		want = h.Timeout
 	}
+	if want > claude.MaxHookTimeout && h.HookTimeout == "" {
+		return Finding{}, false // no limit to hand on
+	}
 	if h.HookTimeout == "" {
 		return Finding{Warning: true,
 			Problem: fmt.Sprintf("runs behind guard without --hook-timeout: at its timeout (%ss) Claude Code kills guard and the hook before guard records anything, so a hook that hangs never trips", claude.Seconds(want)),
