@@ -7,7 +7,9 @@
 // holds the one table of those programs and their options (runners.go,
 // Runner), which install and doctor ("is this hook guard already?"), the
 // budgets' normal form, and package shell/bash's reader all read the same
-// way. It also quotes words for sh (Quote, Join), the way guard writes
+// way. SimpleCommand expands one simple command as sh would with a given
+// environment (package supervise names from it a hook that could not
+// start). It also quotes words for sh (Quote, Join), the way guard writes
 // keys and the hook commands it installs.
 //
 // A word that is not literal (a $VARIABLE, a command substitution, a glob)

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"guard/internal/safeopen"
+	"guard/internal/shell"
 )
 
 // LaunchFailure returns the line of the child's stderr that shows that the
@@ -52,7 +53,7 @@ func (r *Result) LaunchFailure() string {
 	if len(argv) == 3 && argv[1] == "-c" && isShell(argv[0]) {
 		// guard run -c STRING: what the string runs, if it is one simple
 		// command.
-		if argv = simpleCommand(argv[2], env); argv == nil {
+		if argv = shell.SimpleCommand(argv[2], env); argv == nil {
 			return ""
 		}
 	}

@@ -1,4 +1,8 @@
-package supervise
+// Expanding one simple command as sh would, with a given environment:
+// what a hook's sh -c string runs, for the message of a hook that could
+// not start (package supervise).
+
+package shell
 
 import (
 	"strings"
@@ -6,13 +10,13 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// simpleCommand returns the words that sh -c line runs, expanded as sh
+// SimpleCommand returns the words that sh -c line runs, expanded as sh
 // would expand them with the environment env, if line is one simple
 // command (optionally after exec) whose words are plain: literals, quotes,
 // $VARIABLES and a leading ~. For anything else (a list, a pipeline, a
 // redirection, a command substitution, a glob, an unset variable) it
 // returns nil: guard cannot then tell what ran from the line alone.
-func simpleCommand(line string, env []string) []string {
+func SimpleCommand(line string, env []string) []string {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangPOSIX)).Parse(strings.NewReader(line), "")
 	if err != nil || len(f.Stmts) != 1 {
 		return nil
@@ -76,7 +80,7 @@ func expandWord(w *syntax.Word, lookup func(string) (string, bool)) (string, boo
 			if strings.ContainsAny(v, "*?[") {
 				return "", false
 			}
-			b.WriteString(unescapeLit(v))
+			b.WriteString(unescape(v))
 		case *syntax.SglQuoted:
 			if x.Dollar {
 				return "", false
@@ -89,7 +93,7 @@ func expandWord(w *syntax.Word, lookup func(string) (string, bool)) (string, boo
 			for _, q := range x.Parts {
 				switch y := q.(type) {
 				case *syntax.Lit:
-					b.WriteString(unescapeDoubleLit(y.Value))
+					b.WriteString(unescapeDouble(y.Value))
 				case *syntax.ParamExp:
 					if !param(y, true) {
 						return "", false
@@ -107,41 +111,4 @@ func expandWord(w *syntax.Word, lookup func(string) (string, bool)) (string, boo
 		}
 	}
 	return b.String(), true
-}
-
-// unescapeLit removes the backslashes of an unquoted literal.
-func unescapeLit(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			i++
-			if s[i] == '\n' {
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-// unescapeDoubleLit removes the backslashes that escape inside double
-// quotes.
-func unescapeDoubleLit(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
-			i++
-			if s[i] == '\n' {
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
