@@ -263,9 +263,10 @@ func Load[T any](f *File, doc *T) (bool, error) {
 // Update runs fn on the current document under the lock, and replaces the
 // file with the result if fn reports a change. A missing file gives fn a
 // zero document. A file that does not parse is moved aside first (see
-// Options.OnQuarantine) and fn gets a zero document; so is one in which fn
-// finds a part that does not parse (fn returns an error matching
-// ErrCorrupt), and fn runs again on a zero document.
+// Options.OnQuarantine) and fn gets a zero document, or what a Salvager
+// kept of it (then written, whatever fn does); so is one in which fn finds
+// a part that does not parse (fn returns an error matching ErrCorrupt),
+// and fn runs again on such a document.
 func Update[T any](f *File, fn func(doc *T) (changed bool, err error)) error {
 	return UpdateThen(f, fn, nil)
 }
@@ -304,26 +305,28 @@ func UpdateWithin[T any](f *File, timeout time.Duration, fn func(doc *T) (change
 		return nil
 	}
 	doc := new(T)
+	salvaged := false // doc is what could be read of a file moved aside: write it
 	if data != nil {
 		if perr := decode(data, doc); perr != nil {
+			doc, salvaged, perr = salvage[T](data, perr)
 			if err := moveAside(perr); err != nil {
 				return err
 			}
-			data, doc = nil, new(T)
+			data = nil
 		}
 	}
 	changed, err := fn(doc)
 	if errors.Is(err, ErrCorrupt) && data != nil {
+		doc, salvaged, err = salvage[T](data, err)
 		if err := moveAside(err); err != nil {
 			return err
 		}
-		doc = new(T)
 		changed, err = fn(doc)
 	}
 	if err != nil {
 		return err
 	}
-	if changed {
+	if changed || salvaged {
 		out, err := marshalSegments(doc)
 		if err != nil {
 			return fmt.Errorf("cannot encode state: %w", err)
@@ -337,6 +340,47 @@ func UpdateWithin[T any](f *File, timeout time.Duration, fn func(doc *T) (change
 		then()
 	}
 	return nil
+}
+
+// A Salvager is a document that can read what is whole of a file that
+// does not parse (see Update): a torn file then keeps what it can.
+type Salvager interface {
+	// Salvage makes the (zero) document what it can read of data, and
+	// reports how many entries it kept, the keys of those it kept only in
+	// part, the keys of those it saw and lost, and whether data ends early
+	// (whatever followed is lost, unseen).
+	Salvage(data []byte) (kept int, partial, lost []string, cut bool)
+}
+
+// A SalvagedError is the cause of a quarantine after which the document
+// kept what it could of the file moved aside (see Salvager): Err is why
+// the file did not parse.
+type SalvagedError struct {
+	Err     error
+	Kept    int      // entries kept
+	Partial []string // the keys of entries kept only in part
+	Lost    []string // the keys of entries seen and lost
+	Cut     bool     // the file ended early: what followed is lost too
+}
+
+func (e *SalvagedError) Error() string { return e.Err.Error() }
+func (e *SalvagedError) Unwrap() error { return e.Err }
+
+// salvage returns the document to go on with after data, which did not
+// parse (cause), is moved aside: what a Salvager keeps of it, with cause
+// made a *SalvagedError saying what, or a zero document. ok reports a
+// document that must be written, even if nothing else changes it.
+func salvage[T any](data []byte, cause error) (doc *T, ok bool, why error) {
+	doc = new(T)
+	s, can := any(doc).(Salvager)
+	if !can {
+		return doc, false, cause
+	}
+	kept, partial, lost, cut := s.Salvage(data)
+	if kept == 0 {
+		return new(T), false, cause
+	}
+	return doc, true, &SalvagedError{Err: cause, Kept: kept, Partial: partial, Lost: lost, Cut: cut}
 }
 
 // A Relaxer is a document that can say its latest change need not survive

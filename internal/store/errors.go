@@ -26,3 +26,18 @@ type corruptError struct{ err error }
 func (e *corruptError) Error() string        { return "state does not parse: " + e.err.Error() }
 func (e *corruptError) Unwrap() error        { return e.err }
 func (e *corruptError) Is(target error) bool { return target == ErrCorrupt }
+
+// A SalvagedError is the cause of a quarantine (Options.Quarantined)
+// after which the backend went on with what it could read of the state it
+// moved aside, instead of an empty one: Err is why the state did not
+// parse.
+type SalvagedError struct {
+	Err     error
+	Kept    int      // keys kept
+	Partial []string // the keys kept only in part
+	Lost    []string // the keys seen and lost
+	Cut     bool     // the state ended early: the keys after its end are lost too
+}
+
+func (e *SalvagedError) Error() string { return e.Err.Error() }
+func (e *SalvagedError) Unwrap() error { return e.Err }

@@ -12,7 +12,8 @@ import (
 // worth a warning that are not errors of the call.
 type Options struct {
 	// Quarantined hears of a whole state that did not parse, moved to to
-	// and started afresh. what names the state ("state file", "cooldown
+	// and started afresh, or, if cause is a *SalvagedError, with what could
+	// be read of it. what names the state ("state file", "cooldown
 	// state").
 	Quarantined func(what, to string, cause error)
 	// SetAside hears of one key's entry that did not check out, kept in

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -59,6 +60,11 @@ func (e *env) loadConfigReading(path, state string, stdin io.Reader) (*config.Co
 func (e *env) backendOptions() store.Options {
 	return store.Options{
 		Quarantined: func(what, to string, cause error) {
+			var se *store.SalvagedError
+			if errors.As(cause, &se) {
+				e.warnf("%s did not parse (%s); moved it to %s and went on with %s", what, view.ErrorLine(cause), to, salvagedWords(se))
+				return
+			}
 			e.warnf("%s did not parse (%s); moved it to %s and started afresh", what, view.ErrorLine(cause), to)
 		},
 		SetAside: func(a store.Aside, keptIn string) {
@@ -282,4 +288,39 @@ func resolveKeys(args []string, v store.CircuitView) ([]string, error) {
 		keys[i] = k
 	}
 	return keys, nil
+}
+
+// salvagedWords says what guard kept of a state that did not parse, and
+// how many keys it lost (faults #7): "the 2 keys it could read (1 of them
+// in part: "k"); lost 1 that did not parse ("j") and any after where the
+// file ends".
+func salvagedWords(se *store.SalvagedError) string {
+	out := fmt.Sprintf("the %d %s it could read", se.Kept, plural(se.Kept, "key", "keys"))
+	if len(se.Partial) > 0 {
+		out += fmt.Sprintf(" (%d of them in part: %s)", len(se.Partial), quotedKeys(se.Partial))
+	}
+	var lost []string
+	if len(se.Lost) > 0 {
+		lost = append(lost, fmt.Sprintf("%d that did not parse (%s)", len(se.Lost), quotedKeys(se.Lost)))
+	}
+	if se.Cut {
+		lost = append(lost, "any after where the file ends")
+	}
+	if len(lost) == 0 {
+		return out + "; lost none"
+	}
+	return out + "; lost " + strings.Join(lost, " and ")
+}
+
+// quotedKeys lists up to three keys, quoted.
+func quotedKeys(keys []string) string {
+	names := make([]string, 0, 4)
+	for i, k := range keys {
+		if i == 3 {
+			names = append(names, "...")
+			break
+		}
+		names = append(names, strconv.Quote(k))
+	}
+	return strings.Join(names, ", ")
 }

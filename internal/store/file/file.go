@@ -75,9 +75,14 @@ func OpenCooldown(cfg *config.Config, path string, actions []store.Action, o sto
 	}, nil
 }
 
-// quarantined reports a state file set aside to o.
+// quarantined reports a state file set aside to o, with what was kept of
+// it (store.SalvagedError).
 func quarantined(o store.Options, what string) func(to string, cause error) {
 	return func(to string, cause error) {
+		var se *statefile.SalvagedError
+		if errors.As(cause, &se) {
+			cause = &store.SalvagedError{Err: se.Err, Kept: se.Kept, Partial: se.Partial, Lost: se.Lost, Cut: se.Cut}
+		}
 		if o.Quarantined != nil {
 			o.Quarantined(what, to, cause)
 		}

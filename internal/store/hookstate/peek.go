@@ -2,6 +2,7 @@ package hookstate
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -24,6 +25,12 @@ func PeekData(data []byte, key string) (breaker.Circuit, error) {
 		}
 	} else if r, ok := jsonx.Find(data, "hooks", key); ok && string(r) != "null" {
 		raw = r
+	} else if !ok && !json.Valid(data) {
+		// Not found in a file that does not parse (torn, cut short): the
+		// key may be past the break, a circuit open there. The update,
+		// under the lock, moves the file aside and keeps what it can
+		// (see Salvage) before it decides (faults #7).
+		return breaker.Circuit{}, store.Corrupt(errors.New("the state file does not parse"))
 	}
 	if raw == nil {
 		return breaker.Circuit{}, nil
