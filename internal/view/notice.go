@@ -8,6 +8,7 @@ import (
 	"guard/breaker"
 	"guard/config"
 	"guard/internal/circuit"
+	"guard/internal/store"
 )
 
 // SkipNotice is the one line that explains a skip, e.g.
@@ -73,3 +74,11 @@ func RejectedNotice(key, why string) string {
 // ResetCommand is the command that resets key, to be pasted as it is:
 // guard reset 'python3 lint.py'.
 func ResetCommand(key string) string { return "guard reset " + circuit.KeyArg(key) }
+
+// AsideWarning says that a key's entry does not check out, is left out of
+// what is shown, and what sets it aside: the next update of that key (a
+// run of it, or its reset), not another key's run (faults #8).
+func AsideWarning(a store.Aside) string {
+	return fmt.Sprintf("the state of %q is malformed (%s) and is left out; the next run of %q sets it aside, or %s now",
+		a.Key, ErrorLine(a.Err), a.Key, ResetCommand(a.Key))
+}

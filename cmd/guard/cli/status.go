@@ -93,10 +93,11 @@ Examples:
 }
 
 // warnAside warns of the entries of doc that do not check out; the next
-// update of the state sets them aside.
+// update of that key (a run of it, a reset) sets each aside: the other
+// keys' runs do not read it (faults #8).
 func (e *env) warnAside(v store.CircuitView) {
 	for _, a := range v.Aside() {
-		e.warnf("the state of %q is malformed (%s) and is left out; the next guard run sets it aside", a.Key, view.ErrorLine(a.Err))
+		e.warnf("%s", view.AsideWarning(a))
 	}
 }
 

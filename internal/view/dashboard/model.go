@@ -271,7 +271,7 @@ func (m *Model) readCircuits(touch func(*keyModel)) error {
 	}
 	m.warnings = m.warnings[:0]
 	for _, a := range v.Aside() {
-		m.warnings = append(m.warnings, fmt.Sprintf("the state of %s is malformed (%s) and is left out; the next guard run sets it aside", view.KeyText(a.Key), view.ErrorLine(a.Err)))
+		m.warnings = append(m.warnings, view.AsideWarning(a))
 	}
 	for key, k := range m.keys {
 		if seen[key] {
