@@ -532,3 +532,19 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+// TestEditDistance: the one edit distance guard's suggestions use (config
+// keys, Claude Code's settings; it was written twice, architecture-2 D5).
+func TestEditDistance(t *testing.T) {
+	for _, st := range []struct {
+		a, b string
+		d    int
+	}{
+		{"", "", 0}, {"a", "", 1}, {"", "ab", 2}, {"timeout", "timeout", 0}, {"timout", "timeout", 1},
+		{"tiemout", "timeout", 2}, {"cooldown", "coolDown", 1}, {"kitten", "sitting", 3},
+	} {
+		if got := EditDistance(st.a, st.b); got != st.d {
+			t.Errorf("EditDistance(%q, %q) = %d; want %d", st.a, st.b, got, st.d)
+		}
+	}
+}

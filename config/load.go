@@ -560,14 +560,17 @@ func closest(name string, fields map[string]reflect.Type) string {
 	sort.Strings(keys)
 	best, bestD := "", len(name)/3+1
 	for _, k := range keys {
-		if d := editDistance(name, k); d < bestD {
+		if d := EditDistance(name, k); d < bestD {
 			best, bestD = k, d
 		}
 	}
 	return best
 }
 
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance of a and b, in bytes: how
+// "did you mean ...?" suggestions are chosen (here for the config's keys,
+// in package claude for Claude Code's settings).
+func EditDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	for j := range prev {
 		prev[j] = j

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"guard/config"
 )
 
 // Events are the hook events Claude Code knows (2.1, 2026); a settings
@@ -185,7 +187,7 @@ func didYouMean(name string) string {
 		if strings.EqualFold(e, name) {
 			return fmt.Sprintf(" (did you mean %s?)", e)
 		}
-		if d := editDistance(strings.ToLower(e), strings.ToLower(name)); d < dist {
+		if d := config.EditDistance(strings.ToLower(e), strings.ToLower(name)); d < dist {
 			best, dist = e, d
 		}
 	}
@@ -193,25 +195,4 @@ func didYouMean(name string) string {
 		return fmt.Sprintf(" (did you mean %s?)", best)
 	}
 	return ""
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
