@@ -3,7 +3,9 @@
 package tests
 
 import (
+	"errors"
 	"fmt"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"strconv"
@@ -213,5 +215,107 @@ func TestDoctorWarnsOfPlaintextToAnotherHost(t *testing.T) {
 	_, out, stderr := sb.guard("doctor")
 	if !strings.Contains(out+stderr, "sslmode=prefer reaches db.invalid in the clear") || !strings.Contains(out+stderr, "verify-full") {
 		t.Errorf("doctor:\n%s%s\nwant a warning about sslmode prefer", out, stderr)
+	}
+}
+
+// A max_concurrent holder cut off from the database (every round waits for
+// its time limit) stops its command with SIGTERM (its trap runs), then
+// SIGKILL after kill_grace, before its row can expire, on a timer of its
+// own that does not wait on the hung round, and says why on stderr; a
+// guard_lease too short for that is raised, with a warning. Another host
+// runs the key only once the first command is gone (faults #3, #10;
+// hostile-user-3 m4).
+func TestCutOffHolderStopsItsCommand(t *testing.T) {
+	srv := pgtest.Shared(t)
+	url := srv.NewDB(t)
+	proxy := pgtest.NewProxy(t, srv.Addr())
+	cfg := "lock_timeout: 500ms\nconnect_timeout: 500ms\ncircuit_breaker:\n  max_concurrent: 1\n  kill_grace: 1s\n"
+	a := pgSandbox(t, cfg, viaProxy(t, url, proxy.Addr)+"&guard_lease=3s", "hostA")
+	a.env = append(a.env, "GUARDRAILS_LOCK_TIMEOUT=500ms") // the config's, not the sandbox's long wait
+	var aErr strings.Builder
+	holder := a.command("run", "--name", "only-one", "-c",
+		`trap 'echo TERM >> terms; echo end >> marks; exit 143' TERM; echo start >> marks; touch started; sleep 60 & wait; echo end >> marks`)
+	holder.Stderr = &aErr
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Process.Kill()
+	waitFor(t, "the first run to start", func() bool { return exists(a.path("started")) })
+	proxy.Blackhole.Store(true)
+
+	b := pgSandbox(t, cfg, url+"&guard_lease=3s", "hostB")
+	b.env = append(b.env, "GUARDRAILS_LOCK_TIMEOUT=500ms")
+	b.dir = a.dir // the same marks
+	for {
+		code, _, stderr := b.guard("run", "--name", "only-one", "-c", mark("0"))
+		if code != 0 {
+			t.Fatalf("the second host: exit %d, %s", code, stderr)
+		}
+		if !strings.Contains(stderr, "in flight") {
+			break // it ran
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	err := holder.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 143 {
+		t.Errorf("the cut-off run exited %v; want 143, its TERM trap's", err)
+	}
+	if most, runs := overlaps(t, a.path("marks")); most > 1 || runs != 2 {
+		t.Errorf("%d runs, at most %d at once; want 2, one at a time", runs, most)
+	}
+	if data, _ := os.ReadFile(a.path("terms")); string(data) != "TERM\n" {
+		t.Errorf("the cut-off command's TERM trap ran %q; want once", data)
+	}
+	for _, want := range []string{
+		`guard: warning: guard_lease=3s is too short for a max_concurrent slot whose command gets a kill_grace of 1s after a round that may take 2s; "only-one"'s slot lasts 6s`,
+		`guard: stopped "only-one": its max_concurrent slot could not be extended`,
+	} {
+		if !strings.Contains(aErr.String(), want) {
+			t.Errorf("the cut-off run's stderr:\n%s\nwant %q", aErr.String(), want)
+		}
+	}
+}
+
+// viaProxy returns url with its host and port replaced by addr's.
+func viaProxy(t *testing.T, url, addr string) string {
+	t.Helper()
+	u, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Host = addr
+	return u.String()
+}
+
+// A signal while guard run connects to a database that does not answer
+// ends it at once, running nothing, instead of after connect_timeout
+// (issue 29 item 3: a SIGTERM ends guard whatever it is doing).
+func TestSignalWhileConnecting(t *testing.T) {
+	srv := pgtest.Shared(t)
+	url := srv.NewDB(t)
+	proxy := pgtest.NewProxy(t, srv.Addr())
+	proxy.Blackhole.Store(true)
+	sb := pgSandbox(t, "", viaProxy(t, url, proxy.Addr)+"&connect_timeout=600", "h")
+	cmd := sb.command("run", "--", "touch", "ran")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "guard to connect", func() bool { return proxy.Connections.Load() > 0 })
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 143 {
+			t.Errorf("guard exited %v; want 143", err)
+		}
+	case <-time.After(2 * time.Minute):
+		cmd.Process.Kill()
+		t.Fatal("guard still connecting two minutes after SIGTERM")
+	}
+	if exists(sb.path("ran")) {
+		t.Error("the command ran after SIGTERM")
 	}
 }

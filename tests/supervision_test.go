@@ -421,3 +421,28 @@ func TestFIFOConfigAndSIGTERM(t *testing.T) {
 		t.Errorf("stderr = %q; want the warning", stderr.String())
 	}
 }
+
+// TestMaxConcurrentAfterGuardIsKilled covers faults #2 and
+// newcomer-and-mission #17: when the guard holding a max_concurrent: 1
+// key's slot is SIGKILLed, the next run of the key starts only once the
+// first run's command is gone (on Linux it dies with guard, by its
+// parent-death signal; where it would not, its slot's record keeps the
+// slot taken while it runs).
+func TestMaxConcurrentAfterGuardIsKilled(t *testing.T) {
+	sb := newSandbox(t, "circuit_breaker:\n  max_concurrent: 1\n  queue_timeout: 2m\n")
+	killTreeAtEnd(t, sb.path("first.pid"))
+	first := sb.command("run", "--name", "only-one", "-c", `echo $$ > first.pid; touch started; while :; do sleep 0.05; done`)
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the first run to start", func() bool { return exists(sb.path("started")) })
+	pid := readPID(t, sb.path("first.pid"))
+	first.Process.Kill()
+	first.Wait()
+	// The second run's command says whether the first's was still there.
+	script := `s=$(sed 's/^.*) \(.\).*/\1/' /proc/` + strconv.Itoa(pid) + `/stat 2>/dev/null); if [ -n "$s" ] && [ "$s" != Z ]; then echo overlap; else echo alone; fi`
+	code, out, stderr := sb.guard("run", "--name", "only-one", "-c", script)
+	if code != 0 || out != "alone\n" {
+		t.Errorf("second run: exit %d, stdout %q, stderr %q; want it alone", code, out, stderr)
+	}
+}

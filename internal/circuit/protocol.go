@@ -19,6 +19,10 @@ type Protocol struct {
 	// Self is this guard process. Its Start, which costs a read of /proc,
 	// is found when a call first needs it (a lease, a slot).
 	Self store.Holder
+	// KillGrace is how long a run's command gets from SIGTERM to SIGKILL:
+	// a slot that may be lost stops it that long before it must be gone
+	// (store.Losing).
+	KillGrace time.Duration
 	// Moved, if set, hears of what a key's circuit did (transitions,
 	// reaped leases) in an Admit or Record, with the circuit after it,
 	// once the store has taken the change: for on_state_change.
@@ -124,7 +128,7 @@ func (p *Protocol) Start(key string, limit int, wait time.Duration, now, deadlin
 			return nil, nil
 		}
 	}
-	slot, err := p.Runs.Acquire(store.Run{Key: key, Holder: p.self(), Started: now, Deadline: deadline}, max(limit, 0), wait, stop)
+	slot, err := p.Runs.Acquire(store.Run{Key: key, Holder: p.self(), Started: now, Deadline: deadline, KillGrace: p.KillGrace}, max(limit, 0), wait, stop)
 	if err == nil {
 		p.slot = slot
 	}
@@ -166,7 +170,10 @@ func Classify(res *supervise.Result, b config.Breaker, dec breaker.Decision) bre
 
 func outcome(res *supervise.Result, b config.Breaker) breaker.Outcome {
 	switch {
-	case res.Interrupted != nil:
+	case res.Interrupted != nil, res.Stopped && !res.TimedOut:
+		// A signal guard passed on, or guard's own stop of a command
+		// whose slot it could not keep: neither says anything of the
+		// command.
 		return breaker.Cancelled
 	case !res.Ran(), res.TimedOut, res.Signal != 0:
 		return breaker.Failure

@@ -10,8 +10,18 @@ type Run struct {
 	Key      string
 	Holder   Holder // the guard process running it
 	ChildPID int    // the command's, once it has started
-	Started  time.Time
-	Deadline time.Time // zero: no timeout
+	// ChildStart is the command's start time, as the OS reports it, where
+	// the backend records it; 0: unknown.
+	ChildStart uint64
+	Started    time.Time
+	Deadline   time.Time // zero: no timeout
+	// KillGrace is the run's time from SIGTERM to SIGKILL, which a slot
+	// that may be lost (Losing) leaves its command before it can expire.
+	KillGrace time.Duration
+	// Orphaned is set when the guard process is gone but the command it
+	// started still runs (on a platform where it does not die with
+	// guard): the run still holds its slot.
+	Orphaned bool
 }
 
 // Runs are the slots that max_concurrent limits, across every process (and,
@@ -50,6 +60,22 @@ var (
 type Queued interface {
 	Slot
 	ReleaseLater()
+}
+
+// A Losing is a Slot that can be lost while its run goes on: a database's
+// row whose holder could not extend it (the database away) expires, and
+// another run may then take it. Lost is closed when the run must stop its
+// command, early enough that it is gone (SIGTERM at once, SIGKILL after
+// the run's KillGrace) before that can happen; LostWhy then says why.
+// Lease says how long the slot lasts unless extended, and, when the
+// store's setting was too short for the run's KillGrace and one round's
+// time limit (RoundLimit) and was raised for it, that setting (else 0).
+type Losing interface {
+	Slot
+	Lost() <-chan struct{}
+	LostWhy() string
+	Lease() (given, asked time.Duration)
+	RoundLimit() time.Duration
 }
 
 // A Lister is a Runs that lists a run of an unlimited key without a write

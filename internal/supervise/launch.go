@@ -38,7 +38,7 @@ import (
 // A hook that started and ran a helper that could not start is not a
 // launch failure: the helper is not the command guard ran.
 func (r *Result) LaunchFailure() string {
-	if !r.Ran() || r.ExitCode == 0 || r.Signal != 0 || r.TimedOut || r.Interrupted != nil || len(r.Argv) == 0 {
+	if !r.Ran() || r.ExitCode == 0 || r.Signal != 0 || r.TimedOut || r.Interrupted != nil || r.Stopped || len(r.Argv) == 0 {
 		return ""
 	}
 	lines := stderrLines(r.Tail)

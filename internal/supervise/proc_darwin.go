@@ -81,3 +81,7 @@ func Alive(pid int, start uint64) bool {
 }
 
 const ioctlGetTermios = unix.TIOCGETA
+
+// ChildDiesWithGuard reports whether the child dies when guard does,
+// however guard dies: not on macOS, which has no parent-death signal.
+const ChildDiesWithGuard = false

@@ -158,3 +158,7 @@ func readStat(pid int) ([]byte, error) {
 }
 
 const ioctlGetTermios = unix.TCGETS
+
+// ChildDiesWithGuard reports whether the child dies when guard does,
+// however guard dies: on Linux, by its parent-death signal.
+const ChildDiesWithGuard = true

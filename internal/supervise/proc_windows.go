@@ -52,3 +52,8 @@ func Alive(pid int, start uint64) bool {
 	got, err := creationTime(h)
 	return err != nil || got == start
 }
+
+// ChildDiesWithGuard reports whether the child dies when guard does,
+// however guard dies: on Windows, with the job object guard's handle
+// keeps.
+const ChildDiesWithGuard = true

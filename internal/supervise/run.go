@@ -43,6 +43,11 @@ type Spec struct {
 	// has a group of its own: not when it shares guard's terminal.)
 	KillBackground bool
 
+	// Stop, if not nil, is closed when guard must stop the child for a
+	// reason of its own (a slot it could not keep): SIGTERM, then SIGKILL
+	// after KillGrace, as for a timeout; the result is marked Stopped.
+	Stop <-chan struct{}
+
 	// Started, if set, is called with the child's PID once it runs.
 	Started func(pid int)
 
@@ -69,6 +74,9 @@ type Result struct {
 	// timeout, and then also when a signal came after that time: the run
 	// was over its time either way.
 	TimedOut bool
+	// Stopped is set when guard stopped the child because Spec.Stop was
+	// closed.
+	Stopped bool
 	// Timeout and HookTimeout are the Spec's, for Describe.
 	Timeout, HookTimeout time.Duration
 	// Interrupted is the signal guard itself received and passed on.
@@ -165,11 +173,19 @@ func Run(spec Spec) Result {
 		escalate()
 	}
 	var st exitStatus
+	stopped := spec.Stop
 wait:
 	for {
 		select {
 		case st = <-c.done:
 			break wait
+		case <-stopped:
+			stopped = nil
+			if !res.TimedOut && !res.Stopped {
+				res.Stopped = true
+				c.terminate()
+				escalate()
+			}
 		case <-timeout:
 			stop()
 		case s := <-sigs:
@@ -192,7 +208,7 @@ wait:
 			c.kill()
 		}
 	}
-	if res.TimedOut || res.Interrupted != nil {
+	if res.TimedOut || res.Interrupted != nil || res.Stopped {
 		// The child is gone; whatever it started goes with it.
 		c.kill()
 	} else if spec.KillBackground {

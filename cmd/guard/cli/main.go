@@ -135,6 +135,9 @@ type env struct {
 	// recordAnyway is set once guard run stopped its command for its
 	// timeout: a signal then no longer ends a wait to record the outcome.
 	recordAnyway bool
+	// losing is guard run's slot when it can be lost while the command
+	// runs (a database's row), which then stops the command.
+	losing store.Losing
 
 	logWarned    bool // a failure to write the event log was reported
 	childStarted bool // guard run started its command (see recoverPanic)

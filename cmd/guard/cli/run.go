@@ -175,7 +175,8 @@ func (e *env) guardRun(l runLine) (err error) {
 	host := host(e.getenv)
 	p := &circuit.Protocol{
 		Circuits: hooks.Circuits, Runs: hooks.Runs,
-		Live: liveness(host), Self: store.Holder{Host: host, PID: os.Getpid()},
+		Live: leaseLiveness(host, hooks.Runs), Self: store.Holder{Host: host, PID: os.Getpid()},
+		KillGrace: b.KillGrace,
 	}
 	if b.OnStateChange != "" {
 		// Transitions start on_state_change, detached, once the call is
@@ -214,6 +215,15 @@ func (e *env) guardRun(l runLine) (err error) {
 		return exit(128 + int(sig.(syscall.Signal)))
 	case err != nil:
 		return e.guardFailed(cfg, b, argv, key, err)
+	}
+	if ls, ok := slot.(store.Losing); ok {
+		// A slot that can be lost (a database's row) stops the command
+		// before another run may take it.
+		e.losing = ls
+		if given, asked := ls.Lease(); asked > 0 {
+			e.warnf("guard_lease=%s is too short for a max_concurrent slot whose command gets a kill_grace of %s after a round that may take %s; %q's slot lasts %s",
+				config.FormatDuration(asked), config.FormatDuration(b.KillGrace), config.FormatDuration(ls.RoundLimit()), key, config.FormatDuration(given))
+		}
 	}
 
 	s := b.Settings(ruleKey)
@@ -420,7 +430,11 @@ func (e *env) superviseStreams(argv []string, key string, b config.Breaker, star
 		KillBackground: b.KillBackground,
 		Started:        started,
 		Signals:        e.sigs,
+		Stop:           e.losingStop(),
 	})
+	if res.Stopped {
+		e.notef("guard: stopped %q: %s", key, e.losing.LostWhy())
+	}
 	if res.Background != "" {
 		e.notef("guard: %q left processes running when it exited; kill_background ended them (%s)", key, res.Background)
 	}
@@ -460,6 +474,37 @@ func (e *env) unguarded(argv []string, b config.Breaker) error {
 		<-e.sigsReady
 	}
 	return exit(e.supervise(argv, circuit.CommandKey(argv), b, nil).ExitCode)
+}
+
+// losingStop is the channel that tells supervise to stop the command
+// because its slot is being lost (store.Losing), or nil.
+func (e *env) losingStop() <-chan struct{} {
+	if e.losing == nil {
+		return nil
+	}
+	return e.losing.Lost()
+}
+
+// leaseLiveness is liveness(host), except that a probe's lease whose guard
+// is gone but whose command still runs (listed among runs as orphaned:
+// where a command does not die with guard) is alive: the probe is still
+// going on, and no other may start until it ends.
+func leaseLiveness(host string, runs store.Runs) store.Liveness {
+	l := liveness(host)
+	local := l.Local
+	l.Local = func(pid int, start uint64) bool {
+		if local(pid, start) {
+			return true
+		}
+		list, _ := runs.List(func(store.Holder) bool { return false })
+		for _, r := range list {
+			if r.Orphaned && r.Holder.PID == pid && r.Holder.Start == start && (r.Holder.Host == "" || r.Holder.Host == host) {
+				return true
+			}
+		}
+		return false
+	}
+	return l
 }
 
 // failOpen is the supervision of a command guard runs unguarded because it

@@ -47,7 +47,7 @@ func OpenHooks(cfg *config.Config, path string, o store.Options) (*store.Hooks, 
 	s.onSetAside = o.SetAside
 	return &store.Hooks{
 		Circuits:   s,
-		Runs:       Runs{Dir: RunsDir(s.Path())},
+		Runs:       Runs{Dir: RunsDir(s.Path()), Host: o.Host},
 		Events:     EventLogs{s.Log()},
 		Checkpoint: checkpoint{s.stateFile, hookstate.Validate, &hookstate.Document{Version: hookstate.Version}},
 		Where:      s.Path(),

@@ -64,6 +64,7 @@ import (
 	"guard/internal/jsonx"
 	"guard/internal/safeopen"
 	"guard/internal/store"
+	"guard/internal/supervise"
 	"guard/statefile"
 )
 
@@ -80,8 +81,12 @@ type slotRecord struct {
 	PID  int    `json:"pid"`            // guard's
 	// StartTicks is guard's process start time (see supervise.StartTime),
 	// so that a record left by a dead guard is not taken for a live one.
-	StartTicks uint64    `json:"start_ticks,omitempty"`
-	ChildPID   int       `json:"child_pid,omitempty"` // the command's, once started
+	StartTicks uint64 `json:"start_ticks,omitempty"`
+	ChildPID   int    `json:"child_pid,omitempty"` // the command's, once started
+	// ChildStart is the command's start time (see supervise.StartTime): a
+	// record whose guard died while its command still runs keeps the slot
+	// taken until the command ends (orphaned).
+	ChildStart uint64    `json:"child_start,omitempty"`
 	Started    time.Time `json:"started"`
 	Deadline   time.Time `json:"deadline,omitzero"` // zero: no timeout
 	Slot       string    `json:"-"`
@@ -229,6 +234,12 @@ func try(dir, path string, run slotRecord) (*slotFile, bool, error) {
 			f.Close() // its holder released and removed it meanwhile
 			continue
 		}
+		if orphaned(f, run.Host) {
+			// Its guard was killed, but the command it ran still runs:
+			// the slot is the command's until it ends (faults #2).
+			f.Close()
+			return nil, false, nil
+		}
 		statefile.GiveToOwnerOf(path, statePath(dir))
 		s := &slotFile{f: f, path: path, run: run}
 		s.write()
@@ -272,6 +283,27 @@ func slotDirOwners(dir string) (slotOwners, error) {
 	return slotOwners{check: true, dir: uid}, nil
 }
 
+// orphaned reports whether the slot file f, whose lock its caller holds
+// (so the guard its record names is gone), still names a command that
+// runs: one on this host, alive, with the start time recorded for it (a
+// zombie is dead; a PID reused since is another process).
+func orphaned(f *os.File, host string) bool {
+	var buf [512]byte
+	n, _ := f.ReadAt(buf[:], 0)
+	line, _, _ := bytes.Cut(buf[:n], []byte{'\n'})
+	if len(bytes.TrimSpace(line)) == 0 {
+		return false // free: released, or never used
+	}
+	var r slotRecord
+	return json.Unmarshal(line, &r) == nil && r.orphaned(host)
+}
+
+// orphaned reports whether r, a record whose guard is gone, names a
+// command on host that still runs.
+func (r *slotRecord) orphaned(host string) bool {
+	return r.ChildPID > 0 && (r.Host == "" || host == "" || r.Host == host) && supervise.Alive(r.ChildPID, r.ChildStart)
+}
+
 // stillAt reports whether the open file f is the file at path.
 func stillAt(f *os.File, path string) bool {
 	held, err1 := f.Stat()
@@ -295,6 +327,9 @@ func (s *slotFile) write() {
 	if s.run.ChildPID != 0 {
 		w.Int("child_pid", int64(s.run.ChildPID))
 	}
+	if s.run.ChildStart != 0 {
+		w.Int("child_start", int64(s.run.ChildStart))
+	}
 	w.String("started", s.run.Started.UTC().Format(time.RFC3339Nano))
 	if !s.run.Deadline.IsZero() {
 		w.String("deadline", s.run.Deadline.UTC().Format(time.RFC3339Nano))
@@ -303,9 +338,10 @@ func (s *slotFile) write() {
 	_, _ = s.f.WriteAt(append(b.Bytes(), '\n'), 0)
 }
 
-// Started records the PID of the run's child.
+// Started records the PID of the run's child, and its start time.
 func (s *slotFile) Started(childPID int) {
 	s.run.ChildPID = childPID
+	s.run.ChildStart, _ = supervise.StartTime(childPID)
 	s.write()
 }
 
@@ -368,28 +404,39 @@ func listRuns(dir string, alive func(pid int, startTicks uint64) bool) ([]slotRe
 }
 
 // Runs are the slot files in a directory, as a store.Runs.
-type Runs struct{ Dir string }
+type Runs struct {
+	Dir  string
+	Host string // this host, whose orphaned commands List can check
+}
 
 // Acquire takes a slot; see store.Runs.
 func (s Runs) Acquire(r store.Run, limit int, wait time.Duration, stop func() bool) (store.Slot, error) {
-	slot, err := acquireOrStop(s.Dir, limit, wait, slotRecord{
+	rec := slotRecord{
 		Key: r.Key, Host: r.Holder.Host, PID: r.Holder.PID, StartTicks: r.Holder.Start,
-		ChildPID: r.ChildPID, Started: r.Started, Deadline: r.Deadline,
-	}, stop)
+		ChildPID: r.ChildPID, ChildStart: r.ChildStart, Started: r.Started, Deadline: r.Deadline,
+	}
+	if rec.ChildPID != 0 && rec.ChildStart == 0 {
+		rec.ChildStart, _ = supervise.StartTime(rec.ChildPID)
+	}
+	slot, err := acquireOrStop(s.Dir, limit, wait, rec, stop)
 	if err != nil {
 		return nil, err
 	}
 	return slot, nil
 }
 
-// List returns the runs in flight; see store.Runs.
+// List returns the runs in flight; see store.Runs. A run whose guard is
+// dead but whose command still runs on this host is listed too, marked
+// Orphaned: it holds its slot until the command ends.
 func (s Runs) List(alive func(store.Holder) bool) ([]store.Run, error) {
 	runs, err := listRuns(s.Dir, func(pid int, start uint64) bool { return true })
 	var out []store.Run
 	for _, r := range runs {
 		h := store.Holder{Host: r.Host, PID: r.PID, Start: r.StartTicks}
-		if alive(h) {
-			out = append(out, store.Run{Key: r.Key, Holder: h, ChildPID: r.ChildPID, Started: r.Started, Deadline: r.Deadline})
+		live := alive(h)
+		if live || r.orphaned(s.Host) {
+			out = append(out, store.Run{Key: r.Key, Holder: h, ChildPID: r.ChildPID, ChildStart: r.ChildStart,
+				Started: r.Started, Deadline: r.Deadline, Orphaned: !live})
 		}
 	}
 	return out, err
@@ -419,7 +466,7 @@ func sweepRuns(dir string, now time.Time) {
 		if err != nil {
 			continue
 		}
-		if ok, _ := tryLockFile(f); ok && stillAt(f, path) {
+		if ok, _ := tryLockFile(f); ok && stillAt(f, path) && !orphaned(f, "") {
 			_ = os.Remove(path)
 		}
 		closeLocked(f)

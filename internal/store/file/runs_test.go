@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"guard/internal/store"
+	"guard/internal/supervise"
 )
 
 func alive(pid int, _ uint64) bool { return pid == os.Getpid() }
@@ -282,4 +284,93 @@ func BenchmarkListARun(b *testing.B) {
 		s.Started(4242)
 		s.Release()
 	}
+}
+
+// TestOrphanedCommandKeepsItsSlot covers faults #2 and newcomer-and-mission
+// #17: a slot whose guard died (its lock is free) while the command it
+// started still runs is taken until that command ends; List shows the run
+// in flight, orphaned; the hourly sweep leaves it; a record whose command
+// is dead, or names a PID since reused by another process (its start time
+// differs), frees the slot.
+func TestOrphanedCommandKeepsItsSlot(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state.json.runs")
+	cmd := exec.Command("sleep", "300")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	child := cmd.Process.Pid
+	start, err := supervise.StartTime(child)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A guard that died holding the slot: its record, no lock.
+	dead := slotRecord{Key: "k", PID: 999999999, StartTicks: 1, Started: time.Now()}
+	s, err := acquire(dir, 1, 0, dead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.run.ChildPID, s.run.ChildStart = child, start
+	s.write()
+	s.f.Close() // guard dies: the kernel lets go of its lock, the file stays
+
+	run := slotRecord{Key: "k", PID: os.Getpid(), Started: time.Now()}
+	if _, err := acquire(dir, 1, 0, run); !errors.Is(err, store.ErrFull) {
+		t.Fatalf("Acquire while the orphaned command runs = %v; want store.ErrFull", err)
+	}
+	runs, _ := Runs{Dir: dir}.List(func(store.Holder) bool { return false })
+	if len(runs) != 1 || !runs[0].Orphaned || runs[0].ChildPID != child {
+		t.Errorf("List = %+v; want the orphaned run", runs)
+	}
+	sweepRuns(dir, time.Now().Add(2*staleSlot))
+	if _, err := acquire(dir, 1, 0, run); !errors.Is(err, store.ErrFull) {
+		t.Fatalf("after the sweep, Acquire = %v; want store.ErrFull still", err)
+	}
+
+	// Another process with the command's PID (a start time that differs)
+	// is not the command.
+	s2 := mustReadRecord(t, dir)
+	s2.ChildStart = start + 1
+	rewriteRecord(t, dir, s2)
+	got, err := acquire(dir, 1, 0, run)
+	if err != nil {
+		t.Fatalf("Acquire with a reused PID = %v; want the slot", err)
+	}
+	got.Release()
+
+	// And once the command has ended (a zombie is dead), the slot is free.
+	dead2 := dead
+	s, err = acquire(dir, 1, 0, dead2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.run.ChildPID, s.run.ChildStart = child, start
+	s.write()
+	s.f.Close()
+	cmd.Process.Kill()
+	cmd.Process.Wait()
+	got, err = acquire(dir, 1, 0, run)
+	if err != nil {
+		t.Fatalf("Acquire after the command ended = %v; want the slot", err)
+	}
+	got.Release()
+}
+
+func mustReadRecord(t *testing.T, dir string) slotRecord {
+	t.Helper()
+	runs, err := listRuns(dir, func(int, uint64) bool { return true })
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("listRuns = %v, %v", runs, err)
+	}
+	return runs[0]
+}
+
+func rewriteRecord(t *testing.T, dir string, r slotRecord) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(dir, r.Slot), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	(&slotFile{f: f, run: r}).write()
 }

@@ -68,6 +68,8 @@ type DB struct {
 	haveSkew bool
 	host     string // written into each event that names no host (store.Options.Host)
 
+	leaseAsked bool // the lease was given (guard_lease), not the default
+
 	// LocalClock makes decisions on the time the caller gives instead of
 	// the database's: for tests that play time forward.
 	LocalClock bool
@@ -84,6 +86,7 @@ func Open(ctx context.Context, rawURL string, set Settings) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	leaseAsked := set.Lease > 0 || lease > 0
 	if set.Lease == 0 {
 		set.Lease = lease
 	}
@@ -99,7 +102,7 @@ func Open(ctx context.Context, rawURL string, set Settings) (*DB, error) {
 	if cfg.ConnectTimeout <= 0 {
 		cfg.ConnectTimeout = 5 * time.Second
 	}
-	db := &DB{cfg: cfg, where: config.Redact(rawURL), set: set}
+	db := &DB{cfg: cfg, where: config.Redact(rawURL), set: set, leaseAsked: leaseAsked}
 	if db.conn, err = pgx.ConnectConfig(ctx, cfg); err != nil {
 		return nil, fmt.Errorf("cannot reach the database at %s: %w", db.where, unwrapConnect(err))
 	}

@@ -35,7 +35,9 @@ func eventRetention(cfg *config.Config) time.Duration {
 func init() {
 	store.Register(store.KindPostgres, &store.Backend{
 		OpenHooks: func(cfg *config.Config, url string, o store.Options) (*store.Hooks, error) {
-			db, err := Open(context.Background(), url, settings(cfg))
+			ctx, cancel := stopContext(o.Stop)
+			db, err := Open(ctx, url, settings(cfg))
+			cancel()
 			if err != nil {
 				return nil, err
 			}
@@ -87,4 +89,30 @@ func init() {
 			return db.Ping()
 		},
 	})
+}
+
+// stopContext returns a context that is done once stop (if not nil)
+// reports true: a signal guard run passes on ends its wait to connect at
+// once (nothing is written yet), rather than after connect_timeout.
+func stopContext(stop func() bool) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	if stop == nil {
+		return ctx, cancel
+	}
+	go func() {
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				if stop() {
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	return ctx, cancel
 }

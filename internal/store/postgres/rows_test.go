@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	osexec "os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"guard/breaker"
 	"guard/config"
@@ -240,31 +241,83 @@ func TestSlotOutlivesServerRestart(t *testing.T) {
 	}
 }
 
-// A holder that cannot extend its slot's row stops its command before the
-// row expires, so that no two runs hold one slot.
+// A holder whose slot's row is taken away tells its run to stop its
+// command (store.Losing), so that no two runs hold one slot.
 func TestSlotLostStopsItsCommand(t *testing.T) {
 	u := pgtest.Shared(t).NewDB(t)
 	a := openWith(t, u, Settings{ConnectTimeout: time.Second, Lease: 2 * time.Second})
-	child := osexec.Command("sleep", "60")
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- child.Wait() }()
 	run := store.Run{Key: "k", Holder: store.Holder{Host: "a", PID: 1, Start: 1}, Started: time.Now()}
 	slot, err := a.Runs().Acquire(run, 1, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer slot.Release()
-	slot.Started(child.Process.Pid)
+	slot.Started(12345)
 	// Another client takes the row away, as one would after it expired.
 	exec(t, u, `UPDATE guard_runs SET pid = 99`)
+	l := slot.(store.Losing)
 	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		child.Process.Kill()
-		t.Fatal("the command of a lost slot was not stopped")
+	case <-l.Lost():
+	case <-time.After(2 * time.Minute):
+		t.Fatal("a lost slot did not tell its run to stop its command")
+	}
+	if !strings.Contains(l.LostWhy(), "row is gone") {
+		t.Errorf("LostWhy = %q", l.LostWhy())
+	}
+}
+
+// A holder cut off from the database (every round waits for its time
+// limit, as behind a dropped network) gives its slot up on a timer of its
+// own, measured from its last extension, without waiting on the hung
+// round (faults #3); its lease, too short for its command's kill_grace and
+// a round, was raised, and says so.
+func TestSlotCutOffIsGivenUp(t *testing.T) {
+	srv := pgtest.Shared(t)
+	u := srv.NewDB(t)
+	p := pgtest.NewProxy(t, srv.Addr())
+	a := openWith(t, via(t, u, p.Addr), Settings{ConnectTimeout: 500 * time.Millisecond, LockTimeout: 500 * time.Millisecond, Lease: time.Second})
+	run := store.Run{Key: "k", Holder: store.Holder{Host: "a", PID: 1, Start: 1}, Started: time.Now(), KillGrace: time.Second}
+	slot, err := a.Runs().Acquire(run, 1, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := slot.(store.Losing)
+	if given, asked := l.Lease(); asked != time.Second || given != 6*time.Second {
+		t.Errorf("Lease = %v, %v; want 6s raised from 1s (1.5 x (a 2s round + a 1s grace + 1s))", given, asked)
+	}
+	p.Blackhole.Store(true)
+	select {
+	case <-l.Lost():
+	case <-time.After(2 * time.Minute):
+		t.Fatal("a holder cut off from the database kept its slot")
+	}
+	if !strings.Contains(l.LostWhy(), "could not be extended") {
+		t.Errorf("LostWhy = %q", l.LostWhy())
+	}
+}
+
+// The schedule of a slot that cannot be extended: SIGTERM, the grace and
+// the margin all fit in the lease after one extension's round.
+func TestLeaseSchedule(t *testing.T) {
+	for _, tc := range []struct {
+		lock, connect, grace, want time.Duration
+	}{
+		{2 * time.Second, time.Second, 5 * time.Second, 15 * time.Second}, // the defaults need the default lease
+		{500 * time.Millisecond, 500 * time.Millisecond, time.Second, 6 * time.Second},
+		{2 * time.Second, time.Second, 0, 8 * time.Second}, // 7.5s, rounded up
+	} {
+		db := &DB{set: Settings{LockTimeout: tc.lock}, cfg: &pgx.ConnConfig{}}
+		db.cfg.ConnectTimeout = tc.connect
+		lease := db.minLease(tc.grace)
+		if lease != tc.want {
+			t.Errorf("minLease(lock %v, connect %v, grace %v) = %v; want %v", tc.lock, tc.connect, tc.grace, lease, tc.want)
+		}
+		// The first extension, a third of a lease in, may take a whole
+		// round; the command must then still get its grace and die a
+		// margin before the row expires.
+		if first, stop := lease/3+db.RoundLimit(), lease-stopMargin(lease)-tc.grace; first > stop {
+			t.Errorf("lease %v: the first extension may end at %v, after the stop at %v", lease, first, stop)
+		}
 	}
 }
 

@@ -15,6 +15,10 @@ type Proxy struct {
 	Addr        string // host:port to connect to instead of the server
 	Connections atomic.Int64
 	Requests    atomic.Int64
+	// Blackhole, while set, drops whatever goes through, both ways, and
+	// new connections get no answer: a network cut off without a word,
+	// where every round waits for its time limit.
+	Blackhole atomic.Bool
 }
 
 // NewProxy starts a Proxy to the server at target, stopped when t ends.
@@ -50,6 +54,9 @@ func NewProxy(t testing.TB, target string) *Proxy {
 				buf := make([]byte, 64<<10)
 				for {
 					n, err := c.Read(buf)
+					if n > 0 && p.Blackhole.Load() {
+						continue
+					}
 					if n > 0 {
 						if turn.Swap(false) {
 							p.Requests.Add(1)
@@ -69,6 +76,9 @@ func NewProxy(t testing.TB, target string) *Proxy {
 				buf := make([]byte, 64<<10)
 				for {
 					n, err := s.Read(buf)
+					if n > 0 && p.Blackhole.Load() {
+						continue
+					}
 					if n > 0 {
 						turn.Store(true)
 						if _, err := c.Write(buf[:n]); err != nil {
