@@ -181,9 +181,14 @@ func TestDetachedDaemonIsLeftAlone(t *testing.T) {
 		t.Skip("no setsid(1)")
 	}
 	dir := t.TempDir()
+	// The daemon writes its pid once it has its session; the hook waits
+	// for that (until then it is in guard's session, and kill_background
+	// would end it, as a hook that exits before its daemon detached must
+	// expect).
+	daemon := "setsid sh -c 'echo $$ > " + dir + "/daemon; exec sleep 300' </dev/null >/dev/null 2>&1 & while [ ! -s " + dir + "/daemon ]; do sleep 0.01; done"
 	for _, spec := range []Spec{
-		{Argv: []string{"sh", "-c", "setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! > " + dir + "/daemon; sleep 300"}, Timeout: 200 * time.Millisecond},
-		{Argv: []string{"sh", "-c", "setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! > " + dir + "/daemon"}, KillBackground: true},
+		{Argv: []string{"sh", "-c", daemon + "; sleep 300"}, Timeout: 200 * time.Millisecond},
+		{Argv: []string{"sh", "-c", daemon}, KillBackground: true},
 	} {
 		os.Remove(dir + "/daemon")
 		spec.KillGrace = 100 * time.Millisecond
