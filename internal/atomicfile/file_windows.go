@@ -127,3 +127,7 @@ func SyncDir(dir string) error { return nil }
 // file it writes (the new file's security descriptor is inherited from its
 // directory).
 func OwnerToKeep(fi os.FileInfo) (uid, gid int) { return -1, -1 }
+
+// unsafeOffsetofFileName is where FileName starts in a fileRenameInfo
+// (for a test of the layout).
+func unsafeOffsetofFileName(info *fileRenameInfo) uintptr { return unsafe.Offsetof(info.FileName) }
