@@ -48,6 +48,11 @@ func (e *env) cooldownRun(c *cli.Context) error {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, supervise.Signals...)
 	defer signal.Stop(sigs)
+	// A signal before CMD starts ends a wait for the state's lock, and
+	// guard, at once (guarantee 11): see signalled.
+	ready := make(chan struct{})
+	close(ready)
+	e.sigs, e.sigsReady = sigs, ready
 
 	args := c.Args().Slice()
 	if len(args) < 3 {
@@ -64,6 +69,9 @@ func (e *env) cooldownRun(c *cli.Context) error {
 		return err
 	}
 	cd, err := e.openCooldownOrNot(c)
+	if sig, ok := e.takeSignal(); ok {
+		return exit(128 + int(sig)) // nothing reserved, nothing ran
+	}
 	if err != nil {
 		return &exitError{code: exitRefused, err: fmt.Errorf("%v; not running %s", err, circuit.CommandKey(argv))}
 	}
@@ -94,6 +102,10 @@ func (e *env) cooldownRun(c *cli.Context) error {
 	}
 	pid := os.Getpid()
 	refused, v, err := cd.ReserveAll(takes, now, pid)
+	if err != nil && e.signalled() {
+		sig, _ := e.takeSignal()
+		return exit(128 + int(sig)) // the wait for the lock was cut short: nothing reserved
+	}
 	reserved := err == nil
 	switch {
 	case err != nil && cd.failClosed():
@@ -108,10 +120,18 @@ func (e *env) cooldownRun(c *cli.Context) error {
 		return exit(exitRefused)
 	}
 
-	res := supervise.Run(supervise.Spec{
-		Argv: argv, Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
-		Timeout: c.Duration("timeout"), KillGrace: 5 * time.Second, Signals: sigs,
-	})
+	var res supervise.Result
+	if sig, ok := e.takeSignal(); ok {
+		// A signal while guard checked and reserved: CMD never starts, and
+		// its reservation is given back as for a CMD that could not start.
+		res = supervise.Result{ExitCode: 128 + int(sig), Interrupted: sig,
+			StartErr: fmt.Errorf("signal %v came before it started; not running it", sig)}
+	} else {
+		res = supervise.Run(supervise.Spec{
+			Argv: argv, Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
+			Timeout: c.Duration("timeout"), KillGrace: 5 * time.Second, Signals: sigs,
+		})
+	}
 	if !res.Ran() {
 		fmt.Fprintf(e.stderr, "guard: %s\n", view.Printable(res.StartErr.Error()))
 	}

@@ -61,6 +61,7 @@ func OpenCooldown(cfg *config.Config, path string, actions []store.Action, o sto
 	}
 	s, err := openBudgets(path, statefile.Options{
 		LockTimeout:  cfg.LockTimeout,
+		Stop:         o.Stop,
 		OnQuarantine: quarantined(o, "cooldown state"),
 	}, actions, hostLog(cfg, o.Host), o.LogFailed)
 	if err != nil {
