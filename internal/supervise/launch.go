@@ -167,7 +167,10 @@ var nodeReportLine = sync.OnceValue(func() *regexp.Regexp {
 // launchFailure is LaunchFailure for the command argv, which exited with
 // code and left lines on stderr, run in dir with PATH path.
 func launchFailure(argv []string, lines []string, code int, dir, path string) string {
-	argv = skipEnv(argv)
+	// The program behind env VAR=value, nice, timeout 5, sudo, setsid...:
+	// shell's one table of the programs that run a command in their
+	// arguments, as install and the budgets read them.
+	argv = shell.Command{Words: argv}.Program()
 	if len(argv) == 0 {
 		return ""
 	}
@@ -386,22 +389,6 @@ func shebangEnvProgram(path string) string {
 		}
 	}
 	return ""
-}
-
-// skipEnv drops a leading env(1) with no options, and the VAR=value words
-// after it: "env X=1 python3 x.py" runs python3 x.py.
-func skipEnv(argv []string) []string {
-	if len(argv) == 0 || filepath.Base(argv[0]) != "env" {
-		return argv
-	}
-	rest := argv[1:]
-	for len(rest) > 0 && strings.Contains(rest[0], "=") && !strings.HasPrefix(rest[0], "-") {
-		rest = rest[1:]
-	}
-	if len(rest) == 0 || strings.HasPrefix(rest[0], "-") {
-		return nil // env's own options: not worth guessing
-	}
-	return rest
 }
 
 // scriptArg returns the script an interpreter runs given args: its first

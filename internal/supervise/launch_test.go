@@ -47,6 +47,10 @@ func TestLaunchFailure(t *testing.T) {
 		{"python permission", []string{"python3", "/h/x.py"}, 2, "python3: can't open file '/h/x.py': [Errno 13] Permission denied", "python3: can't open file '/h/x.py': [Errno 13] Permission denied"},
 		{"python after warnings", []string{"python3", "/h/x.py"}, 2, "some warning\n" + pyMissing("/h/x.py") + "\n\n", pyMissing("/h/x.py")},
 		{"env python", []string{"env", "PYTHONUNBUFFERED=1", "python3", "/h/x.py"}, 2, pyMissing("/h/x.py"), pyMissing("/h/x.py")},
+		// Behind the programs of shell's Runner table, as install reads them.
+		{"env -i python", []string{"env", "-i", "PATH=/bin", "python3", "/h/x.py"}, 2, pyMissing("/h/x.py"), pyMissing("/h/x.py")},
+		{"-c nice timeout python", sh("nice -n 5 timeout 30 python3 ~/.claude/hooks/x.py"), 2, pyMissing("/home/me/.claude/hooks/x.py"), pyMissing("/home/me/.claude/hooks/x.py")},
+		{"setsid flock python", []string{"setsid", "flock", "-w", "5", "/tmp/l", "python3", "/h/x.py"}, 2, pyMissing("/h/x.py"), pyMissing("/h/x.py")},
 		{"-c python ~", sh("python3 ~/.claude/hooks/x.py"), 2, pyMissing("/home/me/.claude/hooks/x.py"), pyMissing("/home/me/.claude/hooks/x.py")},
 		{"-c python project", sh(`python3 "$CLAUDE_PROJECT_DIR"/.claude/hooks/x.py`), 2, pyMissing("/proj/.claude/hooks/x.py"), pyMissing("/proj/.claude/hooks/x.py")},
 		{"-c python braces", sh(`python3 "${CLAUDE_PROJECT_DIR}/.claude/hooks/x.py" --strict`), 2, pyMissing("/proj/.claude/hooks/x.py"), pyMissing("/proj/.claude/hooks/x.py")},
