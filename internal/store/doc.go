@@ -2,8 +2,11 @@
 // it, whatever keeps it: the circuits of every key (with their probe
 // leases and counts), the runs in flight that max_concurrent limits, and
 // the event log that explains both, and the action budgets of services.
-// Package circuit (the steps and the run protocol), package cooldown and
-// the CLI work through these interfaces only; a backend implements them and
+// A backend only reads and writes: a key's circuit, a service's records
+// and streak, the stamps, the runs, the events. The rules are written once
+// above it, over package breaker: package circuit (the steps and the run
+// protocol) and package cooldown (the budget steps), which with the CLI
+// work through these interfaces only; a backend implements them and
 // registers itself for a kind of location (Register): store/file for paths,
 // the default, and store/postgres for postgres:// URLs, linked into
 // guard-pg only. This package owns the data every backend shares: the
