@@ -95,10 +95,18 @@ func (p *Protocol) Admit(key string, s breaker.Settings, now time.Time) (breaker
 		var err error
 		dec, c, err = Admit(tx, key, s, store.TxNow(tx, now), holder, p.Live.Lease)
 		if err == nil && !dec.Run {
-			p.releaseQueued() // rides with the skip's write
+			// The release rides with the skip's write: with this attempt's
+			// only, where the store can (store.SlotReleaser), so that an
+			// attempt after a conflict that decides a probe keeps its run.
+			if r, ok := tx.(store.SlotReleaser); !ok || p.slot == nil || !r.ReleaseSlot(p.slot) {
+				p.releaseQueued()
+			}
 		}
 		return dec.Changed || !dec.Run, err
 	})
+	if err == nil && !dec.Run {
+		p.slot = nil // released with the skip
+	}
 	if err == nil {
 		p.moved(key, c, dec.Events)
 	}

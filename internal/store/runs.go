@@ -78,6 +78,19 @@ type Losing interface {
 	RoundLimit() time.Duration
 }
 
+// A SlotReleaser is a CircuitTx that can release a slot with its own
+// write, and only if that write commits: a call its update decides to skip
+// ends its run in the same transaction as the skip, and a decision taken
+// again after a conflict (an update's function may run more than once)
+// that runs the call keeps it. ReleaseSlot reports whether it took s.
+// (A release queued for the store's next transaction instead would go
+// with the write of whatever attempt came last: a run that was decided a
+// probe would then lose its run in the very write that gives it its
+// lease, and be reaped alive: faults #1.)
+type SlotReleaser interface {
+	ReleaseSlot(s Slot) bool
+}
+
 // A Lister is a Runs that lists a run of an unlimited key without a write
 // of its own: the listing rides with the store's next read. A Protocol
 // then lists the run before it decides, with the peek, so that a probe's

@@ -173,6 +173,9 @@ func (c *Circuits) write(tx *circuitTx, changed bool) error {
 		events = append(events, store.Event{Time: tx.now, Event: store.EventQuarantine, Key: a.Key, File: "guard_quarantine", Error: a.Err.Error()})
 	}
 	if !changed && len(events) == 0 {
+		for _, s := range tx.releases {
+			s.ReleaseLater() // nothing to write: with the next round that writes
+		}
 		return nil
 	}
 	type put struct {
@@ -212,6 +215,10 @@ func (c *Circuits) write(tx *circuitTx, changed bool) error {
 		for i, e := range events {
 			queueEvent(&b, e, lines[i], i)
 		}
+		for _, s := range tx.releases {
+			st := s.deleteStmt()
+			b.Queue(st.sql, st.args...)
+		}
 		for _, a := range tx.aside {
 			b.Queue(`INSERT INTO guard_quarantine VALUES ($1, 'hooks', $2, $3, $4)`, tx.now, a.Key, a.Err.Error(), string(a.Raw))
 		}
@@ -246,16 +253,25 @@ func (c *Circuits) write(tx *circuitTx, changed bool) error {
 		}
 		queuePruning(&b, db.set, bucket)
 	}
-	err := db.round(func(rb *pgx.Batch) { rb.QueuedQueries = append(rb.QueuedQueries, b.QueuedQueries...) }, nil, tx.relaxed && len(tx.aside) == 0)
+	// A write carries the release of this process's run (roundWrite), so
+	// that a probe's outcome and the end of its run commit as one: no
+	// caller ever reads a lease whose holder's run is gone (faults #1).
+	err := db.roundWrite(func(rb *pgx.Batch) { rb.QueuedQueries = append(rb.QueuedQueries, b.QueuedQueries...) }, nil, tx.relaxed && len(tx.aside) == 0)
 	if isDuplicateEvent(err) {
 		err = nil // committed the first time; see round
 		for _, p := range puts {
 			delete(c.cache, p.key) // its version is not known
 		}
+		for _, s := range tx.releases {
+			s.released()
+		}
 		return nil
 	}
 	if err != nil {
 		return err
+	}
+	for _, s := range tx.releases {
+		s.released()
 	}
 	for _, p := range puts {
 		if p.gone {
@@ -317,16 +333,28 @@ func queuePruning(b *pgx.Batch, set Settings, bucket int) {
 // circuitTx is the hook state inside one update: the rows it read, as
 // hooks, and what it changed.
 type circuitTx struct {
-	c       *Circuits
-	now     time.Time
-	hooks   map[string]*hookstate.Hook // read or put; nil: no row (or deleted)
-	read    []string                   // keys read, in order
-	order   []string                   // keys put or deleted, in order
-	counts  map[string][2]int          // executions, failures counted per key
-	events  []store.Event
-	aside   []store.Aside
-	relaxed bool
-	err     error
+	c        *Circuits
+	now      time.Time
+	hooks    map[string]*hookstate.Hook // read or put; nil: no row (or deleted)
+	read     []string                   // keys read, in order
+	order    []string                   // keys put or deleted, in order
+	counts   map[string][2]int          // executions, failures counted per key
+	events   []store.Event
+	aside    []store.Aside
+	releases []*slot // runs this write ends (see ReleaseSlot)
+	relaxed  bool
+	err      error
+}
+
+// ReleaseSlot ends the run of s with this transaction's write, if it
+// commits (store.SlotReleaser): a skipped call's run ends with its skip,
+// and an attempt after a conflict that decides to run the call keeps it.
+func (t *circuitTx) ReleaseSlot(s store.Slot) bool {
+	sl, ok := s.(*slot)
+	if ok {
+		t.releases = append(t.releases, sl)
+	}
+	return ok
 }
 
 func (t *circuitTx) Now() time.Time { return t.now }

@@ -201,7 +201,7 @@ func (db *DB) Close() {
 	defer db.mu.Unlock()
 	if len(db.pending) > 0 && !db.conn.IsClosed() {
 		ctx, cancel := db.context()
-		_ = db.roundLocked(ctx, nil, nil)
+		_ = db.roundLocked(ctx, true, nil, nil)
 		cancel()
 	}
 	db.closed = true
@@ -212,12 +212,18 @@ func (db *DB) Close() {
 type statement struct {
 	sql  string
 	args []any
+	// withWrite holds the statement back for the next round that writes
+	// (roundWrite): the release of a run's row, which must commit in the
+	// same transaction as the outcome that ends the run's probe lease, or
+	// another caller reading in between finds a lease with no run and
+	// reaps a live probe (faults #1).
+	withWrite bool
 }
 
 // queue adds a statement to go with the next round trip.
 func (db *DB) queue(sql string, args ...any) {
 	db.mu.Lock()
-	db.pending = append(db.pending, statement{sql, args})
+	db.pending = append(db.pending, statement{sql: sql, args: args})
 	db.mu.Unlock()
 }
 
@@ -253,7 +259,20 @@ func ms(d time.Duration) string { return fmt.Sprintf("%dms", max(d.Milliseconds(
 // and the round sent again) and the pending statements. read reads
 // the results of add's statements. relaxed lets the commit go without
 // waiting for the disk (docs/guarantees.md: "Durability").
+//
+// The pending statements held back for a write (statement.withWrite) go
+// only with roundWrite.
 func (db *DB) round(add func(b *pgx.Batch), read func(br pgx.BatchResults) error, relaxed bool) error {
+	return db.roundOf(false, add, read, relaxed)
+}
+
+// roundWrite is round for a write, which carries every pending statement,
+// those held back for a write too (see statement.withWrite).
+func (db *DB) roundWrite(add func(b *pgx.Batch), read func(br pgx.BatchResults) error, relaxed bool) error {
+	return db.roundOf(true, add, read, relaxed)
+}
+
+func (db *DB) roundOf(write bool, add func(b *pgx.Batch), read func(br pgx.BatchResults) error, relaxed bool) error {
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	if db.closed {
@@ -261,14 +280,14 @@ func (db *DB) round(add func(b *pgx.Batch), read func(br pgx.BatchResults) error
 	}
 	ctx, cancel := db.context()
 	defer cancel()
-	err := db.roundLocked(ctx, add, read, relaxed)
+	err := db.roundLocked(ctx, write, add, read, relaxed)
 	if err != nil && db.conn.IsClosed() && ctx.Err() == nil {
 		// The connection broke (a server restart, a pooler or firewall
 		// that dropped it): once more on a new one. A write that reached
 		// the disk before the break is not applied twice: its events have
 		// the same ids, and the second insert fails (see Circuits.Update).
 		if cerr := db.reconnect(ctx); cerr == nil {
-			err = db.roundLocked(ctx, add, read, relaxed)
+			err = db.roundLocked(ctx, write, add, read, relaxed)
 		}
 	}
 	return db.explain(ctx, err)
@@ -286,7 +305,7 @@ func (db *DB) reconnect(ctx context.Context) error {
 	return nil
 }
 
-func (db *DB) roundLocked(ctx context.Context, add func(b *pgx.Batch), read func(br pgx.BatchResults) error, relaxed ...bool) error {
+func (db *DB) roundLocked(ctx context.Context, write bool, add func(b *pgx.Batch), read func(br pgx.BatchResults) error, relaxed ...bool) error {
 	var b pgx.Batch
 	commit := "on"
 	if len(relaxed) > 0 && relaxed[0] {
@@ -296,7 +315,14 @@ func (db *DB) roundLocked(ctx context.Context, add func(b *pgx.Batch), read func
 	if !db.checked {
 		b.Queue(schemaCheck)
 	}
-	pending := db.pending
+	var pending, kept []statement
+	for _, st := range db.pending {
+		if st.withWrite && !write {
+			kept = append(kept, st)
+			continue
+		}
+		pending = append(pending, st)
+	}
 	for _, st := range pending {
 		b.Queue(st.sql, st.args...)
 	}
@@ -318,7 +344,7 @@ func (db *DB) roundLocked(ctx context.Context, add func(b *pgx.Batch), read func
 				return err
 			}
 			db.checked = true
-			return db.roundLocked(ctx, add, read, relaxed...)
+			return db.roundLocked(ctx, write, add, read, relaxed...)
 		}
 		db.checked = true
 	}
@@ -337,7 +363,7 @@ func (db *DB) roundLocked(ctx context.Context, add func(b *pgx.Batch), read func
 		err = cerr
 	}
 	if err == nil {
-		db.pending = db.pending[len(pending):]
+		db.pending = kept // db.mu is held: nothing was queued meanwhile
 	}
 	return err
 }

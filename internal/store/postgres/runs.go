@@ -289,8 +289,8 @@ func (s *slot) Started(childPID int) { s.child.Store(int64(childPID)) }
 
 // deleteStmt is the release of the row, if it is still this holder's.
 func (s *slot) deleteStmt() statement {
-	return statement{`DELETE FROM guard_runs WHERE key_hash = $1 AND slot = $2 AND host = $3 AND pid = $4 AND start = $5`,
-		[]any{s.keyHash, s.num, s.holder.Host, s.holder.PID, int64(s.holder.Start)}}
+	return statement{sql: `DELETE FROM guard_runs WHERE key_hash = $1 AND slot = $2 AND host = $3 AND pid = $4 AND start = $5`,
+		args: []any{s.keyHash, s.num, s.holder.Host, s.holder.PID, int64(s.holder.Start)}}
 }
 
 // ReleaseLater releases the slot with the next round (store.Queued).
@@ -300,8 +300,19 @@ func (s *slot) ReleaseLater() {
 	defer s.db.mu.Unlock()
 	if !s.gone {
 		s.gone = true
-		s.db.pending = append(s.db.pending, s.deleteStmt())
+		st := s.deleteStmt()
+		st.withWrite = true // with the outcome's write, never before it (faults #1)
+		s.db.pending = append(s.db.pending, st)
 	}
+}
+
+// released marks the slot released by a write that carried its release
+// (circuitTx.ReleaseSlot): Release then does nothing.
+func (s *slot) released() {
+	s.stop()
+	s.db.mu.Lock()
+	s.gone = true
+	s.db.mu.Unlock()
 }
 
 // Release frees the slot now, or sends the release ReleaseLater queued if
@@ -320,7 +331,7 @@ func (db *DB) flush() {
 	n := len(db.pending)
 	db.mu.Unlock()
 	if n > 0 {
-		_ = db.round(nil, nil, false)
+		_ = db.roundWrite(nil, nil, false)
 	}
 }
 
