@@ -5,6 +5,9 @@ package cli
 import (
 	"os"
 	"os/signal"
+	"unsafe"
+
+	"golang.org/x/sys/windows"
 )
 
 // replaceProcess does on Windows what execve(2) does elsewhere, as far as
@@ -12,10 +15,12 @@ import (
 // the environment envv, waits for it, and exits with its exit status. A
 // Ctrl-C or Ctrl-Break reaches both (the console sends it to every process
 // attached to it), so guard ignores it and goes on waiting for the command
-// to end. It returns only if the command cannot be started. (Unlike exec,
-// the command has a pid of its own, and if guard itself is ended by
-// TerminateProcess, the command runs on.)
+// to end. Whatever ends guard ends the command too, as it would end the
+// one process that exec leaves (see dieWithGuard). It returns only if the
+// command cannot be started. (Unlike exec, the command has a pid of its
+// own.)
 func replaceProcess(argv0 string, argv []string, envv []string) error {
+	dieWithGuard()
 	p, err := os.StartProcess(argv0, argv, &os.ProcAttr{Env: envv, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr}})
 	if err != nil {
 		return err
@@ -27,4 +32,34 @@ func replaceProcess(argv0 string, argv []string, envv []string) error {
 	}
 	os.Exit(st.ExitCode())
 	return nil
+}
+
+// dieWithGuard puts guard in a job object of its own that ends every
+// process in it when its last handle closes (JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE).
+// guard holds the only handle, and keeps it open for its life, so its
+// death, however it comes (Claude Code ending it at a hook's timeout, say),
+// ends the command it hands over to, which is started in the job after
+// this, and what that command started. guard-pg then runs a hook in a job
+// of its own, inside this one (Windows 8 and later nest jobs). A process
+// may leave the job on purpose (CREATE_BREAKAWAY_FROM_JOB), as the jobs of
+// internal/supervise allow. Best effort: where guard cannot be put in a
+// job, the command runs on if guard is killed.
+func dieWithGuard() {
+	job, err := windows.CreateJobObject(nil, nil) // not inherited
+	if err != nil {
+		return
+	}
+	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{
+		BasicLimitInformation: windows.JOBOBJECT_BASIC_LIMIT_INFORMATION{
+			LimitFlags: windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE | windows.JOB_OBJECT_LIMIT_BREAKAWAY_OK,
+		},
+	}
+	if _, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
+		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
+		windows.CloseHandle(job)
+		return
+	}
+	if windows.AssignProcessToJobObject(job, windows.CurrentProcess()) != nil {
+		windows.CloseHandle(job)
+	}
 }
