@@ -33,10 +33,13 @@ func OpenFile(path string, flag int, perm os.FileMode) (*os.File, error) {
 	}
 	if flag&os.O_APPEND != 0 && flag&os.O_TRUNC == 0 {
 		// Every write goes to the end: the handle may append, not write
-		// anywhere (syscall.Open's rule).
+		// anywhere (syscall.Open's rule). It may read too: LockFileEx
+		// takes only a handle that may read or write data, and appending
+		// is neither, so an event log opened to append could not be
+		// locked.
 		access &^= windows.GENERIC_WRITE
 		access |= windows.FILE_APPEND_DATA | windows.FILE_WRITE_ATTRIBUTES | windows.FILE_WRITE_EA |
-			windows.STANDARD_RIGHTS_WRITE | windows.SYNCHRONIZE
+			windows.STANDARD_RIGHTS_WRITE | windows.SYNCHRONIZE | windows.GENERIC_READ
 	}
 	var create uint32
 	switch {

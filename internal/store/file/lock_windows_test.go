@@ -38,3 +38,24 @@ func TestLockLeavesTheContentReadable(t *testing.T) {
 		t.Errorf("a lock after the first is released: %v, %v; want true, nil", ok, err)
 	}
 }
+
+// TestLockAnAppendingHandle: the event log is opened to append, and
+// LockFileEx takes only a handle that may read or write data; statefile's
+// OpenFile gives an appending handle read access for it.
+func TestLockAnAppendingHandle(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	f, err := statefile.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lockFile(f); err != nil {
+		t.Fatalf("locking a log opened to append: %v", err)
+	}
+	if _, err := f.Write([]byte("{}\n")); err != nil {
+		t.Fatal(err)
+	}
+	closeLocked(f)
+	if got, _ := os.ReadFile(path); string(got) != "{}\n" {
+		t.Errorf("log = %q", got)
+	}
+}
