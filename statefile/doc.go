@@ -11,8 +11,12 @@
 //     moment. A lock that is not obtained within the lock timeout (or
 //     LockWithin's) fails with ErrLockTimeout rather than hanging its
 //     caller; the wait given up on releases the lock at once if it gets it
-//     later (queue.go). guard's other flocks, on the event log and the slot
-//     files, need no timeout.
+//     later (queue.go). The wait is flock(2) on Linux and macOS and
+//     LockFileEx on Windows, whose waiters the kernel also wakes as the
+//     holder lets go; an uncontended lock costs what it did when it was
+//     polled (one non-blocking try), a contended one a goroutine, and a
+//     thread while it waits. guard's other flocks, on the event log and the
+//     slot files, need no timeout.
 //   - The document is only ever replaced whole, by atomicfile.Replace: a
 //     temp file in the same directory (created with O_EXCL), written,
 //     fsynced and closed, renamed over the target, and then the directory
