@@ -13,7 +13,7 @@ func platformNotes() []platformNote {
 			instead: "report what does not hold on your Mac; docs/platforms.md says how each promise is kept here",
 		},
 		{
-			problem: "a SIGKILL of guard alone (kill -9, a crash) leaves the hook's command running: macOS has no parent-death signal, and a max_concurrent slot is freed while the command may still run",
+			problem: "a SIGKILL of guard alone (kill -9, a crash) leaves the hook's command running: macOS has no parent-death signal (its max_concurrent slot stays taken until it ends; on PostgreSQL until its row expires)",
 			instead: "end guard with SIGTERM, which it passes on; Claude Code ends a hook through its process group, which reaches the command directly",
 		},
 		{
