@@ -27,14 +27,16 @@
 //     healthy run's counters, a skip's count) skips the directory's fsync,
 //     and also the temp file's where the filesystem orders a replacing
 //     rename after the new file's data (Linux only: ext4 with auto_da_alloc
-//     and data=ordered, tmpfs; see renameKeepsData); on macOS it syncs the
+//     and a journal in data=ordered mode, tmpfs; see renameKeepsData); on macOS it syncs the
 //     temp file with F_BARRIERFSYNC, which orders its data before the
 //     rename without waiting for the drive's cache. A power loss may then
 //     undo a relaxed write, leaving the document before it, whole; it never
 //     leaves a torn or empty file. Every other update is fully durable.
 //   - Whether a filesystem orders a rename after the data is decided from
 //     one statfs(2) for every filesystem but ext4; for ext4 it takes the
-//     mount options, from /proc/self/mountinfo. That decision is made once
+//     mount options, from /proc/self/mountinfo, and the journal's data mode
+//     from ext4's own option list, /proc/fs/ext4/DEV/options (an ext4
+//     without a journal has none, and is fsynced). That decision is made once
 //     per mount and kept on the lock file (an extended attribute,
 //     user.guard.mount, naming the device, the mount's ID and the
 //     filesystem's ID): a later relaxed write on the same mount reads it

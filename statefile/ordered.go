@@ -67,6 +67,19 @@ func ext4OrdersRename(fstype, options string) bool {
 	return true
 }
 
+// ext4Journaled reports whether ext4's own option list (the contents of
+// /proc/fs/ext4/DEV/options, which shows every option, defaults included)
+// has a journal that orders data: data=ordered or data=journal. A
+// filesystem without a journal lists no data= option at all.
+func ext4Journaled(options string) bool {
+	for o := range strings.FieldsSeq(options) {
+		if o == "data=ordered" || o == "data=journal" {
+			return true
+		}
+	}
+	return false
+}
+
 // A mountID names the mount a state directory is on: its device, the
 // kernel's mount ID (statx's stx_mnt_id; 0 before Linux 5.8) and the
 // filesystem's ID (statfs's f_fsid, which ext4 derives from its UUID).

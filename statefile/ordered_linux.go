@@ -4,6 +4,8 @@ package statefile
 
 import (
 	"os"
+	"path/filepath"
+	"strconv"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -56,13 +58,36 @@ func ext4KeepsData(dir, lock string, fsid [2]int32, now time.Time, decide func(m
 }
 
 // ext4Mounted reports whether the ext4 filesystem on device major:minor is
-// mounted so that it orders a replacing rename after the new file's data,
-// from /proc/self/mountinfo.
+// mounted so that it orders a replacing rename after the new file's data:
+// its mount options from /proc/self/mountinfo, and a journal in ordered (or
+// journal) data mode from the filesystem's own option list,
+// /proc/fs/ext4/DEV/options. The mount table does not say whether there is
+// a journal (an ext4 made with -O ^has_journal is mounted with the same
+// options), and without one nothing orders the rename after the data.
 func ext4Mounted(major, minor uint32) bool {
 	info, err := os.Open("/proc/self/mountinfo")
 	if err != nil {
 		return false
 	}
 	defer info.Close()
-	return ext4OrdersRename(mountOf(info, major, minor))
+	if !ext4OrdersRename(mountOf(info, major, minor)) {
+		return false
+	}
+	return ext4Journaled(ext4Options(major, minor))
+}
+
+// ext4Options returns ext4's own list of the options of the filesystem on
+// device major:minor (every option, one a line, defaults included), or ""
+// if it cannot be read. The kernel names the directory after the block
+// device, which /sys/dev/block/MAJOR:MINOR links to.
+func ext4Options(major, minor uint32) string {
+	dev, err := os.Readlink("/sys/dev/block/" + strconv.FormatUint(uint64(major), 10) + ":" + strconv.FormatUint(uint64(minor), 10))
+	if err != nil {
+		return ""
+	}
+	opts, err := os.ReadFile("/proc/fs/ext4/" + filepath.Base(dev) + "/options")
+	if err != nil {
+		return ""
+	}
+	return string(opts)
 }
