@@ -288,6 +288,8 @@ func (db *DB) roundOf(write bool, add func(b *pgx.Batch), read func(br pgx.Batch
 		// the same ids, and the second insert fails (see Circuits.Update).
 		if cerr := db.reconnect(ctx); cerr == nil {
 			err = db.roundLocked(ctx, write, add, read, relaxed)
+		} else {
+			err = cerr // why there is no connection now
 		}
 	}
 	return db.explain(ctx, err)
@@ -385,7 +387,11 @@ func (e *DeniedError) Error() string {
 
 // explain words the errors of a round: a lock or statement timeout is
 // store.ErrBusy; a round the database did not answer in time says so,
-// apart from a lock; a missing right names the grants it needs.
+// apart from a lock; a missing right names the grants it needs; and a
+// connection that failed, or that a pooler or the server refused or
+// closed (pgbouncer's "server login has been failing" while PostgreSQL
+// restarts behind it, a server shutting down or starting up), is "cannot
+// reach the database at URL: ...", as a failed connect is (faults #11).
 func (db *DB) explain(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
@@ -398,11 +404,30 @@ func (db *DB) explain(ctx context.Context, err error) error {
 		case "42501": // insufficient_privilege
 			return &DeniedError{Role: db.cfg.User, Schema: db.schema(), Cause: pe.Message}
 		}
+		if connectionLost(pe.Code) {
+			return db.unreachable(err)
+		}
 	}
 	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("the database at %s did not answer within %s: %v", db.where, db.statementTimeout()+db.cfg.ConnectTimeout, err)
 	}
+	if pe == nil && (db.conn == nil || db.conn.IsClosed()) {
+		return db.unreachable(err) // the connection broke, and no new one came
+	}
 	return err
+}
+
+// unreachable words err, a connection that failed, as a failed connect is.
+func (db *DB) unreachable(err error) error {
+	return fmt.Errorf("cannot reach the database at %s: %w", db.where, unwrapConnect(err))
+}
+
+// connectionLost reports whether a server's (or a pooler's) error code
+// says the connection to the database failed or was refused: class 08
+// (connection exception: pgbouncer's own refusals are 08P01), and the
+// server shutting down, crashed, or not yet up (57P01 to 57P03).
+func connectionLost(code string) bool {
+	return strings.HasPrefix(code, "08") || code == "57P01" || code == "57P02" || code == "57P03"
 }
 
 // schema is the schema guard's tables are in, as the URL's search_path
