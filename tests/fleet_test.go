@@ -206,6 +206,28 @@ func TestRoleWithoutCreateRunsHooks(t *testing.T) {
 	if got := exportedTotals(t, url, "k")["successes"]; got != 2 {
 		t.Errorf("successes = %d; want 2", got)
 	}
+
+	// The role imports checkpoints too, the hook state's as the cooldown
+	// state's (hostile-user-3 m2): guard state export | ssh host guard
+	// state import - needs no administrator.
+	ckpt := hooks.path("ckpt.json")
+	if code, _, stderr := hooks.guard("state", "export", ckpt); code != 0 {
+		t.Fatalf("state export by the role: exit %d: %s", code, stderr)
+	}
+	hooks.guard("run", "--name", "k", "--", "true")
+	if code, out, stderr := hooks.guard("state", "import", ckpt); code != 0 || strings.Contains(stderr, "permission denied") {
+		t.Errorf("state import by the role: exit %d: %s%s", code, out, stderr)
+	}
+	if got := exportedTotals(t, url, "k")["successes"]; got != 2 {
+		t.Errorf("successes after the import = %d; want the checkpoint's 2", got)
+	}
+	hooks.guard("cooldown", "record", "web", "restart")
+	if code, _, stderr := hooks.guard("cooldown", "export", ckpt); code != 0 {
+		t.Fatalf("cooldown export by the role: exit %d: %s", code, stderr)
+	}
+	if code, out, stderr := hooks.guard("cooldown", "import", ckpt); code != 0 {
+		t.Errorf("cooldown import by the role: exit %d: %s%s", code, out, stderr)
+	}
 }
 
 // guard doctor warns of a database on another host reached without

@@ -225,3 +225,18 @@ func TestHelpListsGlobalOptions(t *testing.T) {
 		t.Errorf("guard --help lists no help command:\n%s", help)
 	}
 }
+
+// TestStateInitRefusesGrantToPublic covers hostile-user-3 m3: --grant
+// public would give every role of the server guard's tables; it is a
+// usage error, before anything is asked of the database.
+func TestStateInitRefusesGrantToPublic(t *testing.T) {
+	for _, role := range []string{"public", "PUBLIC", "Public"} {
+		var stdout, stderr bytes.Buffer
+		e := &env{stdout: &stdout, stderr: &stderr, stdin: strings.NewReader(""),
+			getenv: func(string) string { return "" }, environ: func() []string { return nil }, now: time.Now}
+		code := e.main([]string{"guard", "state", "init", "--grant", role, "--state", "postgres://admin@db.invalid/guard"})
+		if code != exitUsage || !strings.Contains(stderr.String(), "refusing --grant "+role+": PUBLIC is every role") {
+			t.Errorf("state init --grant %s: exit %d, stderr %q; want a usage error that says why", role, code, stderr.String())
+		}
+	}
+}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -32,7 +33,8 @@ creates guard's tables, or brings them to this guard's version, which a
 hook's first call does too when its role may create tables. Run it once as
 a role that may (the database's owner, say); with --grant ROLE it also
 grants ROLE what hooks need on the tables, and nothing more (no CREATE), so
-that hooks can run as ROLE. It is idempotent: run it again after an upgrade.
+that hooks can run as ROLE (PUBLIC, every role, is refused). It is
+idempotent: run it again after an upgrade.
 A state in a file needs nothing: it is created on first use.
 
 Examples:
@@ -106,6 +108,11 @@ func (e *env) checkpointTarget(c *cli.Context, cooldown bool) (*checkpointTarget
 func (e *env) stateInit(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("init takes no arguments")
+	}
+	if g := c.String("grant"); strings.EqualFold(g, "public") {
+		// PUBLIC is every role of the server, not a role: the grant would
+		// let any of them read and change guard's state (hostile-user-3 m3).
+		return usagef("refusing --grant %s: PUBLIC is every role of the server, which could then read and change guard's state; name the role hooks run as (guard state init --grant guard_hooks)", g)
 	}
 	cfg, err := e.loadConfig(c)
 	if err != nil {

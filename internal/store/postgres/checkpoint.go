@@ -71,12 +71,17 @@ func queueHooks(b *pgx.Batch, data []byte, retention hookstate.Retention, now ti
 		prune = append(prune, pruneAfter(m.Key, h, retention))
 	}
 	b.Queue(`DELETE FROM guard_circuits`)
-	b.Queue(`DELETE FROM guard_totals`)
+	// The totals are zeroed, not deleted: the role 'state init --grant'
+	// prepares may update guard_totals but not delete from it, and a state
+	// import is that role's to run as much as cooldown import is
+	// (hostile-user-3 m2).
+	b.Queue(`UPDATE guard_totals SET executions = 0, failures = 0`)
 	b.Queue(`INSERT INTO guard_circuits (key_hash, key, entry, version, open, updated, prune_after)
 		SELECT h, k, e, 1, o, $6, p FROM unnest($1::bytea[], $2::text[], $3::text[], $4::bool[], $5::timestamptz[]) AS r(h, k, e, o, p)`,
 		hashes, keys, entries, open, prune, now)
 	g := d.GlobalStats
-	b.Queue(`INSERT INTO guard_totals VALUES (0, $1, $2)`, g.TotalExecutions, g.TotalFailures)
+	b.Queue(`INSERT INTO guard_totals VALUES (0, $1, $2)
+		ON CONFLICT (bucket) DO UPDATE SET executions = EXCLUDED.executions, failures = EXCLUDED.failures`, g.TotalExecutions, g.TotalFailures)
 	s, err := shell(d)
 	if err != nil {
 		return err
