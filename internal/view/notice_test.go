@@ -71,8 +71,13 @@ func TestLastError(t *testing.T) {
 		{"", 50, ""},
 		{"exit 1", 50, "exit 1"},
 		{"exit 1: Traceback (most recent call last):\n  File x\nModuleNotFoundError: No module named 'black'", 100, "exit 1: ModuleNotFoundError: No module named 'black'"},
-		{"exit 1: abcdefghijklmnopqrstuvwxyz", 20, "exit 1: abcdefghi..."},
+		// A long line loses its middle, never its end, what went wrong
+		// (newcomer-and-mission #9); its status stays whole.
+		{"exit 1: abcdefghijklmnopqrstuvwxyz", 20, "exit 1: abcd...vwxyz"},
 		{"exit 1: ééééééééé", 14, "exit 1: é..."},
+		{"exit 127: /usr/bin/bash: line 1: /home/dev/src/webapp/.claude/hooks/lint.sh: No such file or directory", 80,
+			"exit 127: /usr/bin/bash: line 1: /home/dev/...lint.sh: No such file or directory"},
+		{"exit 1: abcdefghijklmnopqrstuvwxyz", 0, "exit 1: abcdefghijklmnopqrstuvwxyz"},
 		// The line that says what failed is kept, with its cause (uv, as
 		// migrated from the Python wrapper, and as guard records it).
 		{"error: Failed to spawn: `validate.py`\n  Caused by: No such file or directory (os error 2)", 200,

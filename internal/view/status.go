@@ -248,8 +248,9 @@ func isAside(v store.CircuitView, key string) bool {
 const KeyWidth = 48
 
 // StatusTable prints Statuses as an aligned table, then the runs in flight.
-// Keys longer than KeyWidth are shortened in the middle (0: never). With
-// color, states are coloured.
+// Keys longer than keyWidth are shortened in the middle (0: never, and each
+// key's last error shown whole too, as status --wide asks). With color,
+// states are coloured.
 func StatusTable(w io.Writer, sts []KeyStatus, now time.Time, keyWidth int, color bool) {
 	t := &table{header: []string{"STATE", "FAILURES", "NEXT", "P50/P95", "KEY", "LAST ERROR"}}
 	projects := false
@@ -270,6 +271,10 @@ func StatusTable(w io.Writer, sts []KeyStatus, now time.Time, keyWidth int, colo
 		commands[i] = KeyText(commands[i])
 	}
 	shown := ShortenApart(commands, keyWidth)
+	lastWidth := 80 // shortened in the middle (see LastError); --wide (no key width): whole
+	if keyWidth <= 0 {
+		lastWidth = 0
+	}
 	for i, st := range sts {
 		state := st.KeyState().Word()
 		if !st.known && st.State == StateClosed {
@@ -277,7 +282,7 @@ func StatusTable(w io.Writer, sts []KeyStatus, now time.Time, keyWidth int, colo
 		}
 		last := "-"
 		if st.LastError != nil && st.State != StateDisabled {
-			last = Printable(LastError(*st.LastError, 60))
+			last = Printable(LastError(*st.LastError, lastWidth))
 		}
 		row := []string{state, st.Rule.Brief(), nextTry(st, now), st.DurationMS.Brief(), shown[i], last}
 		if projects {

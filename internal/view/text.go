@@ -88,6 +88,12 @@ func printableRune(r rune, n int) bool {
 // then it is that line, with the cause after it if there is one, so that
 // uv's "error: Failed to spawn: `check.py`" is not reduced to its
 // "Caused by: No such file or directory".
+//
+// A line longer than max bytes (0: no limit) is shortened in the middle,
+// its status kept whole: the end of a message is most often what went
+// wrong ("... lint.sh: No such file or directory", "ruff: command not
+// found"), its start often only a shell's prefix and a long path
+// (newcomer-and-mission #9).
 func LastError(msg string, max int) string {
 	if msg == "" {
 		return ""
@@ -96,7 +102,33 @@ func LastError(msg string, max int) string {
 	if h, rest, found := strings.Cut(msg, ": "); found && statusRE().MatchString(h) {
 		head, body = h+": ", rest
 	}
-	return Truncate(head+supervise.Telling(body), max)
+	line := head + supervise.Telling(body)
+	if max <= 0 || len(line) <= max {
+		return line
+	}
+	return head + shortenMiddle(line[len(head):], max-len(head))
+}
+
+// shortenMiddle shortens s to at most max bytes by cutting out its middle
+// ("..."), keeping half of the room for its start (what failed, often)
+// and half for its end (why), without splitting a character.
+func shortenMiddle(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	if max < 8 {
+		return Truncate(s, max)
+	}
+	room := max - 3
+	start := room / 2
+	for start > 0 && !utf8.RuneStart(s[start]) {
+		start--
+	}
+	end := len(s) - (room - start)
+	for end < len(s) && !utf8.RuneStart(s[end]) {
+		end++
+	}
+	return s[:start] + "..." + s[end:]
 }
 
 // statusRE matches the status guard writes before a run's stderr in

@@ -28,9 +28,10 @@ func (e *env) statusCommand() *cli.Command {
 		ArgsUsage: "[KEY...]",
 		Description: `Prints one line per key (all keys, or the ones named): open circuits first,
 then half-open, then closed, then the runs in flight. It reads the state file
-without taking the lock. Keys longer than 48 characters are shortened in the
-middle unless --wide is given; states are coloured on a terminal unless
-NO_COLOR is set.
+without taking the lock. Keys longer than 48 characters, and last errors
+longer than 80, are shortened in the middle (an error keeps its end, what
+went wrong) unless --wide is given; states are coloured on a terminal
+unless NO_COLOR is set.
 
 The P50/P95 column is how long the key's runs took (median and 95th
 percentile), over the runs the event log holds; "guard report --slowest 5"
@@ -82,7 +83,7 @@ Examples:
    guard status --json | jq '.[] | select(.state != "closed") | .key'`,
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
-			&cli.BoolFlag{Name: "wide", Usage: "show long keys whole instead of shortened in the middle"},
+			&cli.BoolFlag{Name: "wide", Usage: "show long keys and last errors whole instead of shortened in the middle"},
 			&cli.BoolFlag{Name: "watch", Aliases: []string{"w"}, Usage: "redraw the table every --interval until interrupted"},
 			&cli.DurationFlag{Name: "interval", Value: time.Second, Usage: "how often --watch redraws"},
 			&cli.IntFlag{Name: "count", Usage: "with --watch, stop after `N` snapshots (0: never)"},
