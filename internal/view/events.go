@@ -63,7 +63,7 @@ func DescribeEvent(ev *store.Event) string {
 			add(" until %s", ev.Until)
 		}
 	case store.EventTransition, store.EventReset, store.EventTrip, store.EventProbe, store.EventDisable, store.EventEnable:
-		add("%s -> %s", ev.From, ev.To)
+		add("%s -> %s", StateWord(ev.From), StateWord(ev.To))
 		if ev.Reason != "" {
 			add(": %s", ev.Reason)
 		}
@@ -96,7 +96,7 @@ func DescribeEvent(ev *store.Event) string {
 			add(": %s", LastError(ev.Error, 120))
 		}
 	case store.EventNotify:
-		add("on_state_change for %s -> %s: %s", ev.From, ev.To, ev.Outcome)
+		add("on_state_change for %s -> %s: %s", StateWord(ev.From), StateWord(ev.To), ev.Outcome)
 		if ev.DurationMS != nil {
 			add(" (%s)", time.Duration(*ev.DurationMS)*time.Millisecond)
 		}

@@ -212,7 +212,7 @@ func (e *env) enable(c *cli.Context) error {
 			fmt.Fprintf(e.stdout, "%s is not disabled\n", circuit.KeyWord(d.key))
 			continue
 		}
-		line := fmt.Sprintf("enabled %s: disabled -> %s", circuit.KeyWord(d.key), d.ev.To)
+		line := fmt.Sprintf("enabled %s: disabled -> %s", circuit.KeyWord(d.key), view.StateWord(string(d.ev.To)))
 		if d.c.State == breaker.Open {
 			if d.c.RetryAfter.IsZero() {
 				line += "; it stays open until " + view.ResetCommand(d.key)

@@ -140,6 +140,7 @@ type env struct {
 	losing store.Losing
 
 	logWarned    bool // a failure to write the event log was reported
+	onSkipFlag   bool // guard run's on_skip came from --on-skip (see block)
 	childStarted bool // guard run started its command (see recoverPanic)
 	// runHooks is the state guard run opened, for logging a skip it
 	// decides without the state (see guardFailed); nil before.

@@ -63,12 +63,23 @@ func (e *env) skipped(cfg *config.Config, b config.Breaker, key string, msg stri
 
 // block ends a call guard skipped for a hook marked on_skip: block: the
 // one line msg (guard: skipped "KEY": why; how to retry) on stderr, with
-// what guard does about it, nothing on stdout, and exit 2, Claude Code's
-// block. The warnings held back are dropped, as for any exit 2: the
-// reason is one line.
+// what guard does about it, naming what marked the hook, nothing on
+// stdout, and exit 2, Claude Code's block. The warnings held back are
+// dropped, as for any exit 2: the reason is one line.
 func (e *env) block(msg string) error {
-	fmt.Fprintln(e.stderr, view.Printable(msg)+"; blocked, as on_skip: block asks for this hook")
+	fmt.Fprintln(e.stderr, view.Printable(msg)+"; "+e.blockedBy())
 	return exit(2)
+}
+
+// blockedBy says what made guard block a skipped call, in the words the
+// user set it with (newcomer-and-mission #10): --on-skip block on the
+// hook's command line, which guard install writes for a hook whose
+// "onFailure" is "block"; else on_skip: block in guardrails.yaml.
+func (e *env) blockedBy() string {
+	if e.onSkipFlag {
+		return `blocked, as --on-skip block asks for this hook (guard install writes it for "onFailure": "block")`
+	}
+	return "blocked, as on_skip: block in guardrails.yaml asks for this hook"
 }
 
 // skipExit is the status of a call guard skips with a warning (failure_mode:

@@ -74,7 +74,7 @@ func (e *env) probe(c *cli.Context) error {
 	case !changed:
 		fmt.Fprintf(e.stdout, "%s is already half-open; the next free call probes\n", circuit.KeyWord(key))
 	default:
-		fmt.Fprintf(e.stdout, "%s: open -> half_open; the next call runs as a probe\n", circuit.KeyWord(key))
+		fmt.Fprintf(e.stdout, "%s: open -> half-open; the next call runs as a probe\n", circuit.KeyWord(key))
 	}
 	return nil
 }

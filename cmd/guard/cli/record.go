@@ -240,7 +240,7 @@ func (e *env) recorded(c *cli.Context, rep recordReport, line string) error {
 func recordedState(c breaker.Circuit, b config.Breaker, rec circuit.Recorded) string {
 	for _, ev := range rec.Events {
 		if ev.Kind == breaker.Transition && ev.To == c.State {
-			return fmt.Sprintf("%s -> %s (%s)", ev.From, ev.To, ev.Reason)
+			return fmt.Sprintf("%s -> %s (%s)", view.StateWord(string(ev.From)), view.StateWord(string(ev.To)), ev.Reason)
 		}
 	}
 	switch c.State {

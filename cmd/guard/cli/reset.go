@@ -79,7 +79,7 @@ func (e *env) reset(c *cli.Context) error {
 	}
 	defer e.startNotes(&n, cfg, hooks)
 	for _, c := range closed {
-		fmt.Fprintf(e.stdout, "reset %s: %s -> closed\n", circuit.KeyWord(c.Key), c.From)
+		fmt.Fprintf(e.stdout, "reset %s: %s -> closed\n", circuit.KeyWord(c.Key), view.StateWord(string(c.From)))
 	}
 	if all {
 		fmt.Fprintf(e.stdout, "reset %d keys\n", len(closed))

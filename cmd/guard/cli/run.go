@@ -152,6 +152,9 @@ func (e *env) guardRun(l runLine) (err error) {
 		e.warnf("%v; running %q unguarded", err, key)
 		return e.unguarded(argv, failOpen())
 	}
+	if l.OnSkip != nil {
+		e.onSkipFlag = true // a block names the flag, not a setting the user never wrote
+	}
 	if b.Scope != circuit.ScopeAuto && b.Scope != "" {
 		sid := ""
 		if b.Scope == circuit.ScopeSession {
