@@ -17,7 +17,7 @@ import (
 var ErrUnsafeLink = errors.New("refusing to follow a symlink another user owns in a sticky world-writable directory")
 
 // ErrForeignFile is matched (errors.Is) by a *ForeignFileError.
-var ErrForeignFile = errors.New("refusing another user's file in a sticky world-writable directory")
+var ErrForeignFile = errors.New("refusing another user's file")
 
 // A ForeignFileError is a file (or directory) at one of guard's names in a
 // sticky world-writable directory that belongs to another user: neither
@@ -28,10 +28,15 @@ var ErrForeignFile = errors.New("refusing another user's file in a sticky world-
 type ForeignFileError struct {
 	Path string
 	UID  uint32
+	In   string // the kind of directory it is in; "": a sticky world-writable one
 }
 
 func (e *ForeignFileError) Error() string {
-	return fmt.Sprintf("%s belongs to %s: %v", e.Path, userName(e.UID), ErrForeignFile)
+	in := e.In
+	if in == "" {
+		in = "a sticky world-writable directory"
+	}
+	return fmt.Sprintf("%s belongs to %s: %v in %s", e.Path, userName(e.UID), ErrForeignFile, in)
 }
 
 func (e *ForeignFileError) Unwrap() error { return ErrForeignFile }

@@ -132,6 +132,15 @@ func (l *EventLog) rotate() error {
 	}
 	for i := min(n, keep-1); i >= 1; i-- {
 		if err := atomicfile.Rename(l.rotatedPath(i), l.rotatedPath(i+1)); err != nil {
+			// Another user's file at the name, in a sticky directory, is
+			// said to be theirs (hostile-user-3 m1).
+			for _, p := range []string{l.rotatedPath(i), l.rotatedPath(i + 1)} {
+				if fi, lerr := os.Lstat(p); lerr == nil {
+					if ferr := atomicfile.CheckOwner(p, fi); ferr != nil {
+						return ferr
+					}
+				}
+			}
 			return err
 		}
 	}

@@ -216,7 +216,7 @@ func try(dir, path string, run slotRecord) (*slotFile, bool, error) {
 			fi, err := f.Stat()
 			if err == nil && !owners.ok(fi) {
 				uid, _ := atomicfile.Owner(fi)
-				err = &atomicfile.ForeignFileError{Path: path, UID: uid}
+				err = &atomicfile.ForeignFileError{Path: path, UID: uid, In: "a slot directory others may write"}
 			}
 			if err != nil {
 				f.Close()
