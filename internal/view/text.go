@@ -66,8 +66,12 @@ func Printable(s string) string {
 // KEY. The empty key shows as its shell word too, a pair of single quotes.
 // (Printable alone would show both of each pair alike.) JSON keeps keys as
 // they are.
+//
+// A key that starts or ends in white space (a session id with a trailing
+// space, say) shows as its shell word too, so that it never looks like the
+// key without it (hostile-user-3 m7).
 func KeyText(key string) string {
-	if key != "" && !strings.Contains(key, `\`) && Printable(key) == key {
+	if key != "" && !strings.Contains(key, `\`) && Printable(key) == key && strings.TrimSpace(key) == key {
 		return key
 	}
 	return circuit.KeyWord(key)
