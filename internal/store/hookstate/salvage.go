@@ -92,7 +92,7 @@ func (d *Document) salvageHooks(dec *json.Decoder, data []byte) (kept int, parti
 		}
 		// A torn entry: what of it parses, if that checks out.
 		if part := partialObject(data[start:]); part != nil && entryChecks(part) {
-			d.entries = append(d.entries, &entry{key: key, raw: part})
+			d.entries = append(d.entries, &entry{key: key, raw: keepOpen(part)})
 			kept++
 			partial = append(partial, key)
 		} else {
@@ -104,6 +104,31 @@ func (d *Document) salvageHooks(dec *json.Decoder, data []byte) (kept int, parti
 		}
 		dec, base, resynced = entryDecoder(data, next), next-1, true
 	}
+}
+
+// keepOpen returns part, what could be read of an entry cut short, with a
+// circuit tripped by hand kept open until it is reset: one open with a
+// retry_after of null (which only a trip without --for writes) whose cut
+// came before its forced member. (An open entry cut before its retry_after
+// is due for a probe, as the state says nothing of its cooldown.)
+func keepOpen(part []byte) []byte {
+	var h Hook
+	if h.UnmarshalJSON(part) != nil || h.State != "open" || !h.RetryAfter.IsZero() || h.Forced {
+		return part
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(part, &members) != nil || string(members["retry_after"]) != "null" {
+		return part
+	}
+	h.Forced = true
+	if h.OpenReason == "" {
+		h.OpenReason = "its entry was cut short in a state file that did not parse"
+	}
+	out, err := h.MarshalJSON()
+	if err != nil {
+		return part
+	}
+	return out
 }
 
 // entryChecks reports whether raw is an entry guard can use.

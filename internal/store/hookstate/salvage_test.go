@@ -163,3 +163,29 @@ func FuzzSalvage(f *testing.F) {
 		}
 	})
 }
+
+// TestSalvageKeepsATornOpenEntryOpen covers faults #7: a circuit tripped
+// by hand whose entry was cut before its forced member (but after its
+// retry_after of null, which only such a trip writes) stays open until it
+// is reset, never due for a probe; one cut before its retry_after is due
+// for a probe, as the state says nothing of its cooldown.
+func TestSalvageKeepsATornOpenEntryOpen(t *testing.T) {
+	var d Document
+	if kept, _, _, _ := d.Salvage([]byte(`{"hooks": {"k": {"state": "open", "failure_count": 0, "disabled_at": "2026-11-28T02:00:00Z", "retry_after": null, "open_re`)); kept != 1 {
+		t.Fatalf("Salvage kept %d", kept)
+	}
+	if c, _ := d.Circuit("k"); c.State != breaker.Open || !c.Forced {
+		t.Errorf("k = %+v; want it kept open until reset", c)
+	}
+	d = Document{}
+	d.Salvage([]byte(`{"hooks": {"k": {"state": "open", "failure_count": 3, "consecutive_fail`))
+	if c, _ := d.Circuit("k"); c.State != breaker.Open || c.Forced {
+		t.Errorf("k = %+v; want it open, due for a probe", c)
+	}
+	// One that said until when keeps that.
+	d = Document{}
+	d.Salvage([]byte(`{"hooks": {"k": {"state": "open", "retry_after": "2099-01-01T00:00:00Z", "last_err`))
+	if c, _ := d.Circuit("k"); c.Forced || c.RetryAfter.Year() != 2099 {
+		t.Errorf("k = %+v; want it open until 2099, not forced", c)
+	}
+}
