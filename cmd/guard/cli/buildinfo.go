@@ -11,8 +11,8 @@ import (
 )
 
 // readBuildInfo returns the build information of the Go program at path,
-// as debug/buildinfo.ReadFile would, for the ELF (Linux and most Unixes)
-// and Mach-O (macOS) programs Go 1.18 and later write. It reads only the
+// as debug/buildinfo.ReadFile would, for the ELF (Linux and most Unixes),
+// Mach-O (macOS) and PE (Windows) programs Go 1.18 and later write. It reads only the
 // headers and one section. (debug/buildinfo would do, but linking it
 // brings in debug/dwarf, debug/elf and the rest, whose package
 // initialisation every guard call would pay for; guard needs this only to
@@ -33,6 +33,8 @@ func readBuildInfo(path string) (*debug.BuildInfo, error) {
 		off, size, err = elfSection(f, head[:], ".go.buildinfo")
 	case binary.LittleEndian.Uint32(head[:]) == 0xfeedfacf:
 		off, size, err = machoSection(f, head[:], "__go_buildinfo")
+	case bytes.HasPrefix(head[:], []byte("MZ")):
+		off, size, err = peDataSection(f, head[:])
 	default:
 		return nil, errNotGo
 	}
@@ -146,6 +148,40 @@ func machoSection(f io.ReaderAt, head []byte, name string) (off, size uint64, er
 			}
 		}
 		cmds = cmds[cmdsize:]
+	}
+	return 0, 0, errNotGo
+}
+
+// peDataSection returns the file offset and size of a PE program's data
+// section, the first one that holds initialised data, readable and
+// writable (as debug/buildinfo finds it): Go's linker puts the build
+// information at its start, where Windows has no section of its own for it.
+func peDataSection(f io.ReaderAt, head []byte) (off, size uint64, err error) {
+	bo := binary.LittleEndian
+	pe := int64(bo.Uint32(head[0x3c:]))
+	var coff [24]byte // "PE\0\0" and the COFF file header
+	if _, err := f.ReadAt(coff[:], pe); err != nil || !bytes.HasPrefix(coff[:], []byte("PE\x00\x00")) {
+		return 0, 0, errNotGo
+	}
+	nsects, optSize := int(bo.Uint16(coff[6:])), int64(bo.Uint16(coff[20:]))
+	if nsects > 1<<10 {
+		return 0, 0, errNotGo
+	}
+	table := make([]byte, nsects*40)
+	if _, err := f.ReadAt(table, pe+24+optSize); err != nil {
+		return 0, 0, errNotGo
+	}
+	const (
+		initialisedData = 0x00000040 // IMAGE_SCN_CNT_INITIALIZED_DATA
+		readable        = 0x40000000 // IMAGE_SCN_MEM_READ
+		writable        = 0x80000000 // IMAGE_SCN_MEM_WRITE
+		alignment       = 0x00f00000 // IMAGE_SCN_ALIGN_*
+	)
+	for h := table; len(h) >= 40; h = h[40:] {
+		virtualSize, rawSize, rawOff := bo.Uint32(h[8:]), bo.Uint32(h[16:]), bo.Uint32(h[20:])
+		if bo.Uint32(h[12:]) != 0 && virtualSize != 0 && bo.Uint32(h[36:])&^alignment == initialisedData|readable|writable {
+			return uint64(rawOff), uint64(min(rawSize, virtualSize)), nil
+		}
 	}
 	return 0, 0, errNotGo
 }

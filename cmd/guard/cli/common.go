@@ -156,7 +156,7 @@ func (e *env) findCompanion(name string) (path, why string) {
 func findOurs(name string) (path, why string) {
 	var candidates []string
 	if exe, err := os.Executable(); err == nil {
-		if p := filepath.Join(filepath.Dir(exe), name); isExecutable(p) {
+		if p := filepath.Join(filepath.Dir(exe), exeName(name)); isExecutable(p) {
 			candidates = append(candidates, p)
 		}
 	}
@@ -231,11 +231,6 @@ func buildVersion(info *debug.BuildInfo) string {
 
 // handedOver marks the environment of a guard another guard handed over to.
 const handedOver = "GUARD_HANDED_OVER"
-
-func isExecutable(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
-}
 
 // openHooksOf opens the hook state a command's flags name.
 func (e *env) openHooksOf(c *cli.Context) (*store.Hooks, error) {
