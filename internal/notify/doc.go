@@ -2,8 +2,8 @@
 // its transitions, without delaying or failing the call that made them.
 //
 // Start hands the transitions to a helper, guard itself run again with a
-// hidden command, started detached (a session of its own on Unix, a
-// detached process on Windows): no standard stream of the caller's is
+// hidden command, started detached (a session of its own on Unix; on
+// Windows a process group and a console of its own, with no window): no standard stream of the caller's is
 // handed down, so a hook's caller (Claude Code, reading its stdout and
 // stderr to their end) never waits for it, and what kills the hook's
 // process group does not kill it. guard does not wait for the helper.

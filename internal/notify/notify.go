@@ -88,6 +88,3 @@ func Start(h Helper, ts []Transition) error {
 	// Not waited for: once guard exits, init reaps it.
 	return cmd.Process.Release()
 }
-
-// Shell returns the argv that runs command with the system's shell.
-func Shell(command string) []string { return shellArgv(command) }

@@ -8,6 +8,3 @@ import "syscall"
 // terminal, and out of the process group that a hook's timeout, or the
 // caller's kill of guard's group, ends.
 func detached() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
-
-// shellArgv runs command with /bin/sh, as guard run -c does.
-func shellArgv(command string) []string { return []string{"/bin/sh", "-c", command} }

@@ -2,16 +2,19 @@
 
 package notify
 
-import "syscall"
+import (
+	"syscall"
 
-// detachedProcess is DETACHED_PROCESS: no console of the caller's.
-const detachedProcess = 0x00000008
+	"golang.org/x/sys/windows"
+)
 
-// detached starts the helper as a process group of its own, with no
-// console: a console's Ctrl+C for the caller does not reach it.
+// detached starts the helper as a process group of its own, with a console
+// of its own that has no window (CREATE_NO_WINDOW): a Ctrl+C in the
+// caller's console does not reach it, and the commands it runs share its
+// hidden console. (With no console at all, DETACHED_PROCESS, each console
+// program it started would get a console window of its own, popping up on
+// the user's screen, and the Ctrl-Break that asks a command to stop at its
+// timeout could not reach it.)
 func detached() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP | detachedProcess}
+	return &syscall.SysProcAttr{CreationFlags: windows.CREATE_NEW_PROCESS_GROUP | windows.CREATE_NO_WINDOW}
 }
-
-// shellArgv runs command with cmd.exe, the shell Windows has.
-func shellArgv(command string) []string { return []string{"cmd.exe", "/C", command} }

@@ -13,3 +13,11 @@ func isExecutable(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
 }
+
+// systemShell is the shell that runs a -c string, a fallback or an
+// on_state_change command when no --shell names another: /bin/sh.
+func systemShell() string { return "/bin/sh" }
+
+// shellDirs are where a --shell that is not on the hook's PATH is looked
+// for: /bin and /usr/bin, which a hook's PATH may leave out.
+func shellDirs() []string { return []string{"/bin", "/usr/bin"} }

@@ -2,7 +2,11 @@
 
 package cli
 
-import "os"
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+)
 
 // exeName is the file name of guard's command name (guard-pg, guard-web):
 // name.exe. (exec.LookPath adds the extension for a name on PATH; a path
@@ -14,4 +18,34 @@ func exeName(name string) string { return name + ".exe" }
 func isExecutable(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.Mode().IsRegular()
+}
+
+// systemShell is the shell that runs a -c string, a fallback or an
+// on_state_change command when no --shell names another. Windows has no
+// /bin/sh: it is the sh.exe on PATH, which is Git Bash's where Claude Code
+// runs hooks (Git Bash puts its usr\bin on their PATH), else the one of
+// the Git for Windows whose git is on PATH (shellDirs), else sh, which
+// then cannot be started: the run fails as "sh: command not found".
+func systemShell() string {
+	if p, err := exec.LookPath("sh"); err == nil {
+		return p
+	}
+	for _, dir := range shellDirs() {
+		if p := filepath.Join(dir, "sh.exe"); isExecutable(p) {
+			return p
+		}
+	}
+	return "sh"
+}
+
+// shellDirs are where a shell that is not on PATH is looked for: the
+// usr\bin and bin of the Git for Windows whose git is on PATH
+// (C:\Program Files\Git\cmd\git.exe), where Claude Code finds its Git Bash.
+func shellDirs() []string {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		return nil
+	}
+	root := filepath.Dir(filepath.Dir(git))
+	return []string{filepath.Join(root, "usr", "bin"), filepath.Join(root, "bin")}
 }

@@ -75,7 +75,7 @@ func (e *env) notifyStateChange(c *cli.Context) error {
 	}
 	for _, t := range ts {
 		res := supervise.Run(supervise.Spec{
-			Argv:      notify.Shell(command),
+			Argv:      []string{systemShell(), "-c", command}, // as guard run -c runs a string
 			Env:       append(e.environ(), t.Env()...),
 			Stdin:     strings.NewReader(""),
 			Stdout:    io.Discard,

@@ -28,7 +28,7 @@ func (e *env) runCommand() *cli.Command {
 		Name:      "run",
 		Usage:     "run a command behind its circuit breaker",
 		ArgsUsage: "-- CMD [ARG...]  |  -c 'SHELL STRING'",
-		Description: `Runs CMD directly (or /bin/sh -c STRING with -c; --shell bash -c STRING
+		Description: `Runs CMD directly (or /bin/sh -c STRING with -c, Git Bash's sh on Windows; --shell bash -c STRING
 runs it with bash, as Claude Code runs hook commands) and records the outcome in
 the state file under the command's key. While the circuit is open the command
 is skipped: guard prints a one-line notice and exits with open_exit_code (0).
@@ -139,7 +139,7 @@ func (e *env) guardRun(l runLine) (err error) {
 		return &usageError{err: err}
 	}
 	if l.shellMissing {
-		e.warnf("--shell %s: not found on PATH, in /bin or in /usr/bin; /bin/sh runs the command", view.Printable(l.Shell))
+		e.warnf("--shell %s: not found %s; %s runs the command", view.Printable(l.Shell), shellPlaces(), view.Printable(argv[0]))
 	}
 	e.runShell = l.Shell // found, if ever needed, by a fallback
 	cfg, err := e.loadConfigFrom(l.config, l.state)

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -20,7 +20,7 @@ import (
 type Call struct {
 	Command    string // -c STRING
 	HasCommand bool
-	Shell      string   // --shell: the shell that runs Command; "" is /bin/sh
+	Shell      string   // --shell: the shell that runs Command; "" is the system's (systemShell)
 	Args       []string // the command to run
 	Name       string
 
@@ -32,7 +32,7 @@ type Call struct {
 	// gives the command before it kills it (see supervise.HookBudget).
 	HookTimeout *time.Duration
 
-	shellMissing bool // --shell named a shell that is nowhere: /bin/sh runs Command
+	shellMissing bool // --shell named a shell that is nowhere: the system's runs Command
 }
 
 // Target works out what to run, under which key, and which key the
@@ -180,20 +180,21 @@ func salvageHookTimeout(args []string) time.Duration {
 }
 
 // ShellPath returns the program that runs a -c string for --shell name:
-// /bin/sh for "" or sh; else name, found on PATH if it has no slash, then
-// in /bin and /usr/bin (a hook's PATH may leave them out), and /bin/sh if
-// it is not there: guard then runs the hook with sh rather than not at
-// all, and FindShell tells the caller, who warns.
+// the system's shell (systemShell: /bin/sh, or Git Bash's sh on Windows)
+// for "", sh or /bin/sh; else name, found on PATH if it has no slash, then
+// in shellDirs (/bin and /usr/bin, which a hook's PATH may leave out), and
+// the system's shell if it is not there: guard then runs the hook with sh
+// rather than not at all, and FindShell tells the caller, who warns.
 func ShellPath(name string) string {
 	p, _ := FindShell(name)
 	return p
 }
 
-// FindShell is ShellPath, and reports false when it fell back to /bin/sh
-// for a shell it could not find.
+// FindShell is ShellPath, and reports false when it fell back to the
+// system's shell for a shell it could not find.
 func FindShell(name string) (string, bool) {
 	if name == "" || name == "sh" || name == "/bin/sh" {
-		return "/bin/sh", true
+		return systemShell(), true
 	}
 	if strings.ContainsRune(name, '/') {
 		return name, true
@@ -201,12 +202,23 @@ func FindShell(name string) (string, bool) {
 	if p, err := exec.LookPath(name); err == nil {
 		return p, true
 	}
-	for _, dir := range []string{"/bin/", "/usr/bin/"} {
-		if fi, err := os.Stat(dir + name); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return dir + name, true
+	for _, dir := range shellDirs() {
+		if p := filepath.Join(dir, exeName(name)); isExecutable(p) {
+			return p, true
 		}
 	}
-	return "/bin/sh", false
+	return systemShell(), false
+}
+
+// shellPlaces says where FindShell looks for a shell that is not a path:
+// "on PATH, in /bin or in /usr/bin".
+func shellPlaces() string {
+	s, sep := "on PATH", ", in "
+	for _, dir := range shellDirs() {
+		s += sep + dir
+		sep = " or in "
+	}
+	return s
 }
 
 // Salvage finds the command in a guard run command line (args, from the
