@@ -17,10 +17,11 @@ type child struct {
 }
 
 // lookPath finds the program argv0 names: as it is if it has a path
-// separator in it, else on PATH.
+// separator in it (with the extension Windows finds it by: withExt), else
+// on PATH.
 func lookPath(argv0 string) (string, error) {
 	if strings.ContainsRune(argv0, '/') || (os.PathSeparator != '/' && strings.ContainsRune(argv0, os.PathSeparator)) {
-		return argv0, nil
+		return withExt(argv0), nil
 	}
 	return exec.LookPath(argv0)
 }

@@ -69,6 +69,9 @@ func startChild(spec Spec, stderr *os.File) (*child, error) {
 	return c, nil
 }
 
+// withExt returns path as it is: a Unix program needs no extension.
+func withExt(path string) string { return path }
+
 // wait waits for process pid to end.
 func wait(pid int) exitStatus {
 	var ws syscall.WaitStatus

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"strconv"
 	"syscall"
 	"time"
@@ -78,6 +79,17 @@ func startChild(spec Spec, stderr *os.File) (*child, error) {
 	}
 	go func() { c.done <- waitProcess(c.sys.process) }()
 	return c, nil
+}
+
+// withExt returns path with the extension Windows finds it by, as a shell
+// or Node's spawn does (C:/tools/lint runs C:/tools/lint.exe: exec.LookPath
+// tries PATHEXT's), since CreateProcess adds none to a path; path as it is
+// if there is no such file, for the start to fail and say why.
+func withExt(path string) string {
+	if p, err := exec.LookPath(path); err == nil {
+		return p
+	}
+	return path
 }
 
 // newJob makes a job object that kills its processes when its last handle
