@@ -449,6 +449,14 @@ func (f *folder) unread(n *bash.Node) {
 		// decides.
 		u.Risky = len(f.r.Patterns) > 0
 		u.Hint = "split the command, or ask a human to run it"
+	case n.Opaque && n.Lang:
+		// A program's own language (vim -c, psql -c): refused when it
+		// spells a budgeted action as a command (call system("docker
+		// restart web"), \o |docker restart web), not for naming a
+		// program (SELECT ... FROM docker).
+		if u.Risky = f.spellsAction(n.Text); !u.Risky {
+			return
+		}
 	case n.Opaque:
 		// Code in another language: refused only if it names a budgeted
 		// program; awk '{print $1}' is no action.
@@ -594,6 +602,46 @@ func (f *folder) namesProgram(text string) bool {
 	}
 	s := f.sampled()
 	return spelled(text, func(w string) bool { return s.programs[w] })
+}
+
+// spellsAction reports whether text, in a language guard does not read,
+// spells a command that takes a budgeted action, or may take one: from
+// each budgeted program it names (however spelled), the words that follow
+// on its line, up to a quote, a bracket or a shell operator, are read as
+// a command.
+func (f *folder) spellsAction(text string) bool {
+	if len(text) > maxScan {
+		return true
+	}
+	s := f.sampled()
+	for _, sp := range append([]string{text}, shell.Spellings(text)...) {
+		start := -1
+		for i, r := range sp + " " {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-' || r == '.' {
+				if start < 0 {
+					start = i
+				}
+				continue
+			}
+			if start >= 0 && s.programs[sp[start:i]] {
+				cmd := sp[start:]
+				if end := strings.IndexAny(cmd, "\"'`()[]{};|&<>\n"); end >= 0 {
+					cmd = cmd[:end]
+				}
+				rd := f.r.Read(cmd)
+				if len(rd.Takes) > 0 {
+					return true
+				}
+				for _, u := range rd.Unsure {
+					if u.Risky {
+						return true
+					}
+				}
+			}
+			start = -1
+		}
+	}
+	return false
 }
 
 // spelled reports whether is holds for a word of text, or of a copy of it

@@ -243,6 +243,14 @@ func TestReadProgramsThatRunTheirWords(t *testing.T) {
 		{"docker run --rm -it ubuntu bash", ""},
 		{"apt-get install -y ssh docker.io", ""},
 		{"psql -c 'SELECT 1 FROM docker WHERE (x'", ""},
+		// A program's own language may run a command no escape shows
+		// (vim's system(), psql's \o |CMD): one it spells is refused
+		// (TC's variants of hostile-user-3 M4).
+		{`vim -c 'call system("docker restart web")' -c q`, "risky: call system(\"docker restart web\")"},
+		{`psql -c '\o |docker restart web'`, "risky: \\o |docker restart web"},
+		{`psql -c "SELECT 'docker restart web'"`, "risky: SELECT 'docker restart web'"},
+		{`psql -c 'SELECT name FROM docker'`, ""},
+		{`vim -c 'call system("docker ps")' -c q`, ""},
 		{"make docker", ""},
 	}
 	for _, tc := range tests {

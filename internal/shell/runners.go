@@ -91,6 +91,12 @@ type Found struct {
 	Command string // the command, or the value as written if not Literal
 	Literal bool   // the value is what the program receives
 	Repeats string // see CommandOption.Repeats
+	// Code says Command is not a command but the rest of a value in the
+	// program's own language, with the commands after its escapes taken
+	// out: that language may run a command in ways no escape shows (vim's
+	// system(), gdb's call system(), psql's COPY ... PROGRAM), so the
+	// caller searches it as it searches code it does not read.
+	Code bool
 }
 
 // How says how a Runner runs the command its words give.
@@ -122,10 +128,16 @@ type Use struct {
 	// Joined says the string is the value of the word at I itself
 	// (--split-string=STRING): see Use.Value.
 	Joined bool
+	// At, if not 0, is where the string starts in the word at I, joined
+	// to its short option (env -S"STRING", -vSSTRING).
+	At int
 }
 
 // Value returns the Script or Split string u found in words.
 func (u Use) Value(words []string) string {
+	if u.At > 0 {
+		return words[u.I][u.At:]
+	}
 	if u.Joined {
 		_, v, _ := strings.Cut(words[u.I], "=")
 		return v
@@ -240,6 +252,11 @@ func (rn Runner) Commands(words []string, lit []bool) []Found {
 		for _, c := range spec.commands(val) {
 			out = append(out, Found{Option: opt, Command: c, Literal: true, Repeats: spec.Repeats})
 		}
+		if len(spec.Escape) > 0 {
+			if rest := unescaped(val, spec.Escape); strings.TrimSpace(rest) != "" {
+				out = append(out, Found{Option: opt, Command: rest, Literal: true, Repeats: spec.Repeats, Code: true})
+			}
+		}
 	}
 	for i := 1; i < len(words); i++ {
 		a := words[i]
@@ -286,14 +303,40 @@ func (rn Runner) StdinCommands(stdin string) []string {
 	return CommandOption{Escape: rn.Stdin}.commands(stdin)
 }
 
+// StdinCode returns what a Data program's stdin holds in its own
+// language, with the commands after its escapes taken out (see
+// Found.Code).
+func (rn Runner) StdinCode(stdin string) string {
+	return unescaped(stdin, rn.Stdin)
+}
+
+// unescaped returns s with what follows each of escapes, to the end of
+// its line, taken out.
+func unescaped(s string, escapes []string) string {
+	lines := strings.Split(s, "\n")
+	for i, line := range lines {
+		for _, e := range escapes {
+			if at := strings.Index(line, e); at >= 0 {
+				line = line[:at]
+			}
+		}
+		lines[i] = line
+	}
+	return strings.Join(lines, "\n")
+}
+
 // commands returns the commands the value v of the option holds.
 func (o CommandOption) commands(v string) []string {
 	if o.Keys != nil {
-		k, rest, ok := strings.Cut(v, "=")
-		if !ok {
+		// KEY=VALUE, or KEY VALUE as ssh_config writes it (ssh -o
+		// "ProxyCommand CMD"), with blanks around the = if any.
+		v = strings.TrimLeft(v, " \t")
+		at := strings.IndexAny(v, "= \t")
+		if at < 0 {
 			return nil
 		}
-		k = strings.ToLower(strings.TrimSpace(k))
+		k := strings.ToLower(v[:at])
+		rest := strings.TrimLeft(strings.TrimPrefix(strings.TrimLeft(v[at:], " \t"), "="), " \t")
 		for key, esc := range o.Keys {
 			key = strings.ToLower(key)
 			if k == key || (strings.HasSuffix(key, ".") || strings.HasSuffix(key, "::")) && strings.HasPrefix(k, key) {
@@ -417,6 +460,15 @@ func (rn Runner) Use(words []string, lit []bool) Use {
 				return Use{How: Split, I: i, Option: opt, Joined: true}
 			}
 		}
+		if len(a) > 2 && a[0] == '-' && a[1] != '-' {
+			// A cluster of short options: one that takes a string a
+			// shell runs or splits takes the rest of the word, or the
+			// next word when it ends the cluster (env -vS STRING,
+			// env -S"STRING", flock -nc STRING).
+			if u, ok := rn.clustered(words, i); ok {
+				return u
+			}
+		}
 		if strings.HasPrefix(a, "-") && a != "-" {
 			if slices.Contains(rn.Shell, a) || len(rn.Shell) > 0 && len(a) > 2 && a[1] != '-' && strings.ContainsAny(a[1:], "si") {
 				shell = true
@@ -444,6 +496,35 @@ func (rn Runner) Use(words []string, lit []bool) Use {
 		return Use{How: Script, I: i + 1, Option: words[i]}
 	}
 	return Use{How: Words, I: i}
+}
+
+// clustered returns the Use of a Script or Split option in the cluster
+// of short options words[i] (-vS STRING, -SSTRING), if one is there
+// before an option that takes a value.
+func (rn Runner) clustered(words []string, i int) (Use, bool) {
+	a := words[i]
+	for j := 1; j < len(a); j++ {
+		opt := "-" + a[j:j+1]
+		how := Nothing
+		switch {
+		case slices.Contains(rn.Script, opt):
+			how = Script
+		case slices.Contains(rn.Split, opt):
+			how = Split
+		case rn.Valued[opt]:
+			return Use{}, false // the rest of the word is its value
+		default:
+			continue
+		}
+		if j+1 < len(a) {
+			return Use{How: how, I: i, Option: opt, At: j + 1}, true
+		}
+		if i+1 < len(words) {
+			return Use{How: how, I: i + 1, Option: opt}, true
+		}
+		return Use{}, false
+	}
+	return Use{}, false
 }
 
 // OptionTakesValue reports whether the option a takes the next word as its

@@ -28,6 +28,13 @@ func TestRunnerUse(t *testing.T) {
 		{"env -i A=1 - docker ps", Words, 4, ""},
 		{"env -S 'docker ps' x", Split, 2, "-S"},
 		{"env --split-string='docker ps' x", Split, 1, "--split-string"},
+		// A string joined to its short option, or after a cluster that
+		// ends in it (env -S"docker ps", env -vS 'docker ps').
+		{"env -S'docker ps' x", Split, 1, "-S"},
+		{"env -vS 'docker ps' x", Split, 2, "-S"},
+		{"env -iS'docker ps'", Split, 1, "-S"},
+		{"env -iu HOME docker ps", Words, 3, ""},
+		{"flock -nc 'docker ps' /tmp/l", Script, 2, "-c"},
 		{"timeout 5 docker ps", Words, 2, ""},
 		{"timeout -k 5 -s KILL 10 docker ps", Words, 6, ""},
 		{"timeout 5", Nothing, 0, ""},
@@ -57,6 +64,9 @@ func TestRunnerUse(t *testing.T) {
 		if u.How != st.how || u.How != Nothing && u.I != st.at || u.Option != st.option {
 			t.Errorf("step %d: Use(%q) = %+v; want how %d at %d, option %q", i+1, st.line, u, st.how, st.at, st.option)
 		}
+		if (u.How == Split || u.How == Script) && u.Value(cs[0].Words) != "docker ps" {
+			t.Errorf("step %d: Use(%q).Value = %q; want %q", i+1, st.line, u.Value(cs[0].Words), "docker ps")
+		}
 	}
 }
 
@@ -78,6 +88,11 @@ func TestRunnerCommands(t *testing.T) {
 		{"ssh -o proxycommand='nc %h %p' h", []string{"nc %h %p"}},
 		{"ssh -o 'LocalCommand=touch x' h", []string{"touch x"}},
 		{"ssh -o StrictHostKeyChecking=no h", nil},
+		// ssh_config's own form: the key, blanks, the value.
+		{"ssh -o 'ProxyCommand nc %h %p' h", []string{"nc %h %p"}},
+		{"ssh -o 'ProxyCommand = nc %h %p' h", []string{"nc %h %p"}},
+		{"ssh -o 'ProxyCommand\tnc %h %p' h", []string{"nc %h %p"}},
+		{"ssh -o 'StrictHostKeyChecking no' h", nil},
 		{"scp -S my-ssh a h:b", []string{"my-ssh"}},
 		{"tar --to-command='cat' -xf x", []string{"cat"}},
 		{"tar --to-command cat -xf x", []string{"cat"}},
@@ -117,11 +132,56 @@ func TestRunnerCommands(t *testing.T) {
 		rn, _ := LookupRunner(BaseName(cs[0].Words[0]))
 		var got []string
 		for _, f := range rn.Commands(cs[0].Words, cs[0].Literal) {
-			got = append(got, f.Command)
+			if !f.Code {
+				got = append(got, f.Command)
+			}
 		}
 		if !slices.Equal(got, st.cmds) {
 			t.Errorf("step %d: Commands(%q) = %q; want %q", i+1, st.line, got, st.cmds)
 		}
+	}
+}
+
+// TestRunnerCode: a value in a program's own language (vim -c, psql -c,
+// gdb -ex, sqlite3's words) is given to the caller as code too, with the
+// commands after its escapes taken out: the language runs commands in
+// ways no escape shows (vim's system(), psql's \o |CMD), which the caller
+// searches for budgeted programs as it searches python -c's code (TC's
+// variants of hostile-user-3 M4: vim -c 'call system("docker restart
+// web")' was allowed with web's budget spent).
+func TestRunnerCode(t *testing.T) {
+	for i, st := range []struct {
+		line string
+		code []string
+	}{
+		{`vim -c 'call system("date")' -c q f`, []string{`call system("date")`, "q"}},
+		{"vim -c '!date' f", nil},
+		{"vim -c ':silent !date' f", []string{":silent "}},
+		{"nvim +'lua os.execute(\"date\")' f", []string{`lua os.execute("date")`}},
+		{`psql -c '\o |date'`, []string{`\o |date`}},
+		{`psql -c '\! date'`, nil},
+		{"gdb -ex 'call system(\"date\")' prog", []string{`call system("date")`}},
+		{"rsync -e 'ssh -p 22' a h:b", nil},
+		{"git -c alias.x='!date' x", nil},
+	} {
+		cs, err := Parse(st.line)
+		if err != nil || len(cs) != 1 {
+			t.Fatalf("step %d: Parse(%q) = %v, %v", i+1, st.line, cs, err)
+		}
+		rn, _ := LookupRunner(BaseName(cs[0].Words[0]))
+		var got []string
+		for _, f := range rn.Commands(cs[0].Words, cs[0].Literal) {
+			if f.Code {
+				got = append(got, f.Command)
+			}
+		}
+		if !slices.Equal(got, st.code) {
+			t.Errorf("step %d: code of %q = %q; want %q", i+1, st.line, got, st.code)
+		}
+	}
+	rn, _ := LookupRunner("psql")
+	if got := rn.StdinCode("SELECT 1;\n\\! date\n\\o |id\n"); got != "SELECT 1;\n\n\\o |id\n" {
+		t.Errorf("psql's StdinCode = %q", got)
 	}
 }
 

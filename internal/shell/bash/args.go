@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -286,6 +287,10 @@ func (r *reader) gitCommand(sc *scope, words []string, lit []bool, text string) 
 		return runNode(words, lit, text)
 	}
 	switch words[i] {
+	case "config":
+		if n := r.gitConfig(sc, words[i+1:], lit[i+1:], text); n != nil {
+			return seq(runNode(words, lit, text), n)
+		}
 	case "bisect":
 		if i+2 < len(words) && words[i+1] == "run" {
 			return loop(Unknown, "by git bisect run, once for each commit it tests",
@@ -328,6 +333,44 @@ func (r *reader) gitCommand(sc *scope, words []string, lit []bool, text string) 
 		}
 	}
 	return runNode(words, lit, text)
+}
+
+// gitConfig reads git config [--global|--file F|...] [set] KEY VALUE: a
+// KEY whose value git runs (alias.x='!CMD', core.pager, core.sshCommand,
+// the keys of git -c in shell's Runner table) installs a command that git
+// runs whenever it uses that key, again and again, as a crontab does.
+func (r *reader) gitConfig(sc *scope, words []string, lit []bool, text string) *Node {
+	var pos []string
+	var plit []bool
+	for j := 0; j < len(words); j++ {
+		switch a := words[j]; {
+		case a == "-f" || a == "--file" || a == "--blob" || a == "--type" || a == "--default" || a == "--comment" || a == "--value":
+			j++
+		case strings.HasPrefix(a, "-") && lit[j]:
+		default:
+			pos, plit = append(pos, a), append(plit, lit[j])
+		}
+	}
+	if len(pos) > 0 && plit[0] && (pos[0] == "set" || pos[0] == "--add") {
+		pos, plit = pos[1:], plit[1:]
+	}
+	if len(pos) < 2 || !plit[0] {
+		return nil
+	}
+	rn, _ := shell.LookupRunner("git")
+	key, val := pos[0], pos[1]
+	why := "by git, each time it uses " + key
+	if !plit[1] {
+		if len(rn.Commands([]string{"git", "-c", key + "=!x"}, nil)) == 0 {
+			return nil // a key whose value is data
+		}
+		return &Node{Kind: Unread, Text: text, Hidden: true, Reason: "git config sets " + key + ", a command git runs, to a value guard cannot know before it runs"}
+	}
+	var out []*Node
+	for _, f := range rn.Commands([]string{"git", "-c", key + "=" + val}, nil) {
+		out = append(out, loop(Unknown, why, r.runString(sc.shellOf, sc, []string{f.Command}, []bool{true}, "", text, input{known: true}, "git config "+key)))
+	}
+	return seq(out...)
 }
 
 // entr reads entr [-acdnprsz] CMD ARG...: CMD runs each time a file
@@ -604,6 +647,81 @@ func (r *reader) wroteScript(sc *scope, words []string, in input, text string) *
 	return r.stdinScript(func(s string) *scope { return sc.shell(s, words, trues(len(words))) }, sc, in, text, words[0])
 }
 
+// diskFile reads a file the line runs (bash y.sh, ./y.sh, source y.sh,
+// python3 y.py, make, at -f y.sh, crontab y) that it did not write under
+// that name. guard does not read files on disk; but when the line wrote
+// files, the one it runs may be one of them under another name (cp x.sh
+// /tmp/; cd /tmp; ln -s x.sh y.sh; dd of=y.sh; "$PWD/x.sh"), which no
+// comparison of paths shows. What the line wrote is then searched as code
+// is: text that names a budgeted program is refused for a human. It
+// returns nil when the line wrote nothing guard can tell.
+func (r *reader) diskFile(what, path string) *Node {
+	var keys []string
+	for k, m := range r.marks {
+		if m.known && strings.TrimSpace(m.text) != "" {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(r.marks[k].text)
+		if !strings.HasSuffix(r.marks[k].text, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	return &Node{Kind: Unread, Text: b.String(), Opaque: true,
+		Reason: what + " runs " + path + ", a file guard does not read, which may be one the command wrote (" + clip(strings.Join(keys, ", "), 80) + ") under another name"}
+}
+
+// runsLater says which program runs a file written at path later, again
+// and again (git its hooks, cron its tables, a shell its start-up files,
+// systemd its units), or "" for a file no program is known to run so.
+// Writing a command there installs it, as crontab does.
+func runsLater(path string) string {
+	p := "/" + filepath.ToSlash(path)
+	base := filepath.Base(p)
+	switch {
+	case strings.Contains(p, "/.git/hooks/") || strings.Contains(p, "/.husky/"):
+		return "git runs as a hook"
+	case strings.HasSuffix(p, "/.git/config") || base == ".gitconfig" || strings.HasSuffix(p, "/git/config"):
+		return "git reads its aliases and commands from"
+	case strings.Contains(p, "/etc/cron") || strings.Contains(p, "/var/spool/cron/") || base == "crontab":
+		return "cron runs"
+	case strings.Contains(p, "/systemd/") && (strings.HasSuffix(base, ".service") || strings.HasSuffix(base, ".timer") || strings.HasSuffix(base, ".path") || strings.HasSuffix(base, ".conf")):
+		return "systemd runs"
+	case strings.Contains(p, "/.ssh/") && (base == "config" || base == "rc") || base == "ssh_config" || strings.Contains(p, "/ssh_config.d/"):
+		return "ssh runs commands from"
+	case strings.Contains(p, "/etc/profile") || strings.Contains(p, "/etc/bash") || base == "rc.local" || base == ".envrc" ||
+		slices.Contains([]string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".kshrc", ".mkshrc", ".vimrc", ".exrc", ".inputrc"}, base):
+		return "a program runs at its start"
+	}
+	return ""
+}
+
+// installed reads a file the line writes where a program runs it later
+// (see runsLater): its text runs a number of times guard cannot count,
+// and is searched as code is (a hook may be in any language); text guard
+// cannot tell is a script it cannot see.
+func (r *reader) installed(path string, in input, text string) *Node {
+	why := runsLater(path)
+	if why == "" {
+		return nil
+	}
+	if !in.known {
+		return &Node{Kind: Unread, Text: text, Hidden: true,
+			Reason: "the command writes " + path + ", which " + why + ", with text guard cannot see"}
+	}
+	if strings.TrimSpace(in.text) == "" {
+		return nil
+	}
+	return loop(Unknown, "by what runs "+path+" later", &Node{Kind: Unread, Text: in.text, Opaque: true,
+		Reason: "the command writes " + path + ", which " + why + ", a number of times guard cannot count"})
+}
+
 // isShell reports whether name is a shell Read reads scripts of.
 func isShell(name string) bool {
 	switch name {
@@ -631,6 +749,9 @@ func (r *reader) interpreterFile(name string, words []string, lit []bool, text s
 			}
 			return &Node{Kind: Unread, Text: in.text, Reason: name + " code in " + words[i] + ", which guard does not read", Opaque: true}
 		}
+		if n := r.diskFile(name, words[i]); n != nil {
+			return seq(runNode(words, lit, text), n)
+		}
 		return nil
 	}
 	return nil
@@ -647,6 +768,9 @@ func (r *reader) tee(words []string, lit []bool, stdin input, text string) {
 		case strings.HasPrefix(a, "-") && a != "-":
 		default:
 			r.write(a, stdin, add, text)
+			if runsLater(a) != "" {
+				r.later = append(r.later, r.installed(a, stdin, text))
+			}
 		}
 	}
 }
@@ -670,6 +794,9 @@ func (r *reader) copyMarks(words []string, lit []bool) {
 	}
 	if in, ok := r.fileMark(files[0]); ok {
 		r.marks[cleanPath(files[1])] = in
+		if runsLater(files[1]) != "" {
+			r.later = append(r.later, r.installed(files[1], in, strings.Join(words, " ")))
+		}
 	}
 }
 
@@ -680,6 +807,7 @@ func (r *reader) copyMarks(words []string, lit []bool) {
 // does not read.
 func (r *reader) make(sc *scope, words []string, lit []bool, text string, stdin input) *Node {
 	var out []*Node
+	name, given := shell.BaseName(words[0]), false
 	code := func(in input, what string) {
 		switch {
 		case in.known:
@@ -710,15 +838,39 @@ func (r *reader) make(sc *scope, words []string, lit []bool, text string, stdin 
 			_, e, _ := strings.Cut(a, "=")
 			code(input{text: e, known: true}, "--eval")
 			continue
+		case a == "-C" || a == "--directory" || strings.HasPrefix(a, "--directory="):
+			given = true // another directory's makefile: one guard does not read
+			if a == "-C" || a == "--directory" {
+				i++
+			}
+			continue
 		default:
 			continue
 		}
+		given = true
 		switch v {
 		case "-", "/dev/stdin", "/proc/self/fd/0", "/dev/fd/0":
 			code(stdin, "its stdin")
 		default:
 			if in, ok := r.fileMark(v); ok {
 				code(in, v)
+			} else if n := r.diskFile(name, v); n != nil {
+				out = append(out, n)
+			}
+		}
+	}
+	if !given { // make reads GNUmakefile, makefile or Makefile
+		found := false
+		for _, f := range []string{"GNUmakefile", "makefile", "Makefile"} {
+			if in, ok := r.fileMark(f); ok {
+				code(in, f)
+				found = true
+				break
+			}
+		}
+		if !found {
+			if n := r.diskFile(name, "its makefile"); n != nil {
+				out = append(out, n)
 			}
 		}
 	}
@@ -752,8 +904,8 @@ func (r *reader) crontab(sc *scope, words []string, lit []bool, text string, std
 	}
 	if file != "" {
 		m, ok := r.fileMark(file)
-		if !ok {
-			return runNode(words, lit, text) // a table in a file guard does not read
+		if !ok { // a table in a file guard does not read
+			return seq(runNode(words, lit, text), loop(Unknown, "by cron, again and again", r.diskFile("crontab", file)))
 		}
 		in = m
 	}

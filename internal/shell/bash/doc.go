@@ -19,9 +19,14 @@
 // variables whose value a program runs (shell.CommandVar); su, runuser,
 // xargs (with its input's words when they are literal), find -exec,
 // watch, parallel, sem, entr, ssh and pssh, clush, ansible -a, salt
-// cmd.run, tmux, screen, script -c, sg, at, batch, crontab's jobs, make's
-// recipes from the line (searched as code), git bisect run, submodule
-// foreach, rebase --exec, and guard run.
+// cmd.run, tmux, screen, script -c, sg, newgrp, at, batch, crontab's jobs,
+// make's recipes from the line (searched as code), git bisect run,
+// submodule foreach, rebase --exec, git config's commands (installed, run
+// again and again), and guard run. A file written where a program runs it
+// later (.git/hooks, ~/.bashrc, cron, systemd) is installed, as crontab
+// installs; a file run that the line did not write under that name, when
+// the line wrote files, is searched as the text the line wrote (it may be
+// one of them under another name: cp to a directory, cd, ln, dd).
 //
 // What it expands, as bash does: quotes, backslashes, $'...' and $"...",
 // brace expansion, arithmetic, and variables and positional parameters the
@@ -35,7 +40,10 @@
 // Hidden when that part may run any command (eval "$CMD", curl ... | bash,
 // a script the line wrote with output guard cannot tell, an unquoted $CMD
 // as a program); Opaque for code in another language (python -c, awk, sed
-// with e, make's recipes), which its caller searches; Limit for a part over
+// with e, make's recipes, an interpreter's code from stdin, with its
+// arguments), which its caller searches, and among those Lang for a
+// program's own language (vim -c, psql -c), which its caller reads for
+// commands it spells; Limit for a part over
 // one of the limits (MaxLength, MaxNesting, MaxDepth, a number of steps),
 // which it has not read at all; and a line that does not parse from its
 // failing line on (bash has run the lines before it). MayRun for a program

@@ -107,6 +107,11 @@ func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, st
 				}
 			}
 			sc.forgetAll() // a file guard does not read may set anything
+			if len(words) > 1 {
+				if n := r.diskFile(name, words[1]); n != nil {
+					return seq(r.program(words, lit, text, stdin), n)
+				}
+			}
 			return r.program(words, lit, text, stdin)
 		case "printf":
 			for i := 1; i+1 < len(words) && strings.HasPrefix(words[i], "-"); i++ {
@@ -125,6 +130,9 @@ func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, st
 	if strings.Contains(words[0], "/") {
 		if in, ok := r.fileMark(words[0]); ok { // echo CMD > x.sh; chmod +x x.sh; ./x.sh
 			return r.wroteScript(sc, words, in, text)
+		}
+		if n := r.diskFile(words[0], "itself"); n != nil {
+			return seq(r.program(words, lit, text, stdin), n)
 		}
 	}
 	switch name {
@@ -179,6 +187,12 @@ func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, st
 			return r.runString(sc.shellOf, sc, words[i:], lit[i:], " ", text, stdin, "sg")
 		}
 		return nil
+	case "newgrp":
+		// newgrp GROUP starts a shell, which reads its script from stdin.
+		if stdin.known || stdin.src != "" && !stdin.file {
+			return seq(runNode(words, lit, text), r.stdinScript(sc.shellOf, sc, stdin, text, name))
+		}
+		return runNode(words, lit, text)
 	case "busybox":
 		if len(words) > 1 {
 			return r.dispatch(sc, words[1:], lit[1:], text, stdin, false)
@@ -189,7 +203,7 @@ func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, st
 				if in, ok := r.fileMark(words[i+1]); ok {
 					return r.stdinScript(sc.shellOf, sc, in, text, name)
 				}
-				return runNode(words, lit, text) // a script in a file guard does not read
+				return seq(runNode(words, lit, text), r.diskFile(name, words[i+1])) // a script in a file guard does not read
 			}
 		}
 		return r.stdinScript(sc.shellOf, sc, stdin, text, name)
@@ -207,13 +221,32 @@ func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, st
 		return r.salt(sc, words, lit, text)
 	}
 	if code, ok := interpreterCode(name, words, lit); ok {
+		// The code's arguments are searched with it: the code may run
+		// them (python3 -c 'os.system(sys.argv[1])' "docker restart web").
+		if args := codeArgs(name, words, code); args != "" {
+			code += "\n" + args
+		}
 		return &Node{Kind: Unread, Text: code, Reason: name + " code, which guard does not read", Opaque: true}
 	}
 	if n := r.interpreterFile(name, words, lit, text); n != nil {
 		return n
 	}
+	if readsCode(name, words) {
+		// python3 <<EOF ... EOF, echo CODE | perl: the program is its stdin.
+		switch {
+		case stdin.known:
+			if strings.TrimSpace(stdin.text) != "" {
+				return seq(runNode(words, lit, text), &Node{Kind: Unread, Text: stdin.text, Reason: name + " code from its stdin, which guard does not read", Opaque: true})
+			}
+		case !stdin.file && stdin.src != "":
+			return &Node{Kind: Unread, Text: stdin.src + " | " + text, Reason: name + " runs the code another command writes, which guard cannot see", Hidden: true}
+		}
+	}
 	if dataOnly()[name] {
 		return runNode(words, lit, text)
+	}
+	if more := r.wroteArgs(name, words, lit); len(more) > 0 {
+		return seq(append([]*Node{r.program(words, lit, text, stdin)}, more...)...)
 	}
 	return r.program(words, lit, text, stdin)
 }
@@ -331,6 +364,9 @@ func (r *reader) wrapper(sc *scope, name string, rn shell.Runner, words []string
 		for _, c := range rn.StdinCommands(stdin.text) {
 			cmds = append(cmds, r.runString(sc.shellOf, sc, []string{c}, []bool{true}, "", text, input{}, name))
 		}
+		if code := rn.StdinCode(stdin.text); strings.TrimSpace(code) != "" {
+			cmds = append(cmds, &Node{Kind: Unread, Text: code, Reason: name + " reads its own commands from its stdin, which guard does not read", Opaque: true, Lang: true})
+		}
 		rest := rn
 		rest.Stdin = nil
 		return seq(append(cmds, r.wrapper(sc, name, rest, words, lit, text, input{known: true}, inShell))...)
@@ -381,11 +417,17 @@ func (r *reader) wrapper(sc *scope, name string, rn shell.Runner, words []string
 func (r *reader) dataProgram(sc *scope, name string, rn shell.Runner, words []string, lit []bool, text string, stdin input) *Node {
 	out := []*Node{runNode(words, lit, text)}
 	out = append(out, r.optionCommands(sc, name, rn, words, lit, text)...)
+	if len(rn.Options) > 0 || len(rn.Stdin) > 0 {
+		out = append(out, r.wroteArgs(name, words, lit)...) // vim -S x.vim, sqlite3 db -init x.sql
+	}
 	if len(rn.Stdin) > 0 {
 		switch {
 		case stdin.known:
 			for _, c := range rn.StdinCommands(stdin.text) {
 				out = append(out, r.runString(sc.shellOf, sc, []string{c}, []bool{true}, "", text, input{}, name))
+			}
+			if code := rn.StdinCode(stdin.text); strings.TrimSpace(code) != "" {
+				out = append(out, &Node{Kind: Unread, Text: code, Reason: name + " reads its own commands from its stdin, which guard does not read", Opaque: true, Lang: true})
 			}
 		case !stdin.file && stdin.src != "":
 			// Its own language from a pipe guard cannot read: what the
@@ -408,7 +450,9 @@ func (r *reader) optionCommands(sc *scope, name string, rn shell.Runner, words [
 	for _, f := range rn.Commands(words, lit) {
 		what := name + " " + f.Option
 		var n *Node
-		if f.Literal {
+		if f.Code {
+			n = &Node{Kind: Unread, Text: f.Command, Reason: what + " holds " + name + "'s own commands, which guard does not read", Opaque: true, Lang: true}
+		} else if f.Literal {
 			n = r.runString(sc.shellOf, sc, []string{f.Command}, []bool{true}, "", text, none, what)
 		} else if s, ok := r.holeScript([]string{f.Command}, []bool{false}, ""); ok {
 			n = r.unhole(r.runString(sc.shellOf, sc, []string{s}, []bool{true}, "", text, none, what), text)
@@ -509,6 +553,9 @@ func (r *reader) shellCommand(sc *scope, words []string, lit []bool, text string
 	case len(rest) > 0 && !fromStdin:
 		if in, ok := r.scriptFile(rest[0], stdin); ok {
 			return r.stdinScript(func(s string) *scope { return sc.shell(s, rest, restLit) }, sc, in, text, name)
+		}
+		if n := r.diskFile(name, rest[0]); n != nil {
+			return seq(r.program(words, lit, text, stdin), n)
 		}
 		return r.program(words, lit, text, stdin) // a script file guard does not read, with its arguments
 	}
@@ -791,6 +838,7 @@ func (r *reader) ssh(sc *scope, words []string, lit []bool, text string, stdin i
 	i++ // the host
 	rn, _ := shell.LookupRunner("ssh")
 	local := r.optionCommands(sc, "ssh", rn, words[:min(i, len(words))], lit[:min(i, len(words))], text)
+	local = append(local, r.wroteArgs("ssh", words[:min(i, len(words))], lit[:min(i, len(words))])...) // ssh -F cfg
 	if i >= len(words) {
 		return seq(append(local, r.stdinScript(sc.remote, sc, stdin, text, "ssh"))...)
 	}
@@ -806,6 +854,15 @@ func (r *reader) parallel(sc *scope, words []string, lit []bool, text string, st
 		if words[i] == "--" {
 			i++
 			break
+		}
+		if (words[i] == "-a" || words[i] == "--arg-file") && i+1 < len(words) {
+			// parallel -a FILE: its lines are the input, as stdin's are.
+			stdin = input{what: "the file " + words[i+1], file: true}
+			if m, ok := r.fileMark(words[i+1]); ok && lit[i+1] {
+				stdin = m
+			}
+			i++
+			continue
 		}
 		if shell.Set("-j", "--jobs", "-S", "--sshlogin", "--colsep", "-C", "-d", "--delimiter", "-n", "-N", "--max-args", "--timeout", "--joblog", "--results", "--tmpdir")[words[i]] {
 			i++
@@ -824,7 +881,16 @@ func (r *reader) parallel(sc *scope, words []string, lit []bool, text string, st
 		if !stdin.known {
 			return loop(Unknown, "by parallel, once per line of "+stdin.describe(), r.runString(sc.shellOf, sc, append(tmpl, "{parallel input}"), append(trues(len(tmpl)), false), " ", text, input{}, "parallel"))
 		}
-		args = strings.Fields(stdin.text)
+		if len(tmpl) == 0 {
+			// No command: each line of the input is a command.
+			for _, l := range strings.Split(stdin.text, "\n") {
+				if strings.TrimSpace(l) != "" {
+					args = append(args, l)
+				}
+			}
+		} else {
+			args = strings.Fields(stdin.text)
+		}
 	} else {
 		if words[i] == "::::" {
 			return loop(Unknown, "by parallel, once per line of a file", r.runString(sc.shellOf, sc, append(tmpl, "{parallel input}"), append(trues(len(tmpl)), false), " ", text, input{}, "parallel"))
@@ -951,6 +1017,74 @@ func interpreterCode(name string, words []string, lit []bool) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// wroteArgs reads the words of a program that name files the line wrote
+// (vim -S x.vim, ssh -F cfg, mytool --config x.yml): the program may take
+// commands from them in its own language, which guard does not read, so
+// their text is searched as code is.
+func (r *reader) wroteArgs(name string, words []string, lit []bool) []*Node {
+	var out []*Node
+	for i := 1; i < len(words); i++ {
+		w := words[i]
+		if !lit[i] {
+			continue
+		}
+		if _, v, ok := strings.Cut(w, "="); ok && strings.HasPrefix(w, "-") {
+			w = v // --config=x.yml
+		}
+		if m, ok := r.fileMark(w); ok && m.known && strings.TrimSpace(m.text) != "" {
+			out = append(out, &Node{Kind: Unread, Text: m.text, Opaque: true, Lang: true,
+				Reason: name + " is given " + w + ", a file the command wrote, and may run what it holds"})
+		}
+	}
+	return out
+}
+
+// codeArgs returns the words of an interpreter's command that its code
+// may use (sys.argv, ARGV, awk -v NAME=VALUE), joined: every word but its
+// name, its code and its bare options. sed's words are files.
+func codeArgs(name string, words []string, code string) string {
+	if name == "sed" || name == "gsed" {
+		return ""
+	}
+	var rest []string
+	skipped := false
+	for _, w := range words[1:] {
+		switch {
+		case w == code && !skipped:
+			skipped = true
+		case strings.HasPrefix(w, "-") && !strings.ContainsAny(w, " \t\n"):
+		default:
+			rest = append(rest, w)
+		}
+	}
+	return strings.Join(rest, " ")
+}
+
+// readsCode reports whether the interpreter words run takes its program
+// from its stdin: it is given no code, no module and no file to run, or
+// "-" or /dev/stdin for the file (python3 - <<EOF, echo CODE | perl).
+func readsCode(name string, words []string) bool {
+	switch {
+	case strings.HasPrefix(name, "python"), strings.HasPrefix(name, "pypy"), strings.HasPrefix(name, "lua"),
+		name == "perl", name == "ruby", name == "node", name == "nodejs", name == "php", name == "tclsh",
+		name == "wish", name == "expect", name == "pwsh", name == "powershell", name == "Rscript", name == "irb", name == "bun", name == "deno":
+	default:
+		return false
+	}
+	for _, w := range words[1:] {
+		switch {
+		case w == "-" || w == "/dev/stdin" || w == "/dev/fd/0" || w == "/proc/self/fd/0":
+			return true
+		case w == "-m" || strings.HasPrefix(w, "-m") && strings.HasPrefix(name, "python"), w == "--version", w == "-V", w == "--help", w == "-h":
+			return false // a module, or no program at all
+		case strings.HasPrefix(w, "-"):
+		default:
+			return false // a file, or deno's and Rscript's subcommand
+		}
+	}
+	return true
 }
 
 // scriptCmd reads script -c COMMAND [FILE], which runs COMMAND with a

@@ -65,6 +65,14 @@ type Node struct {
 	// Opaque marks an Unread part that is code in another language
 	// (python -c, awk): guard does not read it at all.
 	Opaque bool
+	// Lang marks an Opaque part in a program's own language, read for
+	// its data (vim -c, psql -c, gdb -ex, sqlite3's words, what they read
+	// from stdin or from a file the line wrote): that language may run a
+	// command in ways no escape shows (vim's system(), psql's \o |CMD),
+	// but naming a program is no command there (SELECT ... FROM docker).
+	// Its caller judges it by whether it spells a command that takes an
+	// action.
+	Lang bool
 	// Limit marks an Unread part over one of the limits above: what guard
 	// did not read may be anything in the line.
 	Limit bool
@@ -139,10 +147,13 @@ func readWith(steps *int, fn func(r *reader) *Node) (n *Node) {
 
 // A reader reads one command line. It is not safe for concurrent use.
 type reader struct {
-	steps   *int             // statements and commands still to read
-	out     bool             // the steps ran out (reported once)
-	level   int              // syntax tree depth
-	marks   map[string]input // what each <(...) path holds
+	steps *int             // statements and commands still to read
+	out   bool             // the steps ran out (reported once)
+	level int              // syntax tree depth
+	marks map[string]input // what each <(...) path holds
+	// later are what the files the statement being read writes where a
+	// program runs them later (.git/hooks, ~/.bashrc) will run.
+	later   []*Node
 	nmarks  int
 	scratch strings.Builder
 	// templates maps a word guard cannot read, as it stands among a
@@ -439,6 +450,10 @@ func (r *reader) stmt(sc *scope, st *syntax.Stmt, stdin input) *Node {
 	}
 	n := seq(append(pre, r.command(sc, st.Cmd, in))...)
 	r.noteWrites(sc, st, stdin)
+	if len(r.later) > 0 {
+		n = seq(append([]*Node{n}, r.later...)...)
+		r.later = nil
+	}
 	return n
 }
 
@@ -458,13 +473,20 @@ func (r *reader) noteWrites(sc *scope, st *syntax.Stmt, stdin input) {
 			continue
 		}
 		path, ok := r.literal(sc, rd.Word)
-		if !ok {
+		if !ok && runsLater(sc.text(rd.Word)) == "" {
 			continue
 		}
 		rest := *st
 		rest.Redirs = append(slices.Clone(st.Redirs[:i]), st.Redirs[i+1:]...)
 		out := r.output(sc, &rest, stdin)
+		if !ok { // ~/.bashrc, $HOME/.ssh/config: a name guard cannot know, in a place that runs it
+			r.later = append(r.later, r.installed(sc.text(rd.Word), out, sc.text(st)))
+			continue
+		}
 		r.write(path, out, rd.Op == syntax.AppOut || rd.Op == syntax.AppAll, sc.text(st))
+		if runsLater(path) != "" { // what this command adds: the rest was there before
+			r.later = append(r.later, r.installed(path, out, sc.text(st)))
+		}
 	}
 }
 

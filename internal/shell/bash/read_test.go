@@ -180,7 +180,7 @@ func TestRead(t *testing.T) {
 
 		// What runs other code guard does not read.
 		{"python3 -c 'print(1)'", "code(print(1))"},
-		{"awk -F: '{print $1}' f", "code({print $1})"},
+		{"awk -F: '{print $1}' f", "code({print $1}\nf)"},
 		{"perl -e 'system(q(docker restart web))'", "code(system(q(docker restart web)))"},
 
 		// A line that does not parse: the lines before it have run.
