@@ -16,11 +16,13 @@ import (
 // Ctrl-C or Ctrl-Break reaches both (the console sends it to every process
 // attached to it), so guard ignores it and goes on waiting for the command
 // to end. Whatever ends guard ends the command too, as it would end the
-// one process that exec leaves (see dieWithGuard). It returns only if the
-// command cannot be started. (Unlike exec, the command has a pid of its
-// own.)
+// one process that exec leaves (see dieWithGuard); once the command has
+// ended on its own, what it left running on purpose (a hook's background
+// process, with kill_background off) lives on, as it does after an exec.
+// It returns only if the command cannot be started. (Unlike exec, the
+// command has a pid of its own.)
 func replaceProcess(argv0 string, argv []string, envv []string) error {
-	dieWithGuard()
+	job := dieWithGuard()
 	p, err := os.StartProcess(argv0, argv, &os.ProcAttr{Env: envv, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr}})
 	if err != nil {
 		return err
@@ -30,36 +32,47 @@ func replaceProcess(argv0 string, argv []string, envv []string) error {
 	if err != nil {
 		os.Exit(1)
 	}
+	if job != 0 {
+		// guard's exit closes the job: it must no longer end what is in it.
+		_ = setJobLimits(job, windows.JOB_OBJECT_LIMIT_BREAKAWAY_OK)
+	}
 	os.Exit(st.ExitCode())
 	return nil
 }
 
 // dieWithGuard puts guard in a job object of its own that ends every
-// process in it when its last handle closes (JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE).
-// guard holds the only handle, and keeps it open for its life, so its
-// death, however it comes (Claude Code ending it at a hook's timeout, say),
-// ends the command it hands over to, which is started in the job after
-// this, and what that command started. guard-pg then runs a hook in a job
-// of its own, inside this one (Windows 8 and later nest jobs). A process
-// may leave the job on purpose (CREATE_BREAKAWAY_FROM_JOB), as the jobs of
-// internal/supervise allow. Best effort: where guard cannot be put in a
-// job, the command runs on if guard is killed.
-func dieWithGuard() {
+// process in it when its last handle closes (JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE),
+// and returns the job (0 if it could not). guard holds the only handle,
+// and keeps it open for its life, so its death, however it comes (Claude
+// Code ending it at a hook's timeout, say), ends the command it hands over
+// to, which is started in the job after this, and what that command
+// started. guard-pg then runs a hook in a job of its own, inside this one
+// (Windows 8 and later nest jobs). A process may leave the job on purpose
+// (CREATE_BREAKAWAY_FROM_JOB), as the jobs of internal/supervise allow.
+// Best effort: where guard cannot be put in a job, the command runs on if
+// guard is killed.
+func dieWithGuard() windows.Handle {
 	job, err := windows.CreateJobObject(nil, nil) // not inherited
 	if err != nil {
-		return
+		return 0
 	}
-	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{
-		BasicLimitInformation: windows.JOBOBJECT_BASIC_LIMIT_INFORMATION{
-			LimitFlags: windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE | windows.JOB_OBJECT_LIMIT_BREAKAWAY_OK,
-		},
-	}
-	if _, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
-		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
+	if setJobLimits(job, windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE|windows.JOB_OBJECT_LIMIT_BREAKAWAY_OK) != nil {
 		windows.CloseHandle(job)
-		return
+		return 0
 	}
 	if windows.AssignProcessToJobObject(job, windows.CurrentProcess()) != nil {
 		windows.CloseHandle(job)
+		return 0
 	}
+	return job
+}
+
+// setJobLimits sets the limit flags of job.
+func setJobLimits(job windows.Handle, flags uint32) error {
+	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{
+		BasicLimitInformation: windows.JOBOBJECT_BASIC_LIMIT_INFORMATION{LimitFlags: flags},
+	}
+	_, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
+		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info)))
+	return err
 }
