@@ -17,7 +17,6 @@ import (
 
 	"guard/config"
 	"guard/internal/store"
-	"guard/internal/supervise"
 	"guard/internal/view"
 )
 
@@ -133,7 +132,7 @@ func (e *env) status(c *cli.Context) error {
 	}
 	e.warned = map[string]bool{}
 	e.watching = &watchEvents{}
-	term := supervise.IsTerminal(e.stdout) && e.getenv("TERM") != "dumb"
+	term := ansiTerminal(e.stdout) && e.getenv("TERM") != "dumb"
 	if term {
 		// A frame ends on its last line, so that it never scrolls; the
 		// prompt after the last goes below it.
@@ -429,5 +428,5 @@ func (e *env) addTimings(cfg *config.Config, sts []view.KeyStatus) {
 // color reports whether output may be coloured: stdout is a terminal and
 // NO_COLOR is not set (https://no-color.org).
 func (e *env) color() bool {
-	return supervise.IsTerminal(e.stdout) && e.getenv("NO_COLOR") == "" && e.getenv("TERM") != "dumb"
+	return ansiTerminal(e.stdout) && e.getenv("NO_COLOR") == "" && e.getenv("TERM") != "dumb"
 }

@@ -9,6 +9,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"guard/internal/supervise"
 )
 
 // termSize returns the rows and columns of the terminal w is; 0 and 0 if
@@ -25,6 +27,10 @@ func termSize(w io.Writer) (rows, cols int) {
 	}
 	return int(ws.Row), int(ws.Col)
 }
+
+// ansiTerminal reports whether w is a terminal, which takes ANSI escape
+// sequences (colours, --watch's redraw).
+func ansiTerminal(w io.Writer) bool { return supervise.IsTerminal(w) }
 
 // notifyResize sends to c when the terminal is resized (SIGWINCH), so that
 // --watch redraws at once; signal.Stop(c) ends it.
