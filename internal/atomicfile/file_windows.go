@@ -32,14 +32,23 @@ func openFile(path string, flag int, perm os.FileMode) (*os.File, error) {
 // FILE_SHARE_DELETE, as guard's readers open it), and that reader goes on
 // reading the old one. The handle that renames is opened with
 // FILE_FLAG_WRITE_THROUGH, which is what MoveFileEx's
-// MOVEFILE_WRITE_THROUGH asks for. Where that rename is not available
+// MOVEFILE_WRITE_THROUGH asks for. A read-only file is replaced, as on
+// Unix (FILE_RENAME_FLAG_IGNORE_READONLY_ATTRIBUTE, Windows 10 1809 and
+// later; the new file keeps the read-only attribute, as it keeps a mode on
+// Unix); a Windows that does not know that flag renames without it, and
+// then cannot replace a read-only file. Where that rename is not available
 // (FAT, exFAT, a network share, an older Windows), it falls back to
 // MoveFileEx(MOVEFILE_REPLACE_EXISTING|MOVEFILE_WRITE_THROUGH), which fails
 // while the target is open anywhere. Either way a refusal because another
 // program holds one of the files without FILE_SHARE_DELETE (an antivirus
 // scanning the new file, an editor) is retried for up to half a second.
 func Rename(from, to string) error {
-	err := retrySharing(func() error { return posixRename(from, to) })
+	flags := uint32(windows.FILE_RENAME_REPLACE_IF_EXISTS | windows.FILE_RENAME_POSIX_SEMANTICS | windows.FILE_RENAME_IGNORE_READONLY_ATTRIBUTE)
+	err := retrySharing(func() error { return posixRename(from, to, flags) })
+	if errors.Is(err, windows.ERROR_INVALID_PARAMETER) {
+		flags &^= windows.FILE_RENAME_IGNORE_READONLY_ATTRIBUTE // before 1809
+		err = retrySharing(func() error { return posixRename(from, to, flags) })
+	}
 	if err != nil && !isSharing(err) && !errors.Is(err, windows.ERROR_FILE_NOT_FOUND) && !errors.Is(err, windows.ERROR_PATH_NOT_FOUND) {
 		err = retrySharing(func() error { return moveFileEx(from, to) })
 	}
@@ -58,7 +67,7 @@ type fileRenameInfo struct {
 	FileName       [1]uint16
 }
 
-func posixRename(from, to string) error {
+func posixRename(from, to string, flags uint32) error {
 	from16, err := windows.UTF16PtrFromString(from)
 	if err != nil {
 		return err
@@ -79,7 +88,7 @@ func posixRename(from, to string) error {
 	size = max(size, unsafe.Sizeof(fileRenameInfo{}))
 	buf := make([]uint64, (size+7)/8) // aligned for the struct's handle
 	info := (*fileRenameInfo)(unsafe.Pointer(&buf[0]))
-	info.Flags = windows.FILE_RENAME_REPLACE_IF_EXISTS | windows.FILE_RENAME_POSIX_SEMANTICS
+	info.Flags = flags
 	info.FileNameLength = uint32(len(to16)-1) * 2
 	copy(unsafe.Slice(&info.FileName[0], len(to16)), to16)
 	return windows.SetFileInformationByHandle(h, windows.FileRenameInfoEx, (*byte)(unsafe.Pointer(&buf[0])), uint32(size))
