@@ -54,3 +54,22 @@ func TestRenameInfoLayout(t *testing.T) {
 		t.Errorf("FileName at %d; want 20", got)
 	}
 }
+
+// TestReplaceReadOnly: a read-only file is replaced, as rename(2) replaces
+// a file of mode 0444 on Unix, and the new one is read-only too (issue
+// 30). This runs on Windows only; CI vets it.
+func TestReplaceReadOnly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	if err := WriteFile(path, []byte("old"), 0o400, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := Replace(path, [][]byte{[]byte("new")}, Options{Locked: true}); err != nil {
+		t.Fatalf("Replace of a read-only file: %v", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "new" {
+		t.Errorf("the file is %q; want %q", got, "new")
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm()&0o200 != 0 {
+		t.Errorf("the new file is not read-only: %v %v", fi.Mode(), err)
+	}
+}
