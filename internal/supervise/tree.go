@@ -20,7 +20,8 @@ type proc struct {
 //
 // Where the platform has no adoption (macOS), a process whose parent died
 // is adopted by init: treeOf then also counts the orphans (parent pid 1)
-// in guard's process group, when guard leads that group (Claude Code
+// in guard's process group, and what they started (but for daemons, as
+// above), when guard leads that group (Claude Code
 // starts every hook as a group leader), since every other member of that
 // group is something guard's child started. A pipeline's other commands,
 // which may share guard's group, have a live parent, the shell.
@@ -47,6 +48,16 @@ func treeOf(procs []proc, self, child int) []int {
 	var out []int
 	seen := map[int]bool{self: true}
 	queue := []int{self}
+	if me.pgid == self {
+		// The orphans in guard's group, and below them what they started.
+		for _, p := range procs {
+			if p.pgid == self && p.ppid == 1 && !seen[p.pid] && !p.zombie {
+				seen[p.pid] = true
+				out = append(out, p.pid)
+				queue = append(queue, p.pid)
+			}
+		}
+	}
 	for len(queue) > 0 {
 		pid := queue[0]
 		queue = queue[1:]
@@ -58,21 +69,6 @@ func treeOf(procs []proc, self, child int) []int {
 			queue = append(queue, p.pid)
 			if !p.zombie {
 				out = append(out, p.pid)
-			}
-		}
-	}
-	if me.pgid == self {
-		for _, p := range procs {
-			if p.pgid == self && p.ppid == 1 && !seen[p.pid] && !p.zombie {
-				seen[p.pid] = true
-				out = append(out, p.pid)
-				// What it started is in the group or below it.
-				for _, q := range below[p.pid] {
-					if !seen[q.pid] && !q.zombie && slices.Contains(sessions, q.sid) {
-						seen[q.pid] = true
-						out = append(out, q.pid)
-					}
-				}
 			}
 		}
 	}

@@ -80,6 +80,22 @@ func TestTreeOf(t *testing.T) {
 			[]int{500, 501},
 		},
 		{
+			// An orphan's grandchild has a live parent: it is found below
+			// the orphan, at once, not only once its parent has died.
+			"what an orphan started is found however deep",
+			[]proc{
+				{pid: 1, sid: 1},
+				{pid: self, ppid: 1, pgid: self, sid: self},
+				{pid: 500, ppid: 1, pgid: self, sid: self},
+				{pid: 501, ppid: 500, pgid: self, sid: self},
+				{pid: 504, ppid: 501, pgid: self, sid: self},
+				{pid: 505, ppid: 504, pgid: 505, sid: self}, // a group of its own, below the orphan
+				{pid: 506, ppid: 504, pgid: 506, sid: 506},  // a daemon: a session of its own
+				{pid: 507, ppid: 506, pgid: 506, sid: 506},  // and what it started
+			},
+			[]int{500, 501, 504, 505},
+		},
+		{
 			"orphans in a group guard does not lead are not its business",
 			[]proc{
 				{pid: 1, sid: 1},
