@@ -11,6 +11,8 @@
 // bounded by on_state_change_timeout, and logs how each went; it is what
 // bounds the command in time once guard has exited.
 //
-// A Transition travels to the helper as one JSON argument; Encode and
-// Decode are the two ends.
+// A Transition travels to the helper as one JSON line on its stdin (a pipe
+// of its own, not the caller's: the command line is capped by the kernel,
+// and a flood of transitions would not fit); Encode and Decode are the two
+// ends.
 package notify

@@ -2,6 +2,7 @@ package notify
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -31,5 +32,18 @@ func TestStartWithNothingStartsNothing(t *testing.T) {
 	}
 	if err := Start(Helper{Path: "/nonexistent/guard", Args: []string{"guard"}}, []Transition{{Key: "k", From: "closed", To: "open"}}); err == nil {
 		t.Error("Start of a helper that does not exist reported no error")
+	}
+}
+
+// TestReadAllTakesWhatArrived: the helper reads the lines Start wrote; a
+// line cut short (a hand-over that ran out of time) is skipped, not the
+// reason to hear of nothing.
+func TestReadAllTakesWhatArrived(t *testing.T) {
+	a := Transition{Key: "a\nb", From: "closed", To: "open", Time: time.Date(2026, 11, 28, 4, 0, 0, 0, time.UTC)}
+	b := Transition{Key: "c", From: "open", To: "closed", Reason: "reset by hand", Time: a.Time}
+	in := a.Encode() + "\n" + b.Encode() + "\n" + `{"key":"d","fr`
+	ts, bad, err := ReadAll(strings.NewReader(in))
+	if err != nil || bad != 1 || len(ts) != 2 || ts[0] != a || ts[1] != b {
+		t.Fatalf("ReadAll = %+v, %d bad, %v; want a and b, 1 bad", ts, bad, err)
 	}
 }

@@ -26,12 +26,14 @@ func (e *env) notifyCommand() *cli.Command {
 		Name:      notifyCommandName,
 		Hidden:    true,
 		Usage:     "run an on_state_change command for transitions (guard starts it itself)",
-		ArgsUsage: "-- COMMAND TRANSITION...",
+		ArgsUsage: "-- COMMAND [TRANSITION...]",
 		Description: `guard starts this, detached, when a circuit changes state and its key has an
 on_state_change command: it runs COMMAND with the shell once per TRANSITION (a
 JSON object), in order, with GUARD_KEY, GUARD_FROM, GUARD_TO, GUARD_REASON,
 GUARD_TIME and GUARD_UNTIL set, each run stopped after --timeout, and logs a
-notify event for each, with its outcome.
+notify event for each, with its outcome. Without TRANSITION arguments it reads
+them from stdin, one a line: guard hands them over that way, since a command
+line cannot hold a flood of them (a reset --all of thousands of keys).
 
 Example (what guard starts; run by hand, it tries a command out):
    guard notify-state-change --timeout 10s -- 'echo "$GUARD_KEY: $GUARD_FROM -> $GUARD_TO"' \
@@ -49,8 +51,8 @@ const notifyKillGrace = 2 * time.Second
 
 func (e *env) notifyStateChange(c *cli.Context) error {
 	args := c.Args().Slice()
-	if len(args) < 2 {
-		return usagef("%s takes a COMMAND and one or more TRANSITIONs", notifyCommandName)
+	if len(args) < 1 {
+		return usagef("%s takes a COMMAND, and TRANSITIONs as arguments or on stdin", notifyCommandName)
 	}
 	command := args[0]
 	var ts []notify.Transition
@@ -60,6 +62,17 @@ func (e *env) notifyStateChange(c *cli.Context) error {
 			return &usageError{err: err}
 		}
 		ts = append(ts, t)
+	}
+	if len(args) == 1 {
+		// From guard: the transitions on stdin, read first, so that the
+		// guard that hands them over is not kept waiting.
+		if e.stdin == nil || supervise.IsTerminal(e.stdin) {
+			return usagef("%s takes TRANSITIONs as arguments, or on stdin (not a terminal)", notifyCommandName)
+		}
+		var err error
+		if ts, _, err = notify.ReadAll(e.stdin); err != nil && len(ts) == 0 {
+			return fmt.Errorf("reading the transitions: %w", err)
+		}
 	}
 	timeout := c.Duration("timeout")
 	if timeout <= 0 {
@@ -169,7 +182,7 @@ func (e *env) startNotes(n *notes, cfg *config.Config, hooks *store.Hooks) {
 		}
 		args = append(args, "--", nc.command)
 		ts := n.ts[nc]
-		err := notify.Start(notify.Helper{Args: args, Env: env}, ts)
+		err := notify.Start(notify.Helper{Args: args, Env: env}, ts) // the transitions go on its stdin
 		if err == nil {
 			continue
 		}
