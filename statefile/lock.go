@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"guard/internal/atomicfile"
 )
 
 // Lock takes the exclusive lock on the sidecar file, creating the file (mode
@@ -22,6 +24,16 @@ func (f *File) Lock() (unlock func(), err error) { return f.LockWithin(f.opts.Lo
 // (guard run's record of an outcome, after the command ran).
 func (f *File) LockWithin(timeout time.Duration) (unlock func(), err error) {
 	flag := os.O_CREATE | os.O_RDWR
+	linkOwner, foreign := atomicfile.LinkOwner(f.LockPath())
+	if foreign && !f.shared {
+		// Another user's link (in their directory) is followed only to a
+		// lock file of theirs that exists: root must not create one where
+		// they point (see openFollowing).
+		if _, err := os.Stat(f.LockPath()); err != nil {
+			return nil, fmt.Errorf("cannot lock state: %w", &atomicfile.ForeignLinkError{Path: f.LockPath(), UID: linkOwner})
+		}
+		flag = os.O_RDWR
+	}
 	if f.shared {
 		// The state's rule for its lock too: another user's symlink is
 		// refused, and none can be slipped in before the open.
@@ -52,6 +64,14 @@ func (f *File) LockWithin(timeout time.Duration) (unlock func(), err error) {
 		}
 		if fi, serr := fl.Stat(); serr == nil {
 			if err := f.checkOwner(f.LockPath(), fi); err != nil {
+				_ = fl.Close()
+				return nil, fmt.Errorf("cannot lock state: %w", err)
+			}
+		}
+	}
+	if foreign && !f.shared && err == nil {
+		if fi, serr := fl.Stat(); serr == nil {
+			if err := atomicfile.CheckLinkTarget(f.LockPath(), linkOwner, fi); err != nil {
 				_ = fl.Close()
 				return nil, fmt.Errorf("cannot lock state: %w", err)
 			}

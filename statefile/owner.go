@@ -35,7 +35,7 @@ var ErrForeignFile = atomicfile.ErrForeignFile
 func OpenBeside(path string, flag int, perm os.FileMode) (*os.File, error) {
 	dirOwner, shared := sharedDir(filepath.Dir(path))
 	if !shared {
-		return OpenFile(path, flag, perm)
+		return openFollowing(path, flag, perm)
 	}
 	f, err := OpenFile(path, flag|NoFollow, perm)
 	if err == nil {
@@ -67,7 +67,38 @@ func OpenBeside(path string, flag int, perm os.FileMode) (*os.File, error) {
 	if err := checkLink(path, fi); err != nil {
 		return nil, err
 	}
-	return OpenFile(path, flag, perm)
+	return openFollowing(path, flag, perm)
+}
+
+// openFollowing opens path as OpenFile does, but another user's symlink
+// there (neither ours nor root's: its directory's owner's, say, for a
+// state in their directory) is followed only to a file that user owns,
+// which must exist: guard never creates, appends to or locks, through
+// such a link, a file its owner could not have touched themselves
+// (atomicfile.ForeignLinkError; TC's variants of hostile-user-3 M3 and m1:
+// root appended its events to, and created, files of root's through a
+// link in a user's directory).
+func openFollowing(path string, flag int, perm os.FileMode) (*os.File, error) {
+	uid, foreign := atomicfile.LinkOwner(path)
+	if !foreign {
+		return OpenFile(path, flag, perm)
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, &atomicfile.ForeignLinkError{Path: path, UID: uid}
+	}
+	f, err := OpenFile(path, flag&^os.O_CREATE, perm)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		err = atomicfile.CheckLinkTarget(path, uid, fi)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // CheckBeside checks a name guard uses beside a state file (a directory

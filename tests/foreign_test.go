@@ -277,3 +277,89 @@ func TestPlantedLinkOnTheWayToTheEventLogIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestForeignLinksInAnotherUsersDirectory covers TC's variants of
+// hostile-user-3 M3 and m1 outside sticky directories: root runs a hook
+// whose state is in another user's own directory (a project of theirs),
+// where they may put a symlink at any of guard's names. Root follows
+// their link only to a file they own: it never creates a file where their
+// link points (the lock: /etc/nologin would lock every other user out),
+// nor appends its events or a quarantined entry to a file of root's; a
+// link to a file of theirs is followed, as it would be for them.
+func TestForeignLinksInAnotherUsersDirectory(t *testing.T) {
+	needRoot(t)
+	for _, tc := range []struct {
+		name   string // the link planted in the user's directory
+		bogus  bool   // the state has a malformed entry, which guard sets aside
+		create bool   // the link points at no file: guard must not create it
+	}{
+		{name: "state.json.lock", create: true},
+		{name: "state.events.jsonl"},
+		{name: "state.events.jsonl", create: true},
+		{name: "state.json.quarantine", bogus: true},
+	} {
+		t.Run(fmt.Sprintf("%s,create=%v", tc.name, tc.create), func(t *testing.T) {
+			sb := newSandbox(t, "circuit_breaker:\n  failure_threshold: 100\n")
+			os.Chmod(sb.dir, 0o755)
+			os.Chmod(filepath.Dir(sb.dir), 0o755)
+			os.Chmod(sb.path("guardrails.yaml"), 0o644)
+			// A short path, as a project's would be: warnings are cut at
+			// 200 characters.
+			top, err := os.MkdirTemp("", "g")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.RemoveAll(top) })
+			os.Chmod(top, 0o755)
+			dir := filepath.Join(top, "theirs")
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			os.Chown(dir, otherUID, otherGID)
+			state := filepath.Join(dir, "state.json")
+			doc := `{"hooks":{}}`
+			if tc.bogus {
+				doc = `{"hooks":{"k":{"state":"bogus"}}}`
+			}
+			os.WriteFile(state, []byte(doc), 0o600)
+			os.Chown(state, otherUID, otherGID)
+			victim := filepath.Join(top, "roots.txt")
+			if !tc.create {
+				os.WriteFile(victim, []byte("root's\n"), 0o600)
+			}
+			link := filepath.Join(dir, tc.name)
+			if err := os.Symlink(victim, link); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Lchown(link, otherUID, otherGID); err != nil {
+				t.Fatal(err)
+			}
+			env := []string{"GUARD_STATE=" + state, "GUARD_CONFIG=" + sb.path("guardrails.yaml")}
+			code, stdout, stderr := sb.guardAs(0, 0, env, "run", "--name", "k", "--", "sh", "-c", "echo ran; exit 1")
+			if code != 1 || stdout != "ran\n" {
+				t.Fatalf("exit %d, stdout %q; want the hook run with its own status", code, stdout)
+			}
+			if want := link + " is a symlink of uid 65534"; !strings.Contains(stderr, want) || !strings.Contains(stderr, "refusing to follow another user's symlink to a file they do not own") {
+				t.Errorf("stderr %q; want a warning that says %q and why it is refused", stderr, want)
+			}
+			got, err := os.ReadFile(victim)
+			switch {
+			case tc.create && err == nil:
+				t.Errorf("guard created %s through another user's link", victim)
+			case !tc.create && string(got) != "root's\n":
+				t.Errorf("%s = %q; guard wrote to root's file through another user's link", victim, got)
+			}
+			// A link of theirs to a file of theirs is followed.
+			mine := filepath.Join(dir, "mine.txt")
+			os.WriteFile(mine, nil, 0o600)
+			os.Chown(mine, otherUID, otherGID)
+			os.Remove(link)
+			os.Symlink(mine, link)
+			os.Lchown(link, otherUID, otherGID)
+			code, _, stderr = sb.guardAs(0, 0, env, "run", "--name", "k", "--", "true")
+			if code != 0 || strings.Contains(stderr, "refusing") {
+				t.Errorf("with a link to a file of theirs: exit %d, stderr %q; want it followed", code, stderr)
+			}
+		})
+	}
+}

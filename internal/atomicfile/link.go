@@ -78,6 +78,53 @@ func CheckOwnerIn(path string, fi os.FileInfo, dirOwner uint32) error {
 	return &ForeignFileError{Path: path, UID: uid}
 }
 
+// ErrForeignLink is matched (errors.Is) by a *ForeignLinkError.
+var ErrForeignLink = errors.New("refusing to follow another user's symlink to a file they do not own")
+
+// A ForeignLinkError is a symlink at one of guard's names that belongs to
+// another user (neither us nor root) and points at a file that user does
+// not own, or at none: following it would let them have guard (root, say,
+// for a hook whose state is in their directory) append to, create or lock
+// a file they could not touch themselves (/etc/nologin, another user's
+// log).
+type ForeignLinkError struct {
+	Path string
+	UID  uint32
+}
+
+func (e *ForeignLinkError) Error() string {
+	return fmt.Sprintf("%s is a symlink of %s: %v", e.Path, userName(e.UID), ErrForeignLink)
+}
+
+func (e *ForeignLinkError) Unwrap() error { return ErrForeignLink }
+
+// LinkOwner returns the owner of the symlink at path when it is another
+// user's (neither us nor root), and whether it is; nothing at path, or
+// anything else there, is not.
+func LinkOwner(path string) (uid uint32, foreign bool) {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return 0, false
+	}
+	uid, ok := Owner(fi)
+	if !ok || uid == 0 || int(uid) == os.Geteuid() {
+		return 0, false
+	}
+	return uid, true
+}
+
+// CheckLinkTarget refuses the file fi (an open file's Stat) reached
+// through path, another user's symlink owned by uid (see LinkOwner),
+// unless that user owns it: another user's link is followed only to what
+// they could have written themselves, anywhere (in a sticky world-writable
+// directory, CheckLink refuses it first).
+func CheckLinkTarget(path string, uid uint32, fi os.FileInfo) error {
+	if got, ok := Owner(fi); ok && got != uid {
+		return &ForeignLinkError{Path: path, UID: uid}
+	}
+	return nil
+}
+
 // Resolve returns path, made absolute, with every symlink in it followed
 // (a final link whose target does not exist yet included), one component at
 // a time, so that each link, a directory's as much as the file's, is
