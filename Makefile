@@ -50,7 +50,7 @@ bench:
 	bench/run.sh
 
 # Release archives: guard, guard-pg and guard-web built with the flags
-# above for each of TARGETS, with the README and the example config, as
+# above, and VERSION stamped (guard --version says it), for each of TARGETS, with the README and the example config, as
 # $(DIST)/guard_VERSION_GOOS_GOARCH.tar.gz (.zip for Windows, made with
 # python3's zipfile, as no zip(1) may be installed), and their
 # SHA256SUMS. Cross-compiled here (CGO_ENABLED=0 needs no C toolchain);
@@ -67,7 +67,7 @@ release:
 		os=$${t%/*}; arch=$${t#*/}; ext=; [ $$os = windows ] && ext=.exe; \
 		name=guard_$(VERSION)_$${os}_$${arch}; dir=$(DIST)/$$name; mkdir -p $$dir; \
 		for b in guard guard-pg guard-web; do \
-			GOOS=$$os GOARCH=$$arch go build $(GOFLAGS_GUARD) -o $$dir/$$b$$ext ./cmd/$$b; \
+			GOOS=$$os GOARCH=$$arch go build $(GOFLAGS_GUARD) -ldflags "-X guard/cmd/guard/cli.version=$(VERSION)" -o $$dir/$$b$$ext ./cmd/$$b; \
 		done; \
 		cp README.md guardrails.example.yaml $$dir/; \
 		if [ $$os = windows ]; then \
