@@ -82,7 +82,7 @@ func filesystemNote(name string, remote bool) string {
 		return "a network filesystem, where the state's lock may not hold between machines (flock over NFS) and a sync may return before the server has the data"
 	case n == "vfat" || n == "msdos" || n == "fat" || n == "fat32" || n == "exfat":
 		return "FAT has no journal, so a power loss while guard replaces the state can damage the directory, not only undo the write; it has no owners or modes either"
-	case strings.HasPrefix(n, "fuse"):
+	case strings.Contains(n, "fuse"): // fuse, fuse.NAME; macfuse, osxfuse on macOS
 		return "a FUSE filesystem keeps what the program behind it keeps: a sync or a rename may promise less than on a local disk"
 	}
 	return ""

@@ -26,6 +26,7 @@ func TestFilesystemNote(t *testing.T) {
 		{"fuse.sshfs", false, "network"}, {"NTFS", true, "network"}, {"apfs", true, "network"},
 		{"vfat", false, "no journal"}, {"msdos", false, "no journal"}, {"FAT32", false, "no journal"},
 		{"exFAT", false, "no journal"}, {"fuse", false, "FUSE"},
+		{"macfuse", false, "FUSE"}, {"osxfuse", false, "FUSE"}, // macOS's, a volume mounted local
 	} {
 		got := filesystemNote(c.name, c.remote)
 		if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
