@@ -13,11 +13,13 @@ import (
 // (msg says why, e.skipWhy in a word): with the call's stdin (the hook's
 // payload; the very bytes, if guard read them) and environment, plus
 // GUARD_KEY and GUARD_SKIP_REASON, under the run's shell, stopped after
-// fallback_timeout (cut to fit --hook-timeout). Its stdout is the call's,
-// and so is its exit status when it did its job: a status in
-// success_exit_codes or ignore_exit_codes (its own 2 is its own block). A
-// fallback that failed (another status, a timeout, a signal, a launch
-// failure) is a warning, and the call exits as the skip would have: guard
+// fallback_timeout (cut to fit --hook-timeout). Its stdout and exit status
+// are the call's when it did its job: a status in success_exit_codes or
+// ignore_exit_codes (its own 2 is its own block). A fallback that failed
+// (another status, a timeout, a signal, a launch failure) is a warning,
+// and the call exits as the skip would have, with none of its stdout (held
+// back until its status is known, up to maxHeld: a failed fallback's
+// partial JSON must not reach Claude Code as the hook's answer): guard
 // never exits 2, nor fails the call, on the fallback's account. The skip
 // notice goes to stderr (stdout is the fallback's), unless notice: none;
 // the run is logged as a fallback event. It is never the hook's outcome.
@@ -36,11 +38,12 @@ func (e *env) fallback(cfg *config.Config, b config.Breaker, key, msg string) er
 		<-e.sigsReady
 	}
 	e.childStarted = true // a panic from here on must not run the hook after its fallback
+	stdout := &held{dst: e.stdout}
 	res := supervise.Run(supervise.Spec{
 		Argv:        []string{shell, "-c", b.Fallback},
 		Env:         append(e.environ(), "GUARD_KEY="+key, "GUARD_SKIP_REASON="+e.skipWhy),
 		Stdin:       e.stdin,
-		Stdout:      e.stdout,
+		Stdout:      stdout,
 		Stderr:      e.stderr,
 		Timeout:     fb.Timeout,
 		KillGrace:   fb.KillGrace,
@@ -58,6 +61,11 @@ func (e *env) fallback(cfg *config.Config, b config.Breaker, key, msg string) er
 	}
 	if res.Interrupted != nil {
 		ev.Outcome = string(breaker.Cancelled)
+	}
+	if failed && res.Interrupted == nil {
+		stdout.drop()
+	} else {
+		stdout.pass()
 	}
 	if e.runHooks != nil {
 		if a, ok := e.runHooks.Events.(store.Appender); ok {
