@@ -33,8 +33,9 @@ type Event struct {
 	Reason string `json:"reason,omitempty"`
 	// Verdict says, for a call guard did not run (a skip, a rejection),
 	// whether the action it guarded was blocked (on_skip: block) or
-	// allowed. "" in events logged before verdicts were recorded, and in
-	// observe mode's skips, which ran.
+	// allowed; for a fallback run in its place, what the call did in the
+	// end (blocked: the fallback exited 2). "" in events logged before
+	// verdicts were recorded, and in observe mode's skips, which ran.
 	Verdict string `json:"verdict,omitempty"`
 	State   string `json:"state,omitempty"`
 	Until   string `json:"until,omitempty"` // RFC 3339: retry_after, next allowed time
@@ -165,7 +166,7 @@ const (
 	EventDisable        = "disable"         // guard disable turned a key off: from (the state underneath), to (disabled), reason, user, pid
 	EventEnable         = "enable"          // guard enable turned it back on: from (disabled), to, reason, user, pid
 	EventRetry          = "retry"           // a run failed and was tried again (retries): outcome, exit, duration_ms, error, reason (attempt n of m)
-	EventFallback       = "fallback"        // a call guard skipped ran its fallback instead: reason (why skipped), outcome, exit, duration_ms, error
+	EventFallback       = "fallback"        // a call guard skipped ran its fallback instead: reason (why skipped), outcome, exit, duration_ms, error, verdict (the fallback's own 2 blocked the action)
 	EventNotify         = "notify"          // on_state_change ran for a transition: from, to, reason, outcome (success, failure), exit, duration_ms, error
 	EventQuarantine     = "quarantine"      // a state file, or one key's entry, was set aside: file, error
 	EventImport         = "import"          // guard state import replaced the state: file, reason (the backup)

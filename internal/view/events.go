@@ -95,6 +95,9 @@ func DescribeEvent(ev *store.Event) string {
 		if ev.Error != "" {
 			add(": %s", LastError(ev.Error, 120))
 		}
+		if ev.Verdict != "" {
+			add(", %s", actionVerdict(ev.Verdict))
+		}
 	case store.EventNotify:
 		add("on_state_change for %s -> %s: %s", StateWord(ev.From), StateWord(ev.To), ev.Outcome)
 		if ev.DurationMS != nil {

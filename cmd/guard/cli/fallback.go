@@ -67,6 +67,10 @@ func (e *env) fallback(cfg *config.Config, b config.Breaker, key, msg string) er
 	} else {
 		stdout.pass()
 	}
+	// What became of the action: the fallback's own 2 blocks it (as a
+	// hook's does); else the call exits as the fallback did, or as the
+	// skip would have (never 2).
+	ev.Verdict = store.VerdictOf(!failed && res.Interrupted == nil && res.ExitCode == 2)
 	if e.runHooks != nil {
 		if a, ok := e.runHooks.Events.(store.Appender); ok {
 			if err := a.Append(ev); err != nil {

@@ -29,8 +29,10 @@ cooldown_health, mark) and, as they apply, key, action, outcome, exit,
 duration_ms, error, probe, from, to, reason, verdict, state, until, used,
 limit, pid, file, host and user (who gave guard disable or enable). A skip or rejected event (a
 call guard did not run) has verdict "blocked" (on_skip: block: the action was
-blocked) or "allowed" (it went ahead), and the text says which: "skipped,
-action blocked: circuit open until ...".
+blocked) or "allowed" (guard did not block it), and the text says which: "skipped,
+action blocked: circuit open until ...". The fallback event of a call whose
+fallback ran in its place has the call's final verdict: "blocked" when the
+fallback exited 2.
 
 Examples:
    guard log --key "python3 lint.py" --since 1h
