@@ -42,11 +42,17 @@ func Admit(tx store.CircuitTx, key string, s breaker.Settings, now time.Time, ho
 		} else {
 			e.Verdict = store.VerdictOf(s.Blocks)
 		}
-		if !c.RetryAfter.IsZero() {
-			e.Until = store.Stamp(c.RetryAfter)
-		}
-		if dec.Skip == breaker.SkipInterval {
+		switch {
+		case dec.Skip == breaker.SkipInterval:
 			e.Until = store.Stamp(c.NextStart(s))
+		case dec.Skip == breaker.SkipProbing:
+			// Its cooldown has passed: the latest a probe of the key may
+			// still run is when its lease runs out (none: no time to give).
+			if end := leasesEnd(c.Leases); !end.IsZero() {
+				e.Until = store.Stamp(end)
+			}
+		case !c.RetryAfter.IsZero():
+			e.Until = store.Stamp(c.RetryAfter)
 		}
 		tx.Log(e)
 	}
@@ -305,4 +311,15 @@ func ResetKeys(tx store.CircuitTx, keys []string, all bool, now time.Time) (clos
 		closed = append(closed, Closed{k, orClosed(c.State)})
 	}
 	return closed, nil
+}
+
+// leasesEnd is when the first of leases runs out; zero if none has an end.
+func leasesEnd(leases []breaker.Lease) time.Time {
+	var end time.Time
+	for _, l := range leases {
+		if !l.Expires.IsZero() && (end.IsZero() || l.Expires.Before(end)) {
+			end = l.Expires
+		}
+	}
+	return end
 }

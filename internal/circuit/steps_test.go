@@ -220,3 +220,31 @@ func TestResetKeysIsAllOrNothing(t *testing.T) {
 		t.Errorf("ResetKeys(all) = %v, %v; want a and b closed from open", closed, err)
 	}
 }
+
+// TestProbingSkipSaysNoPastUntil: a call skipped because a probe runs
+// elsewhere is logged without the cooldown's end, which has passed (it read
+// "a probe running elsewhere until" a time gone by), and with its lease's
+// expiry instead: the latest a probe of this key can still be running.
+func TestProbingSkipSaysNoPastUntil(t *testing.T) {
+	r := newRecorder()
+	s := breaker.Settings{FailureThreshold: 1, SuccessThreshold: 1, Cooldown: time.Minute, HalfOpenMaxCalls: 1, ProbeLease: 10 * time.Minute}
+	alive := func(breaker.Lease) bool { return true }
+	if _, _, err := circuit.Admit(r, "k", s, t0, breaker.Lease{Host: "h", PID: 1}, alive); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := circuit.Record(r, "k", s, t0, breaker.Result{Outcome: breaker.Failure, Error: "exit 1"}, circuit.Run{}); err != nil {
+		t.Fatal(err)
+	}
+	probeAt := t0.Add(2 * time.Minute)
+	if dec, _, err := circuit.Admit(r, "k", s, probeAt, breaker.Lease{Host: "h", PID: 2}, alive); err != nil || !dec.Probe {
+		t.Fatalf("the probe: %+v, %v", dec, err)
+	}
+	r.events = nil
+	dec, _, err := circuit.Admit(r, "k", s, probeAt.Add(time.Second), breaker.Lease{Host: "h", PID: 3}, alive)
+	if err != nil || dec.Run || dec.Skip != breaker.SkipProbing || len(r.events) != 1 {
+		t.Fatalf("a call while the probe runs: %+v, %v, events %+v", dec, err, r.events)
+	}
+	if want := store.Stamp(probeAt.Add(10 * time.Minute)); r.events[0].Until != want {
+		t.Errorf("the probing skip's until = %q; want %q, its lease's expiry", r.events[0].Until, want)
+	}
+}

@@ -59,7 +59,13 @@ func DescribeEvent(ev *store.Event) string {
 		if ev.Error != "" {
 			add(" (%s)", LastError(ev.Error, 120))
 		}
-		if ev.Until != "" {
+		switch {
+		case ev.Until == "":
+		case ev.Reason == string(breaker.SkipProbing):
+			add(" (its lease runs out at %s)", ev.Until)
+		case ev.Reason == string(breaker.SkipInterval):
+			add("; next run at %s", ev.Until)
+		default:
 			add(" until %s", ev.Until)
 		}
 	case store.EventTransition, store.EventReset, store.EventTrip, store.EventProbe, store.EventDisable, store.EventEnable:
