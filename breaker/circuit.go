@@ -359,6 +359,18 @@ func FormatPercent(f float64) string {
 	return strconv.FormatFloat(r, 'f', -1, 64) + "%"
 }
 
+// Count writes n things for people: "1 failure", "3 failures", "2
+// successes" (noun is the singular; the plural adds s, or es after an s).
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "s") {
+		return strconv.Itoa(n) + " " + noun + "es"
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
 // reachesRate reports whether n of total reach rate.
 func reachesRate(n, total int, rate float64) bool {
 	return n > 0 && float64(n) >= rate*float64(total)-1e-9
@@ -375,7 +387,7 @@ func (c *Circuit) tripReason(s Settings) string {
 	switch {
 	case s.OfLast > 0:
 		if n := strings.Count(c.Recent, "f"); n >= threshold {
-			return fmt.Sprintf("%d failures in the last %d calls", n, len(c.Recent))
+			return fmt.Sprintf("%s in the last %s", Count(n, "failure"), Count(len(c.Recent), "call"))
 		}
 	case s.FailureRate > 0:
 		if calls >= atLeastOne(s.MinimumCalls) && reachesRate(failed, calls, s.FailureRate) {
@@ -387,7 +399,7 @@ func (c *Circuit) tripReason(s Settings) string {
 			n = failed
 		}
 		if n >= threshold {
-			return fmt.Sprintf("%d failures in %s", n, s.FailureWindow)
+			return fmt.Sprintf("%s in %s", Count(n, "failure"), s.FailureWindow)
 		}
 	default:
 		if n := c.ConsecutiveFailures; n >= threshold {

@@ -380,31 +380,43 @@ func (b *Breaker) Settings(key string) breaker.Settings {
 	}
 }
 
+// closes is "closes" after one success, "close" after more.
+func closes(n int) string {
+	if n == 1 {
+		return "closes"
+	}
+	return "close"
+}
+
 // RulesInForce says in words which rules b trips and closes the circuit by,
 // and its mode: for guard config check --key.
 func (b *Breaker) RulesInForce() []string {
 	var trip string
 	switch {
 	case b.OfLast > 0:
-		trip = fmt.Sprintf("trips on %d failures among the last %d calls (of_last)", b.FailureThreshold, b.OfLast)
+		trip = fmt.Sprintf("trips on %s among the last %s (of_last)", breaker.Count(b.FailureThreshold, "failure"), breaker.Count(b.OfLast, "call"))
 	case b.FailureRate > 0:
-		trip = fmt.Sprintf("trips when %s of the calls in %s failed, once %d calls ended (failure_rate)", FormatPercent(b.FailureRate), FormatDuration(b.FailureWindow), b.MinimumCalls)
+		trip = fmt.Sprintf("trips when %s of the calls in %s failed, once %s ended (failure_rate)", FormatPercent(b.FailureRate), FormatDuration(b.FailureWindow), breaker.Count(b.MinimumCalls, "call"))
 	case b.FailureWindow > 0:
-		trip = fmt.Sprintf("trips on %d failures in %s (failure_window)", b.FailureThreshold, FormatDuration(b.FailureWindow))
+		trip = fmt.Sprintf("trips on %s in %s (failure_window)", breaker.Count(b.FailureThreshold, "failure"), FormatDuration(b.FailureWindow))
 	default:
-		trip = fmt.Sprintf("trips on %d consecutive failures", b.FailureThreshold)
+		trip = "trips on 1 failure"
+		if b.FailureThreshold != 1 {
+			trip = fmt.Sprintf("trips on %d consecutive failures", b.FailureThreshold)
+		}
 	}
 	lines := []string{"rule: " + trip}
 	switch {
 	case b.SlowCallRate > 0:
-		lines = append(lines, fmt.Sprintf("rule: trips when %s of the calls in %s were slower than %s, once %d calls ended (slow_call_rate)",
-			FormatPercent(b.SlowCallRate), FormatDuration(b.FailureWindow), FormatDuration(b.SlowCall), b.MinimumCalls))
+		lines = append(lines, fmt.Sprintf("rule: trips when %s of the calls in %s were slower than %s, once %s ended (slow_call_rate)",
+			FormatPercent(b.SlowCallRate), FormatDuration(b.FailureWindow), FormatDuration(b.SlowCall), breaker.Count(b.MinimumCalls, "call")))
 	case b.SlowCall > 0:
 		lines = append(lines, fmt.Sprintf("rule: a call slower than %s is a failure (slow_call)", FormatDuration(b.SlowCall)))
 	}
-	probes := fmt.Sprintf("half-open: up to %d trials at once; %d successes close it, the first failure re-opens it", max(1, b.HalfOpenMaxCalls), max(1, b.SuccessThreshold))
+	trials := breaker.Count(max(1, b.HalfOpenMaxCalls), "trial")
+	probes := fmt.Sprintf("half-open: up to %s at once; %s %s it, the first failure re-opens it", trials, breaker.Count(max(1, b.SuccessThreshold), "success"), closes(max(1, b.SuccessThreshold)))
 	if b.FailureRate > 0 {
-		probes = fmt.Sprintf("half-open: up to %d trials at once; after %d trials, %s of them failed re-opens it, else it closes", max(1, b.HalfOpenMaxCalls), max(1, b.SuccessThreshold), FormatPercent(b.FailureRate))
+		probes = fmt.Sprintf("half-open: up to %s at once; after %s, %s of them failed re-opens it, else it closes", trials, breaker.Count(max(1, b.SuccessThreshold), "trial"), FormatPercent(b.FailureRate))
 	}
 	lines = append(lines, probes)
 	switch {

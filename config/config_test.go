@@ -548,3 +548,27 @@ func TestEditDistance(t *testing.T) {
 		}
 	}
 }
+
+// TestRulesInForceCountsInWords: config check --key says "up to 1 trial",
+// "1 success", "trips on 1 failure", never "1 trials" (newcomer-and-mission
+// #13: the defaults' own half_open_max_calls of 1 read "up to 1 trials").
+func TestRulesInForceCountsInWords(t *testing.T) {
+	for _, b := range []Breaker{
+		{FailureThreshold: 1, SuccessThreshold: 1, HalfOpenMaxCalls: 1},
+		{FailureThreshold: 1, OfLast: 1, SuccessThreshold: 1, HalfOpenMaxCalls: 1},
+		{FailureThreshold: 1, FailureWindow: time.Minute, SuccessThreshold: 1, HalfOpenMaxCalls: 1},
+		{FailureRate: 0.5, MinimumCalls: 1, FailureWindow: time.Minute, SuccessThreshold: 1, HalfOpenMaxCalls: 1},
+	} {
+		b.Enabled = true
+		rules := strings.Join(b.RulesInForce(), "\n")
+		for _, bad := range []string{"1 trials", "1 successes", "1 failures", "1 consecutive failures", "1 calls"} {
+			if strings.Contains(rules, bad) {
+				t.Errorf("RulesInForce says %q:\n%s", bad, rules)
+			}
+		}
+	}
+	d := Default("")
+	if rules := strings.Join(d.CircuitBreaker.RulesInForce(), "\n"); !strings.Contains(rules, "up to 1 trial at once; 2 successes close it") {
+		t.Errorf("the defaults' RulesInForce:\n%s", rules)
+	}
+}

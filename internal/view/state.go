@@ -245,32 +245,29 @@ func (s Standing) Text() string {
 	case "disabled":
 		return "guard is disabled for this key: every call runs unguarded, nothing is counted"
 	case "excluded":
-		return fmt.Sprintf("%d failures in a row; excluded: never trips", s.Failures)
+		return fmt.Sprintf("%s in a row; excluded: never trips", breaker.Count(s.Failures, "failure"))
 	case "probes":
-		return fmt.Sprintf("%d of %d successful probes to close", s.Failures, s.Threshold)
+		return fmt.Sprintf("%d of %s to close", s.Failures, breaker.Count(s.Threshold, "successful probe"))
 	case "window":
-		return fmt.Sprintf("%d failures in the last %s; trips at %d", s.Failures, s.Window, s.Threshold)
+		return fmt.Sprintf("%s in the last %s; trips at %d", breaker.Count(s.Failures, "failure"), s.Window, s.Threshold)
 	case "of_last":
-		return fmt.Sprintf("%d of the last %d calls failed; trips at %d", s.Failures, s.Calls, s.Threshold)
+		return fmt.Sprintf("%d of the last %s failed; trips at %d", s.Failures, breaker.Count(s.Calls, "call"), s.Threshold)
 	case "failure_rate", "slow_call_rate":
 		var parts []string
 		if s.Rule == "failure_rate" {
-			parts = append(parts, fmt.Sprintf("%d of %d calls failed in %s%s; trips at %s once %d calls ended",
-				s.Failures, s.Calls, s.Window, rateIn(s.FailureRate), config.FormatPercent(s.FailureRateThreshold), s.MinimumCalls))
+			parts = append(parts, fmt.Sprintf("%d of %s failed in %s%s; trips at %s once %s ended",
+				s.Failures, breaker.Count(s.Calls, "call"), s.Window, rateIn(s.FailureRate), config.FormatPercent(s.FailureRateThreshold), breaker.Count(s.MinimumCalls, "call")))
 		}
 		if s.SlowCallRateThreshold > 0 {
 			slow := 0
 			if s.SlowCallRate != nil {
 				slow = int(*s.SlowCallRate*float64(s.Calls) + 0.5)
 			}
-			parts = append(parts, fmt.Sprintf("%d of %d calls slow in %s%s; trips at %s", slow, s.Calls, s.Window, rateIn(s.SlowCallRate), config.FormatPercent(s.SlowCallRateThreshold)))
+			parts = append(parts, fmt.Sprintf("%d of %s slow in %s%s; trips at %s", slow, breaker.Count(s.Calls, "call"), s.Window, rateIn(s.SlowCallRate), config.FormatPercent(s.SlowCallRateThreshold)))
 		}
 		return strings.Join(parts, "; ")
 	}
-	if s.Failures == 1 {
-		return fmt.Sprintf("1 failure in a row; trips at %d", s.Threshold)
-	}
-	return fmt.Sprintf("%d failures in a row; trips at %d", s.Failures, s.Threshold)
+	return fmt.Sprintf("%s in a row; trips at %d", breaker.Count(s.Failures, "failure"), s.Threshold)
 }
 
 func rateIn(r *float64) string {

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -70,6 +71,28 @@ func TestStandingOf(t *testing.T) {
 	} {
 		if got := StandingOf(tc.c, &tc.b, "k", now).Brief(); got != tc.brief {
 			t.Errorf("%s: %q; want %q", tc.name, got, tc.brief)
+		}
+	}
+}
+
+// TestStandingTextCountsInWords: a tile and the report say "1 failure in
+// the last 10m", "1 successful probe", never "1 failures" or "1 calls"
+// (newcomer-and-mission #13).
+func TestStandingTextCountsInWords(t *testing.T) {
+	r := 0.0
+	for _, s := range []Standing{
+		{Rule: "consecutive", Failures: 1, Threshold: 3},
+		{Rule: "excluded", Failures: 1},
+		{Rule: "probes", Failures: 0, Threshold: 1},
+		{Rule: "window", Failures: 1, Threshold: 3, Window: "10m"},
+		{Rule: "of_last", Failures: 1, Threshold: 1, Calls: 1},
+		{Rule: "failure_rate", Failures: 1, Calls: 1, Window: "10m", FailureRate: &r, FailureRateThreshold: 0.5, MinimumCalls: 1},
+	} {
+		text := s.Text()
+		for _, bad := range []string{"1 failures", "1 calls", "1 successful probes"} {
+			if strings.Contains(text, bad) {
+				t.Errorf("%s: %q says %q", s.Rule, text, bad)
+			}
 		}
 	}
 }
