@@ -62,7 +62,7 @@ func (e *env) backendOptions() store.Options {
 		Quarantined: func(what, to string, cause error) {
 			var se *store.SalvagedError
 			if errors.As(cause, &se) {
-				e.warnf("%s did not parse (%s); moved it to %s and went on with %s", what, view.ErrorLine(cause), to, salvagedWords(se))
+				e.warnf("%s did not parse (%s); moved it to %s and went on with %s", what, view.ErrorLine(cause), to, salvagedWords(what, se))
 				return
 			}
 			e.warnf("%s did not parse (%s); moved it to %s and started afresh", what, view.ErrorLine(cause), to)
@@ -285,12 +285,17 @@ func resolveKeys(args []string, v store.CircuitView) ([]string, error) {
 	return keys, nil
 }
 
-// salvagedWords says what guard kept of a state that did not parse, and
-// how many keys it lost (faults #7): "the 2 keys it could read (1 of them
+// salvagedWords says what guard kept of a state (what) that did not
+// parse, and how many keys (services, of a cooldown state) it lost (faults
+// #7): "the 2 keys it could read (1 of them
 // in part: "k"); lost 1 that did not parse ("j") and any after where the
 // file ends".
-func salvagedWords(se *store.SalvagedError) string {
-	out := fmt.Sprintf("the %d %s it could read", se.Kept, plural(se.Kept, "key", "keys"))
+func salvagedWords(what string, se *store.SalvagedError) string {
+	one, many := "key", "keys"
+	if what == "cooldown state" {
+		one, many = "service", "services"
+	}
+	out := fmt.Sprintf("the %d %s it could read", se.Kept, plural(se.Kept, one, many))
 	if len(se.Partial) > 0 {
 		out += fmt.Sprintf(" (%d of them in part: %s)", len(se.Partial), quotedKeys(se.Partial))
 	}
