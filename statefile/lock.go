@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -24,15 +25,8 @@ func (f *File) Lock() (unlock func(), err error) { return f.LockWithin(f.opts.Lo
 // (guard run's record of an outcome, after the command ran).
 func (f *File) LockWithin(timeout time.Duration) (unlock func(), err error) {
 	flag := os.O_CREATE | os.O_RDWR
-	linkOwner, foreign := atomicfile.LinkOwner(f.LockPath())
-	if foreign && !f.shared {
-		// Another user's link (in their directory) is followed only to a
-		// lock file of theirs that exists: root must not create one where
-		// they point (see openFollowing).
-		if _, err := os.Stat(f.LockPath()); err != nil {
-			return nil, fmt.Errorf("cannot lock state: %w", &atomicfile.ForeignLinkError{Path: f.LockPath(), UID: linkOwner})
-		}
-		flag = os.O_RDWR
+	if !f.shared {
+		flag |= NoFollow // a link is looked at only when the open meets one
 	}
 	if f.shared {
 		// The state's rule for its lock too: another user's symlink is
@@ -47,6 +41,23 @@ func (f *File) LockWithin(timeout time.Duration) (unlock func(), err error) {
 	}
 	fl := flock.New(f.LockPath(), flock.SetFlag(flag), flock.SetPermissions(0o600))
 	ok, err := fl.TryLock()
+	var linkOwner uint32
+	foreign := false
+	if !f.shared && errors.Is(err, syscall.ELOOP) {
+		// A link at the lock's name. Another user's (in their
+		// directory) is followed only to a lock file of theirs that
+		// exists: root must not create one where they point (see
+		// openFollowing). Yours and root's are followed.
+		flag &^= NoFollow
+		if linkOwner, foreign = atomicfile.LinkOwner(f.LockPath()); foreign {
+			if _, serr := os.Stat(f.LockPath()); serr != nil {
+				return nil, fmt.Errorf("cannot lock state: %w", &atomicfile.ForeignLinkError{Path: f.LockPath(), UID: linkOwner})
+			}
+			flag &^= os.O_CREATE
+		}
+		fl = flock.New(f.LockPath(), flock.SetFlag(flag), flock.SetPermissions(0o600))
+		ok, err = fl.TryLock()
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		// Made by root for a user, the directory is the user's (see
 		// MkdirAll), as the state and the lock made in it are.
@@ -69,7 +80,7 @@ func (f *File) LockWithin(timeout time.Duration) (unlock func(), err error) {
 			}
 		}
 	}
-	if foreign && !f.shared && err == nil {
+	if foreign && err == nil {
 		if fi, serr := fl.Stat(); serr == nil {
 			if err := atomicfile.CheckLinkTarget(f.LockPath(), linkOwner, fi); err != nil {
 				_ = fl.Close()

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"guard/internal/atomicfile"
 )
@@ -79,6 +80,12 @@ func OpenBeside(path string, flag int, perm os.FileMode) (*os.File, error) {
 // root appended its events to, and created, files of root's through a
 // link in a user's directory).
 func openFollowing(path string, flag int, perm os.FileMode) (*os.File, error) {
+	// A link is looked at only when the open meets one, so that no call
+	// without one pays for the look.
+	f, err := OpenFile(path, flag|NoFollow, perm)
+	if !errors.Is(err, syscall.ELOOP) {
+		return f, err
+	}
 	uid, foreign := atomicfile.LinkOwner(path)
 	if !foreign {
 		return OpenFile(path, flag, perm)
@@ -86,7 +93,7 @@ func openFollowing(path string, flag int, perm os.FileMode) (*os.File, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, &atomicfile.ForeignLinkError{Path: path, UID: uid}
 	}
-	f, err := OpenFile(path, flag&^os.O_CREATE, perm)
+	f, err = OpenFile(path, flag&^os.O_CREATE, perm)
 	if err != nil {
 		return nil, err
 	}
