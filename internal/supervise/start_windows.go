@@ -57,7 +57,10 @@ func startChild(spec Spec, stderr *os.File) (*child, error) {
 	pid, h, err := syscall.StartProcess(path, spec.Argv, &syscall.ProcAttr{
 		Env:   env,
 		Files: []uintptr{stdin.Fd(), stdout.Fd(), stderr.Fd()},
-		Sys:   &syscall.SysProcAttr{CreationFlags: windows.CREATE_SUSPENDED | windows.CREATE_NEW_PROCESS_GROUP},
+		Sys: &syscall.SysProcAttr{
+			CreationFlags: windows.CREATE_SUSPENDED | windows.CREATE_NEW_PROCESS_GROUP,
+			CmdLine:       cmdLine(path, spec.Argv, env),
+		},
 	})
 	c.closeAll(closeAfter, err != nil)
 	if err != nil {
@@ -79,6 +82,26 @@ func startChild(spec Spec, stderr *os.File) (*child, error) {
 	}
 	go func() { c.done <- waitProcess(c.sys.process) }()
 	return c, nil
+}
+
+// cmdLine returns the command line for a program of the MSYS2 or Cygwin
+// runtime (Git Bash's bash and sh), written as it splits one
+// (posixCmdLine, cmdline.go), when an argument needs it; "" for any other
+// program, whose command line syscall.StartProcess writes.
+func cmdLine(path string, argv, env []string) string {
+	if !posixQuoted(argv[1:]) {
+		return ""
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	dll := posixRuntime(f)
+	if dll == "" {
+		return ""
+	}
+	return posixCmdLine(argv, runtimeGlobs(dll, env))
 }
 
 // withExt returns path with the extension Windows finds it by, as a shell
