@@ -5,7 +5,9 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 	"unsafe"
@@ -96,12 +98,27 @@ func cmdLine(path string, argv, env []string) string {
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
 	dll := posixRuntime(f)
+	f.Close()
+	if dll == "" && gitLauncher(path) {
+		dll = msysDLL
+	}
 	if dll == "" {
 		return ""
 	}
 	return posixCmdLine(argv, runtimeGlobs(dll, env))
+}
+
+// gitLauncher reports whether path is Git for Windows' bin\bash.exe or
+// bin\sh.exe, a Windows program that starts usr\bin's (MSYS2's) with the
+// rest of its own command line as it is.
+func gitLauncher(path string) bool {
+	name := strings.ToLower(filepath.Base(path))
+	if name != "bash.exe" && name != "sh.exe" {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(filepath.Dir(path), "..", "usr", "bin", msysDLL))
+	return err == nil
 }
 
 // withExt returns path with the extension Windows finds it by, as a shell
