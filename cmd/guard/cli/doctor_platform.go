@@ -30,6 +30,13 @@ func (e *env) doctorPlatform(c *cli.Context) (doctor.Checked, []doctor.Finding, 
 	for _, n := range platformNotes() {
 		notes = append(notes, doctor.Finding{Where: runtime.GOOS + "/" + runtime.GOARCH, Problem: n.problem, Fix: n.instead})
 	}
+	if sh := systemShell(); !filepath.IsAbs(sh) {
+		// Windows without Git Bash: no shell for a -c string, a
+		// fallback or on_state_change.
+		warnings = append(warnings, doctor.Finding{Where: runtime.GOOS + "/" + runtime.GOARCH, Warning: true,
+			Problem: "no sh on PATH nor beside a git on PATH: hooks behind guard run -c, fallbacks and on_state_change cannot start",
+			Fix:     "install Git for Windows (Claude Code needs its Git Bash too), or put its usr\\bin on PATH"})
+	}
 	cfg, err := e.loadConfig(c)
 	switch {
 	case err != nil:
