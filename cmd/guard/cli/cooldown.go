@@ -72,6 +72,9 @@ type budgets struct {
 	// rules' every read and write of it fails with it (see
 	// openCooldownOrNot).
 	unreachable error
+	// badConfig says unreachable is a configuration that does not load:
+	// cfg is then the built-in one.
+	badConfig bool
 }
 
 func (e *env) openCooldown(c *cli.Context) (*budgets, error) {
@@ -87,20 +90,33 @@ func (e *env) openCooldown(c *cli.Context) (*budgets, error) {
 // only if the configuration cannot be read, and otherwise returns budgets
 // whose every read and write fails with the reason, so that what the
 // command does decides (cooldown.failure_mode, see failClosed).
+//
+// A configuration that does not load is budgets that cannot be checked too:
+// the built-in actions and patterns say what is budgeted, and
+// cooldown.failure_mode is its default, closed, so that a typo in
+// guardrails.yaml never switches the budgets off for cooldown hook while
+// cooldown run refuses to run (TC's variant of faults #6). It returns an
+// error only if the built-in configuration cannot be had.
 func (e *env) openCooldownOrNot(c *cli.Context) (*budgets, error) {
 	cfg, err := config.Load(config.Options{Path: c.String("config"), Getenv: e.getenv, Environ: e.environ})
 	if err != nil {
-		return nil, err
+		return e.unreachableBudgets(config.Default(e.getenv("HOME")), err, true), nil
 	}
 	cd, err := e.openCooldownAt(cfg, c.String("state"))
 	if err == nil {
 		return cd, nil
 	}
+	return e.unreachableBudgets(cfg, err, false), nil
+}
+
+// unreachableBudgets returns budgets of cfg whose every read and write
+// fails with err.
+func (e *env) unreachableBudgets(cfg *config.Config, err error, badConfig bool) *budgets {
 	actions := store.ActionList(cfg)
-	return &budgets{cfg: cfg, unreachable: err, state: &store.Cooldown{Actions: actions}, Rules: &cooldown.Rules{
+	return &budgets{cfg: cfg, unreachable: err, badConfig: badConfig, state: &store.Cooldown{Actions: actions}, Rules: &cooldown.Rules{
 		Budgets: unreachable{err}, Actions: actions, ResetAfterHealthy: cfg.Cooldown.ResetAfterHealthy, Retention: cfg.Cooldown.Retention,
 		Patterns: cfg.Cooldown.Patterns, Warn: e.warnErrors,
-	}}, nil
+	}}
 }
 
 // unreachable is the budgets of a state that could not be opened.
@@ -118,6 +134,18 @@ func (cd *budgets) failClosed() bool { return cd.cfg.Cooldown.FailureMode != "op
 
 // failModeHint is the hint printed after a refusal for want of the budgets.
 const failModeHint = "guard: hint: the budgets could not be read, and cooldown.failure_mode is closed; set it to open to let budgeted actions run unchecked while they cannot be"
+
+// badConfigHint is the hint printed after a refusal for want of a
+// configuration that loads.
+const badConfigHint = "guard: hint: the configuration does not load, so guard cannot check the budgets (cooldown.failure_mode is closed until it does); fix it, and guard config check says whether it loads"
+
+// hint returns the hint for a refusal for want of the budgets.
+func (cd *budgets) hint() string {
+	if cd.badConfig {
+		return badConfigHint
+	}
+	return failModeHint
+}
 
 // openCooldownAt opens the cooldown state at path (empty: the one cfg
 // names) with cfg's actions.

@@ -74,13 +74,15 @@ PostToolUseFailure, or the tool_response says it was interrupted, is an
 error, or has a non-zero exit code; otherwise it succeeded.
 
 A payload that is not JSON, or has no command, exits 0 with a warning: a
-broken payload never blocks the agent. So does a configuration that cannot
-be read, a mistyped flag, and any other error of guard's own, with one
-exception: when the budgets cannot be read (a database away, a cooldown file
-that cannot be read), a command that takes a budgeted action is refused as a
-spent budget would be, since the budget exists to stop it, and cooldown run
-refuses it too; cooldown.failure_mode: open lets it through with a warning
-instead. A command that takes no budgeted action is allowed either way.
+broken payload never blocks the agent. So does a mistyped flag, and any
+other error of guard's own, with one exception: when the budgets cannot be
+read (a database away, a cooldown file that cannot be read), a command that
+takes a budgeted action is refused as a spent budget would be, since the
+budget exists to stop it, and cooldown run refuses it too;
+cooldown.failure_mode: open lets it through with a warning instead. A
+configuration that does not load is such a case, judged by the built-in
+actions and patterns with failure_mode closed (a typo must not switch the
+budgets off). A command that takes no budgeted action is allowed either way.
 
 Example settings.json:
    "PreToolUse":  [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard cooldown hook"}]}],
@@ -158,7 +160,7 @@ func (e *env) cooldownHook(c *cli.Context) (err error) {
 		fmt.Fprintln(e.stderr, line)
 	}
 	if unchecked {
-		fmt.Fprintln(e.stderr, failModeHint)
+		fmt.Fprintln(e.stderr, cd.hint())
 	}
 	return exit(2)
 }

@@ -77,7 +77,7 @@ func (e *env) cooldownRun(c *cli.Context) error {
 	}
 	if cd.unreachable != nil && cd.failClosed() {
 		fmt.Fprintf(e.stderr, "guard: %s; not running %s\n", view.Printable(view.ErrorLine(cd.unreachable)), view.Printable(circuit.CommandKey(argv)))
-		fmt.Fprintln(e.stderr, failModeHint)
+		fmt.Fprintln(e.stderr, cd.hint())
 		return exit(exitRefused)
 	}
 	a, err := cd.action(name)
@@ -110,7 +110,7 @@ func (e *env) cooldownRun(c *cli.Context) error {
 	switch {
 	case err != nil && cd.failClosed():
 		fmt.Fprintf(e.stderr, "guard: cannot check the %s budget: %s; not running it\n", view.Printable(cooldown.Describe(takes)), view.Printable(view.ErrorLine(err)))
-		fmt.Fprintln(e.stderr, failModeHint)
+		fmt.Fprintln(e.stderr, cd.hint())
 		return exit(exitRefused)
 	case err != nil:
 		e.warnf("cannot check the %s budget: %v; running it unchecked (cooldown.failure_mode is open)", cooldown.Describe(takes), view.ErrorLine(err))
