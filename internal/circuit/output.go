@@ -77,14 +77,24 @@ func matchOutput(patterns []string, out Output) (string, string) {
 		return "", ""
 	}
 	res := config.OutputPatterns(patterns)
+	streams := [][]byte{endLines(out.Stdout), endLines(out.Stderr)}
 	for i, re := range res {
-		for _, text := range [][]byte{out.Stdout, out.Stderr} {
+		for _, text := range streams {
 			if loc := re.FindIndex(text); loc != nil {
 				return patterns[i], lineAt(text, loc[0], loc[1])
 			}
 		}
 	}
 	return "", ""
+}
+
+// endLines ends text's CR LF lines with LF alone, so that $ (which ends a
+// line at LF) ends them where the line's text does.
+func endLines(text []byte) []byte {
+	if !bytes.Contains(text, []byte("\r\n")) {
+		return text
+	}
+	return bytes.ReplaceAll(text, []byte("\r\n"), []byte("\n"))
 }
 
 // lineAt returns the line of text that holds text[start:end], cut to a
