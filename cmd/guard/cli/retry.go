@@ -45,11 +45,9 @@ func (e *env) runTries(argv []string, key string, b config.Breaker, dec breaker.
 		res := e.supervise(argv, key, b, started)
 		return res, circuit.Classify(&res, b, dec), nil
 	}
-	var payload []byte
-	replay := true
+	var in *replay
 	if b.Retries > 0 && e.stdin != nil && !supervise.IsTerminal(e.stdin) {
-		payload = e.payload()
-		replay = len(payload) < maxPayload
+		in = e.replayStdin()
 	}
 	var deadline time.Time
 	if b.Timeout > 0 {
@@ -57,10 +55,10 @@ func (e *env) runTries(argv []string, key string, b config.Breaker, dec breaker.
 	}
 	var past []circuit.Attempt
 	for try := 0; ; try++ {
-		last := try >= b.Retries || !replay
+		last := try >= b.Retries || (try > 0 && !in.whole())
 		stdin := e.stdin
-		if replay && payload != nil {
-			stdin = bytes.NewReader(payload)
+		if in != nil {
+			stdin = in.reader(try == 0)
 		}
 		var stdout, stderr io.Writer = e.stdout, e.stderr
 		var heldOut, heldErr *held
@@ -94,6 +92,11 @@ func (e *env) runTries(argv []string, key string, b config.Breaker, dec breaker.
 		if again && !deadline.IsZero() && e.now().Add(wait+res.Elapsed).After(deadline) {
 			again = false // no time left for another try like this one
 		}
+		if again && in != nil && !in.wholeWithin(wait) {
+			// stdin has not ended (a pipe that stays open) or was longer
+			// than guard keeps: it cannot be given again.
+			again = false
+		}
 		if !again {
 			heldOut.pass()
 			heldErr.pass()
@@ -116,6 +119,137 @@ func (e *env) runTries(argv []string, key string, b config.Breaker, dec breaker.
 		}
 		heldOut.drop()
 		heldErr.drop()
+	}
+}
+
+// replayStdin keeps the call's stdin for the tries of retries (see
+// replay): the payload, if guard has read it already (a session's key),
+// else what stdin gives, as it comes.
+func (e *env) replayStdin() *replay {
+	if e.payloadRead {
+		in := &replay{buf: e.payloadBuf, end: len(e.payloadBuf) < maxPayload, src: e.stdin, more: make(chan struct{}), done: make(chan struct{})}
+		if in.end {
+			in.src = nil
+		} else {
+			// Cut at maxPayload: the rest is in e.stdin, after the payload.
+			in.buf, in.over, in.src = nil, true, e.stdin
+		}
+		close(in.done)
+		return in
+	}
+	return newReplay(e.stdin)
+}
+
+// A replay keeps what a call's stdin gives, up to maxPayload, as it comes,
+// so that each try of retries reads it from the start. The first try does
+// not wait for stdin's end: a pipe that stays open (ssh's, a parent that
+// never closes it) would keep it from ever starting. A later try is made
+// only if stdin ended within maxPayload: what is longer, or has not ended,
+// cannot be given again.
+type replay struct {
+	src  io.Reader // stdin; read by fill only, until it ends or buf is full
+	mu   sync.Mutex
+	buf  []byte
+	end  bool          // src ended (EOF, or an error) within maxPayload
+	over bool          // buf is full: the rest of src is the first try's alone
+	more chan struct{} // closed, and replaced, when buf grows or the reading stops
+	done chan struct{} // closed when the reading stops (end or over)
+}
+
+func newReplay(src io.Reader) *replay {
+	in := &replay{src: src, more: make(chan struct{}), done: make(chan struct{})}
+	go in.fill()
+	return in
+}
+
+// fill reads src into buf until it ends or buf holds maxPayload.
+func (in *replay) fill() {
+	chunk := make([]byte, 64<<10)
+	for {
+		in.mu.Lock()
+		room := maxPayload - len(in.buf)
+		in.mu.Unlock()
+		if room <= 0 {
+			in.stop(false)
+			return
+		}
+		n, err := in.src.Read(chunk[:min(len(chunk), room)])
+		in.mu.Lock()
+		in.buf = append(in.buf, chunk[:n]...)
+		close(in.more)
+		in.more = make(chan struct{})
+		in.mu.Unlock()
+		if err != nil {
+			in.stop(true)
+			return
+		}
+	}
+}
+
+func (in *replay) stop(end bool) {
+	in.mu.Lock()
+	in.end, in.over = end, !end
+	close(in.more)
+	in.more = make(chan struct{})
+	in.mu.Unlock()
+	close(in.done)
+}
+
+// whole reports whether stdin ended within maxPayload, so that a try can
+// have all of it. A nil replay (no stdin to keep) is whole.
+func (in *replay) whole() bool {
+	if in == nil {
+		return true
+	}
+	select {
+	case <-in.done:
+	default:
+		return false
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.end
+}
+
+// wholeWithin is whole, waiting up to d for stdin to end.
+func (in *replay) wholeWithin(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-in.done:
+	case <-t.C:
+	}
+	return in.whole()
+}
+
+// reader reads what stdin gave from the start, waiting for more while it
+// comes; the first try's reads on past maxPayload, from stdin itself.
+func (in *replay) reader(first bool) io.Reader { return &replayReader{in: in, first: first} }
+
+type replayReader struct {
+	in    *replay
+	pos   int
+	first bool
+}
+
+func (r *replayReader) Read(p []byte) (int, error) {
+	for {
+		r.in.mu.Lock()
+		buf, end, over, more := r.in.buf, r.in.end, r.in.over, r.in.more
+		r.in.mu.Unlock()
+		switch {
+		case r.pos < len(buf):
+			n := copy(p, buf[r.pos:])
+			r.pos += n
+			return n, nil
+		case end:
+			return 0, io.EOF
+		case over && r.first && r.in.src != nil:
+			return r.in.src.Read(p)
+		case over:
+			return 0, io.EOF
+		}
+		<-more
 	}
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -73,5 +74,48 @@ func TestRetryWaitDoublesWithJitter(t *testing.T) {
 	}
 	if got := retryWait(0, 3); got != 0 {
 		t.Errorf("retryWait(0, 3) = %s", got)
+	}
+}
+
+// TestReplayDoesNotWaitForStdinsEnd: the first try reads what stdin gives
+// while it stays open; stdin is whole (for another try) only once it ended.
+func TestReplayDoesNotWaitForStdinsEnd(t *testing.T) {
+	pr, pw := io.Pipe()
+	in := newReplay(pr)
+	go pw.Write([]byte("hello\n"))
+	first := in.reader(true)
+	got := make([]byte, 6)
+	if _, err := io.ReadFull(first, got); err != nil || string(got) != "hello\n" {
+		t.Fatalf("the first try read %q, %v", got, err)
+	}
+	if in.wholeWithin(10 * time.Millisecond) {
+		t.Fatal("stdin still open, yet whole")
+	}
+	pw.Write([]byte("world\n"))
+	pw.Close()
+	if !in.wholeWithin(time.Minute) {
+		t.Fatal("stdin ended, yet not whole")
+	}
+	again, err := io.ReadAll(in.reader(false))
+	if err != nil || string(again) != "hello\nworld\n" {
+		t.Errorf("the next try read %q, %v", again, err)
+	}
+	rest, _ := io.ReadAll(first)
+	if string(rest) != "world\n" {
+		t.Errorf("the first try's rest: %q", rest)
+	}
+}
+
+// TestReplayOverTheLimit: a stdin longer than maxPayload is the first
+// try's, whole, and cannot be given again.
+func TestReplayOverTheLimit(t *testing.T) {
+	big := bytes.Repeat([]byte("x"), maxPayload+1000)
+	in := newReplay(bytes.NewReader(big))
+	got, err := io.ReadAll(in.reader(true))
+	if err != nil || len(got) != len(big) {
+		t.Fatalf("the first try read %d bytes, %v; want %d", len(got), err, len(big))
+	}
+	if in.wholeWithin(time.Minute) {
+		t.Error("more than maxPayload, yet whole")
 	}
 }
