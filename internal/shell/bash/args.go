@@ -685,7 +685,7 @@ func runsLater(path string) string {
 	p := "/" + filepath.ToSlash(path)
 	base := filepath.Base(p)
 	switch {
-	case strings.Contains(p, "/.git/hooks/") || strings.Contains(p, "/.husky/"):
+	case strings.Contains(p, "/.git/hooks/") || strings.Contains(p, "/.husky/") || gitHooks()[base]:
 		return "git runs as a hook"
 	case strings.HasSuffix(p, "/.git/config") || base == ".gitconfig" || strings.HasSuffix(p, "/git/config"):
 		return "git reads its aliases and commands from"
@@ -701,6 +701,16 @@ func runsLater(path string) string {
 	}
 	return ""
 }
+
+// gitHooks are the names git runs hooks by, in .git/hooks or the
+// directory core.hooksPath names.
+var gitHooks = sync.OnceValue(func() map[string]bool {
+	return shell.Set("applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "pre-merge-commit",
+		"prepare-commit-msg", "commit-msg", "post-commit", "pre-rebase", "post-checkout", "post-merge", "pre-push",
+		"pre-receive", "update", "proc-receive", "post-receive", "post-update", "reference-transaction",
+		"push-to-checkout", "pre-auto-gc", "post-rewrite", "sendemail-validate", "fsmonitor-watchman",
+		"p4-changelist", "p4-prepare-changelist", "p4-post-changelist", "p4-pre-submit", "post-index-change")
+})
 
 // installed reads a file the line writes where a program runs it later
 // (see runsLater): its text runs a number of times guard cannot count,
@@ -734,6 +744,27 @@ func isShell(name string) bool {
 // interpreterFile reads python FILE, perl FILE, ... for a FILE the line
 // wrote: code guard does not read, searched as code is.
 func (r *reader) interpreterFile(name string, words []string, lit []bool, text string) *Node {
+	switch name {
+	case "sed", "gsed", "awk", "gawk", "mawk", "nawk":
+		// sed -f FILE, awk -f FILE: a script the line wrote, or a <(...).
+		for i := 1; i+1 < len(words); i++ {
+			if (words[i] == "-f" || words[i] == "--file") && lit[i+1] {
+				in, ok := r.fileMark(words[i+1])
+				switch {
+				case !ok:
+				case !in.known:
+					return &Node{Kind: Unread, Text: text, Reason: name + " runs " + in.describe() + ", whose code guard cannot see", Hidden: true}
+				case strings.HasPrefix(name, "sed") || name == "gsed":
+					if sedExecutes(in.text) {
+						return &Node{Kind: Unread, Text: in.text, Reason: "sed code in " + words[i+1] + " that runs commands, which guard does not read", Opaque: true}
+					}
+				default:
+					return &Node{Kind: Unread, Text: in.text, Reason: name + " code in " + words[i+1] + ", which guard does not read", Opaque: true}
+				}
+			}
+		}
+		return nil
+	}
 	switch {
 	case strings.HasPrefix(name, "python"), name == "perl", name == "ruby", name == "node", name == "nodejs", name == "php", name == "lua":
 	default:
@@ -768,6 +799,9 @@ func (r *reader) tee(words []string, lit []bool, stdin input, text string) {
 		case strings.HasPrefix(a, "-") && a != "-":
 		default:
 			r.write(a, stdin, add, text)
+			if m, ok := r.fileMark(a); ok {
+				r.noteBase(a, m)
+			}
 			if runsLater(a) != "" {
 				r.later = append(r.later, r.installed(a, stdin, text))
 			}
@@ -792,11 +826,30 @@ func (r *reader) copyMarks(words []string, lit []bool) {
 	if len(files) != 2 {
 		return
 	}
-	if in, ok := r.fileMark(files[0]); ok {
-		r.marks[cleanPath(files[1])] = in
-		if runsLater(files[1]) != "" {
-			r.later = append(r.later, r.installed(files[1], in, strings.Join(words, " ")))
-		}
+	in, ok := r.fileMark(files[0])
+	if !ok && shell.BaseName(words[0]) == "ln" {
+		// ln -s TARGET LINK: a relative TARGET is from LINK's directory.
+		in, ok = r.fileMark(filepath.Join(filepath.Dir(files[1]), files[0]))
+	}
+	if ok {
+		r.copyTo(files[1], in, strings.Join(words, " "))
+	}
+}
+
+// copyTo notes that the line copies in, a file it wrote, to path.
+func (r *reader) copyTo(path string, in input, text string) {
+	r.marks[cleanPath(path)] = in
+	r.noteBase(path, in)
+	if runsLater(path) != "" {
+		r.later = append(r.later, r.installed(path, in, text))
+	}
+}
+
+// noteBase notes what the line wrote to a file by the file's base name,
+// for a program the line runs by that name from a directory of PATH.
+func (r *reader) noteBase(path string, in input) {
+	if b := filepath.Base(path); b != "" && b != "." && b != "/" {
+		r.bases[b] = in
 	}
 }
 

@@ -141,8 +141,24 @@ func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, st
 	case "tee":
 		r.tee(words, lit, stdin, text)
 		return runNode(words, lit, text)
-	case "cp", "mv", "install":
+	case "cp", "mv", "install", "ln":
 		r.copyMarks(words, lit)
+		return runNode(words, lit, text)
+	case "dd":
+		// dd if=X of=Y copies X to Y.
+		var from, to string
+		for i, w := range words[1:] {
+			if lit[i+1] {
+				if v, ok := strings.CutPrefix(w, "if="); ok {
+					from = v
+				} else if v, ok := strings.CutPrefix(w, "of="); ok {
+					to = v
+				}
+			}
+		}
+		if in, ok := r.fileMark(from); ok && to != "" {
+			r.copyTo(to, in, text)
+		}
 		return runNode(words, lit, text)
 	case "make", "gmake":
 		return r.make(sc, words, lit, text, stdin)
@@ -244,6 +260,11 @@ func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, st
 	}
 	if dataOnly()[name] {
 		return runNode(words, lit, text)
+	}
+	if in, ok := r.bases[name]; ok && name == words[0] {
+		// A program the line wrote into a directory of PATH (echo CMD >
+		// ~/bin/foo; chmod +x ~/bin/foo; foo): read as the script it is.
+		return r.wroteScript(sc, words, in, text)
 	}
 	if more := r.wroteArgs(name, words, lit); len(more) > 0 {
 		return seq(append([]*Node{r.program(words, lit, text, stdin)}, more...)...)

@@ -129,7 +129,7 @@ func read(fn func(r *reader) *Node) *Node {
 // did not take: ArgCommand and ArgScript share the steps of the Read that
 // found their node.
 func readWith(steps *int, fn func(r *reader) *Node) (n *Node) {
-	r := &reader{steps: steps, marks: map[string]input{}, templates: map[string]func() (string, bool){}}
+	r := &reader{steps: steps, marks: map[string]input{}, bases: map[string]input{}, templates: map[string]func() (string, bool){}}
 	defer func() {
 		if len(r.tokens) > 0 {
 			// A stand-in may have reached a variable or a function (eval
@@ -151,6 +151,7 @@ type reader struct {
 	out   bool             // the steps ran out (reported once)
 	level int              // syntax tree depth
 	marks map[string]input // what each <(...) path holds
+	bases map[string]input // what the line wrote, by the files' base names
 	// later are what the files the statement being read writes where a
 	// program runs them later (.git/hooks, ~/.bashrc) will run.
 	later   []*Node
@@ -473,17 +474,20 @@ func (r *reader) noteWrites(sc *scope, st *syntax.Stmt, stdin input) {
 			continue
 		}
 		path, ok := r.literal(sc, rd.Word)
-		if !ok && runsLater(sc.text(rd.Word)) == "" {
-			continue
-		}
 		rest := *st
 		rest.Redirs = append(slices.Clone(st.Redirs[:i]), st.Redirs[i+1:]...)
 		out := r.output(sc, &rest, stdin)
-		if !ok { // ~/.bashrc, $HOME/.ssh/config: a name guard cannot know, in a place that runs it
-			r.later = append(r.later, r.installed(sc.text(rd.Word), out, sc.text(st)))
+		if !ok { // ~/.bashrc, $HOME/bin/foo: a name guard cannot know, but where it is
+			if runsLater(sc.text(rd.Word)) != "" {
+				r.later = append(r.later, r.installed(sc.text(rd.Word), out, sc.text(st)))
+			}
+			r.noteBase(sc.text(rd.Word), out)
 			continue
 		}
 		r.write(path, out, rd.Op == syntax.AppOut || rd.Op == syntax.AppAll, sc.text(st))
+		if m, ok := r.fileMark(path); ok {
+			r.noteBase(path, m)
+		}
 		if runsLater(path) != "" { // what this command adds: the rest was there before
 			r.later = append(r.later, r.installed(path, out, sc.text(st)))
 		}

@@ -246,7 +246,7 @@ func TestReadWrittenScripts(t *testing.T) {
 		// (ssh -F, vim -S, --config=) may hold commands in its language.
 		{"echo 'docker restart web' > x.sh && cp x.sh /tmp/ && bash /tmp/x.sh", "echo docker restart web; cp x.sh /tmp/; bash /tmp/x.sh; code(docker restart web\ndocker restart web\n)"},
 		{"echo 'docker restart web' > x.sh && cd sub && bash ../x.sh", "echo docker restart web; cd sub; bash ../x.sh; code(docker restart web\n)"},
-		{"echo 'docker restart web' > x.sh && ln -s x.sh y.sh && ./y.sh", "echo docker restart web; ln -s x.sh y.sh; ./y.sh; code(docker restart web\n)"},
+		{"echo 'docker restart web' > x.sh && ln -s x.sh y.sh && ./y.sh", "echo docker restart web; ln -s x.sh y.sh; docker restart web"},
 		{"echo 'docker restart web' > x.sh; source \"$PWD/x.sh\"", "echo docker restart web; source /x.sh; code(docker restart web\n)"},
 		{"echo 'import os' > x.py; python3 /tmp/x.py", "echo import os; python3 /tmp/x.py; code(import os\n)"},
 		{"printf 'all:\\n\\tdocker restart web\\n' > Makefile && make", "printf all:\\n\\tdocker restart web\\n; make; code(all:\n\tdocker restart web\n)"},
@@ -280,6 +280,20 @@ func TestReadWrittenScripts(t *testing.T) {
 		{"ssh -o 'ProxyCommand docker restart web' h true", "docker restart web; true"},
 		{"vim -c 'call system(\"docker restart web\")'", "vim -c call system(\"docker restart web\"); code(call system(\"docker restart web\"))"},
 		{"psql -c '\\o |docker restart web'", "psql -c \\o |docker restart web; code(\\o |docker restart web)"},
+		// A program the line wrote into a directory of PATH, run by its
+		// name; ln and dd copy as cp does; a git hook's name is one
+		// wherever core.hooksPath puts it; sed -f and awk -f read a
+		// script the line gives.
+		{"echo 'docker restart web' > ~/bin/foo; chmod +x ~/bin/foo; foo", "echo docker restart web; chmod +x <~/bin/foo>; docker restart web"},
+		{"echo 'docker restart web' > /usr/local/bin/foo; foo", "echo docker restart web; docker restart web"},
+		{"echo 'docker restart web' | tee /usr/local/bin/foo; foo", "echo docker restart web; tee /usr/local/bin/foo; docker restart web"},
+		{"echo 'docker restart web' > x.sh && ln -s ../../x.sh .git/hooks/pre-commit", "echo docker restart web; ln -s ../../x.sh .git/hooks/pre-commit; ?*(code(docker restart web\n))"},
+		{"echo 'docker restart web' > x.sh && dd if=x.sh of=y.sh && bash y.sh", "echo docker restart web; dd if=x.sh of=y.sh; docker restart web"},
+		{"echo 'docker restart web' > /tmp/h/pre-commit", "echo docker restart web; ?*(code(docker restart web\n))"},
+		{"sed -f <(echo '1e docker restart web') f", "echo 1e docker restart web; code(1e docker restart web\n)"},
+		{"echo 'BEGIN{system(\"docker restart web\")}' > x.awk; awk -f x.awk", "echo BEGIN{system(\"docker restart web\")}; code(BEGIN{system(\"docker restart web\")}\n)"},
+		{"echo 's/a/b/' > x.sed; sed -f x.sed f", "echo s/a/b/; sed -f x.sed f"},
+		{"echo 'echo hi' > ~/bin/hello; hello", "echo echo hi; echo hi"},
 		// make and crontab.
 		{"make -f - <<< 'all: ; docker restart web'", "make -f -; code(all: ; docker restart web\n)"},
 		{"make -f /dev/stdin <<< 'all: ; docker restart web'", "make -f /dev/stdin; code(all: ; docker restart web\n)"},
