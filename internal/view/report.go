@@ -168,7 +168,7 @@ func WriteText(w io.Writer, r Report, now time.Time) {
 				fmt.Fprintf(w, "\n              ")
 			}
 			d := r.DurationMS[k]
-			fmt.Fprintf(w, "%s p95 %s (p50 %s, max %s, %d runs)", slowKeys[i], ms(d.P95), ms(d.P50), ms(d.Max), d.Count)
+			fmt.Fprintf(w, "%s p95 %s (p50 %s, max %s, %s)", slowKeys[i], ms(d.P95), ms(d.P50), ms(d.Max), breaker.Count(d.Count, "run"))
 			if p := circuit.KeyProject(k); p != "" {
 				fmt.Fprintf(w, " in %s", Printable(p))
 			}
