@@ -226,6 +226,7 @@ func TestDashboardInBrowser(t *testing.T) {
 			t.Errorf("filtering on lint shows %d tiles; want 1", shown)
 		}
 		b.checkNoProblems("filtering")
+		checkNarrow(t, b)
 
 		checkLive(t, b, env, serve(t, env), wantStates())
 	})
@@ -275,4 +276,53 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 		checkLive(t, b, env, srv, want)
 	})
+}
+
+// checkNarrow lays the page out 400 px wide, as a phone or a narrow split
+// shows it (issue 33 item 4; newcomer-and-mission #14): nothing runs off
+// the right edge (a table scrolls in its own box), the tiles are one
+// column, and a time whose absolute form is hidden there leaves no stray
+// space behind ("5 min ago : 3 consecutive failures").
+func checkNarrow(t *testing.T, b *browser) {
+	t.Helper()
+	if _, err := b.b.Screenshot(400, 0); err != nil {
+		t.Fatal(err)
+	}
+	defer b.b.Screenshot(1400, 0)
+	var got struct {
+		Width     int
+		Columns   int
+		Tiles     int
+		Unboxed   []string
+		Stray     []string
+		TileWidth int
+	}
+	b.eval(`(() => {
+		const q = document.getElementById("q"); q.value = ""; q.dispatchEvent(new Event("input"));
+		const tiles = Array.from(document.querySelectorAll("#tiles > .tile")).filter(t => !t.hidden);
+		// The text a person sees (innerText is empty for a tile that
+		// content-visibility has not drawn yet).
+		const shown = n => n.nodeType === 3 ? n.textContent : (n.nodeType === 1 && getComputedStyle(n).display === "none") ? "" : Array.from(n.childNodes).map(shown).join("");
+		const boxed = el => { for (let p = el.parentElement; p; p = p.parentElement) { const o = getComputedStyle(p).overflowX; if (o === "auto" || o === "scroll") return p.clientWidth <= 400; } return false; };
+		return {
+			Width: document.documentElement.scrollWidth,
+			Columns: new Set(tiles.map(t => t.offsetLeft)).size, Tiles: tiles.length,
+			Unboxed: Array.from(document.querySelectorAll("table")).filter(t => !boxed(t)).map(t => t.innerText.slice(0, 40)),
+			Stray: Array.from(document.querySelectorAll("#tiles dd")).map(shown).filter(s => / [:;,]/.test(s)),
+			TileWidth: Math.ceil(Math.max(...tiles.map(t => t.getBoundingClientRect().right))),
+		};
+	})()`, &got)
+	if got.Width > 400 || got.TileWidth > 400 {
+		t.Errorf("at 400 px the page is %d px wide, its tiles reach %d px", got.Width, got.TileWidth)
+	}
+	if got.Columns != 1 || got.Tiles < 5 {
+		t.Errorf("at 400 px the %d tiles are in %d columns; want 1", got.Tiles, got.Columns)
+	}
+	if len(got.Unboxed) > 0 {
+		t.Errorf("at 400 px these tables do not scroll in a box of their own: %q", got.Unboxed)
+	}
+	if len(got.Stray) > 0 {
+		t.Errorf("at 400 px a hidden time leaves a stray space: %q", got.Stray)
+	}
+	b.checkNoProblems("at 400 px")
 }
