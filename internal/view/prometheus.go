@@ -80,7 +80,7 @@ func writeProm(w io.Writer, families []*promFamily) error {
 func promReport(r Report, sts []KeyStatus, cool map[string]ServiceStatus) []*promFamily {
 	state := &promFamily{name: "guard_circuit_state", typ: "gauge", help: "State of the circuit of each key guard enforces: 0 closed, 1 half-open, 2 open (forced too). Keys in observe mode, which are never skipped, are in guard_circuit_observe_state instead, and disabled keys in neither."}
 	observe := &promFamily{name: "guard_circuit_observe_state", typ: "gauge", help: "State of the circuit of each key in observe mode, which runs every call: 0 closed, 1 half-open, 2 open (would skip)."}
-	keyState := &promFamily{name: "guard_key_state", typ: "gauge", help: "1 for each key's state, 0 for the others: closed, open, half_open, forced_open, observe (every call runs; see guard_circuit_observe_state), disabled (mode: disabled: not guarded)."}
+	keyState := &promFamily{name: "guard_key_state", typ: "gauge", help: "1 for each key's state, 0 for the others: closed, open, half_open, forced_open, observe (every call runs; see guard_circuit_observe_state), disabled (mode: disabled or guard disable: not guarded)."}
 	consec := &promFamily{name: "guard_consecutive_failures", typ: "gauge", help: "Failures in a row of each key."}
 	retry := &promFamily{name: "guard_circuit_retry_after_seconds", typ: "gauge", help: "When each open circuit may probe again, in Unix seconds."}
 	rate := &promFamily{name: "guard_failure_rate", typ: "gauge", help: "Share of the calls in the window that failed, for each key under a failure_rate rule (absent until a call ended in the window)."}
@@ -90,7 +90,7 @@ func promReport(r Report, sts []KeyStatus, cool map[string]ServiceStatus) []*pro
 	inFlight := &promFamily{name: "guard_runs_in_flight", typ: "gauge", help: "Runs of each key in flight now (max_concurrent slots in use, for a limited key)."}
 	maxConc := &promFamily{name: "guard_max_concurrent", typ: "gauge", help: "The max_concurrent of each limited key: slots it may use at once."}
 	runs := &promFamily{name: "guard_runs_total", typ: "counter", help: "Runs of each key by outcome (success, failure, ignored, cancelled, abandoned)."}
-	skips := &promFamily{name: "guard_skips_total", typ: "counter", help: "Calls of each key skipped because its circuit was open or probing, by verdict: blocked (on_skip: block: the action was blocked) or allowed (it went ahead without the hook)."}
+	skips := &promFamily{name: "guard_skips_total", typ: "counter", help: "Calls of each key skipped because its circuit was open or probing, or min_interval had not passed, by verdict: blocked (on_skip: block: the action was blocked) or allowed (guard did not block it: it went ahead without the hook, or to its fallback)."}
 	rejected := &promFamily{name: "guard_rejected_total", typ: "counter", help: "Calls of each key not run because max_concurrent runs were in flight, by verdict: blocked or allowed."}
 	circuits := &promFamily{name: "guard_circuits", typ: "gauge", help: "Number of keys in each state: closed, open, half_open, forced_open, observe, disabled."}
 	execs := &promFamily{name: "guard_executions_total", typ: "counter", help: "Runs recorded over all keys (the Python guardrails' total_executions)."}
