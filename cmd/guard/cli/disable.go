@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"guard/breaker"
+	"guard/config"
 	"guard/internal/circuit"
 	"guard/internal/store"
 	"guard/internal/view"
@@ -53,7 +54,10 @@ func (e *env) enableCommand() *cli.Command {
 		Description: `Ends 'guard disable' for each KEY: calls are guarded again, and the circuit
 goes on from the state it was in when disabled (an open circuit whose cooldown
 has passed probes on the next call; 'guard reset' closes it). A key that is not
-disabled is left as it is.
+disabled is left as it is. A key the config turns off (mode: disabled, or
+enabled: false) stays off, whatever enable does: it says so (a hint after
+enabling a key disabled both ways; an error, exit 1, for a key only the
+config disables).
 
 Examples:
    guard enable "python3 lint.py"
@@ -145,7 +149,26 @@ func (e *env) disable(c *cli.Context) error {
 		}
 		fmt.Fprintf(e.stdout, "disabled %s (was %s): every call runs unguarded until 'guard enable %s'\n", circuit.KeyWord(d.key), d.ev.From, circuit.KeyArg(d.key))
 	}
+	for _, d := range dones {
+		e.hintConfigDisables(cfg, d.key)
+	}
 	return nil
+}
+
+// configDisables reports whether the config turns guard off for key
+// (mode: disabled, or enabled: false): that wins over guard enable.
+func configDisables(cfg *config.Config, key string) bool {
+	b := cfg.For(circuit.RuleKey(key))
+	return !b.Enabled || b.Mode == "disabled"
+}
+
+// hintConfigDisables says, on its own line, that the config turns guard off
+// for key as well, so that neither guard disable nor guard enable reads as
+// if it decided how the key's calls run.
+func (e *env) hintConfigDisables(cfg *config.Config, key string) {
+	if configDisables(cfg, key) {
+		fmt.Fprintf(e.stderr, "guard: hint: %s is disabled by the config as well (mode: disabled), which wins: its calls run unguarded until that rule changes\n", view.KeyText(key))
+	}
 }
 
 func (e *env) enable(c *cli.Context) error {
@@ -179,6 +202,9 @@ func (e *env) enable(c *cli.Context) error {
 		for _, k := range keys {
 			if !tx.Has(k) {
 				missing = view.UnknownKey(k, tx)
+				if configDisables(cfg, k) {
+					missing = notDisabledByHand(k)
+				}
 				return false, nil
 			}
 		}
@@ -207,7 +233,12 @@ func (e *env) enable(c *cli.Context) error {
 		}
 	}
 	defer e.startNotes(&n, cfg, hooks)
+	var notByHand error
 	for _, d := range dones {
+		if !d.changed && configDisables(cfg, d.key) {
+			notByHand = notDisabledByHand(d.key)
+			continue
+		}
 		if !d.changed {
 			fmt.Fprintf(e.stdout, "%s is not disabled\n", circuit.KeyWord(d.key))
 			continue
@@ -223,6 +254,13 @@ func (e *env) enable(c *cli.Context) error {
 			}
 		}
 		fmt.Fprintln(e.stdout, line)
+		e.hintConfigDisables(cfg, d.key)
 	}
-	return nil
+	return notByHand
+}
+
+// notDisabledByHand is guard enable's error for a key that only the config
+// turns off: enable cannot turn it on.
+func notDisabledByHand(key string) error {
+	return fmt.Errorf("%s is not disabled by guard disable; the config disables it (mode: disabled): change that rule to guard it again", view.KeyText(key))
 }
