@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -307,6 +308,49 @@ func cutKeeping(s string, width, head int) string {
 	return string(r[:head]) + "…" + string(r[len(r)-tail:])
 }
 
+// cellWidth is how many columns a terminal gives s: two for each East
+// Asian wide or fullwidth character (CJK, Hangul, most emoji), none for a
+// combining mark or a format character, one for the rest. (Control
+// characters never reach a table: text outputs escape them.)
+func cellWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		switch {
+		case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf):
+		case wide(r):
+			n += 2
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// wide reports whether r is East Asian wide or fullwidth (Unicode's
+// EastAsianWidth W and F), by the blocks that hold them.
+func wide(r rune) bool {
+	switch {
+	case r < 0x1100:
+		return false
+	case r <= 0x115f, // Hangul Jamo initials
+		r >= 0x2e80 && r <= 0x303e, // CJK radicals, punctuation
+		r >= 0x3041 && r <= 0x33ff, // kana, CJK symbols
+		r >= 0x3400 && r <= 0x4dbf, // CJK extension A
+		r >= 0x4e00 && r <= 0x9fff, // CJK unified ideographs
+		r >= 0xa000 && r <= 0xa4cf, // Yi
+		r >= 0xac00 && r <= 0xd7a3, // Hangul syllables
+		r >= 0xf900 && r <= 0xfaff, // CJK compatibility ideographs
+		r >= 0xfe30 && r <= 0xfe4f, // CJK compatibility forms
+		r >= 0xff00 && r <= 0xff60, // fullwidth forms
+		r >= 0xffe0 && r <= 0xffe6,
+		r >= 0x1f300 && r <= 0x1f64f, // emoji: pictographs, emoticons
+		r >= 0x1f900 && r <= 0x1f9ff, // supplemental symbols and pictographs
+		r >= 0x20000 && r <= 0x3fffd: // CJK extensions B and on
+		return true
+	}
+	return false
+}
+
 // A table is text in aligned columns, two spaces apart. Colour codes are
 // added after the padding is worked out, so they do not upset it.
 type table struct {
@@ -319,7 +363,7 @@ func (t *table) write(w io.Writer) {
 	widths := make([]int, len(t.header))
 	for _, r := range append([][]string{t.header}, t.rows...) {
 		for i, cell := range r {
-			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
+			widths[i] = max(widths[i], cellWidth(cell))
 		}
 	}
 	line := func(r []string, row int) {
@@ -327,7 +371,7 @@ func (t *table) write(w io.Writer) {
 		for i, cell := range r {
 			pad := ""
 			if i < len(r)-1 {
-				pad = strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell)+2)
+				pad = strings.Repeat(" ", widths[i]-cellWidth(cell)+2)
 			}
 			if c := ""; t.color != nil && row >= 0 {
 				if c = t.color(row, i); c != "" {

@@ -184,3 +184,23 @@ func TestReportSlowestTellsProjectHooksApart(t *testing.T) {
 		}
 	}
 }
+
+// TestTableAlignsWideCharacters: a key in CJK (two columns each on a
+// terminal) or with combining accents keeps the next column aligned.
+func TestTableAlignsWideCharacters(t *testing.T) {
+	var b strings.Builder
+	(&table{header: []string{"KEY", "LAST ERROR"}, rows: [][]string{{"lint", "a"}, {"日本語", "b"}, {"cafe\u0301", "c"}}}).write(&b)
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	want := cellWidth("KEY") + strings.Index(lines[0], "LAST") - len("KEY")
+	for _, l := range lines[1:] {
+		last := l[strings.LastIndexByte(l, ' ')+1:]
+		if got := cellWidth(strings.TrimSuffix(l, last)); got != want {
+			t.Errorf("%q: its last column starts at column %d; want %d", l, got, want)
+		}
+	}
+	for s, w := range map[string]int{"lint": 4, "日本": 4, "cafe\u0301": 4, "☃": 1, "🙂": 2, "": 0} {
+		if got := cellWidth(s); got != w {
+			t.Errorf("cellWidth(%q) = %d; want %d", s, got, w)
+		}
+	}
+}
