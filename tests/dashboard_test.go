@@ -82,7 +82,7 @@ func checkPage(t *testing.T, b *browser, what string, want map[string]string, sc
 		}
 	}
 	for key, state := range want {
-		shown := view.Printable(key)
+		shown := view.KeyText(key) // as every text output shows it, so that no two keys look alike
 		if got[shown] != state {
 			t.Errorf("%s: key %q shows as %q; want %q (tiles: %q)", what, key, got[shown], state, got)
 		}

@@ -143,6 +143,12 @@ func stamp(t time.Time) string {
 // characters escaped, secrets of database URLs masked.
 func text(s string) string { return view.Printable(redact(s)) }
 
+// keyText is a key as every text output shows it (view.KeyText): as it is,
+// or, if it has something to escape, a backslash or white space at an end,
+// as the shell word that names it, so that two keys never look alike (a
+// newline and the text \n).
+func keyText(s string) string { return view.KeyText(redact(s)) }
+
 // redact masks the password of a database location.
 func redact(s string) string { return config.Redact(s) }
 
@@ -249,8 +255,8 @@ func (m *Model) tile(k *keyModel) Tile {
 	standing := view.StandingOf(c, &b, k.key, m.now)
 	t := Tile{
 		ID:       "k" + strconv.Itoa(k.id),
-		Key:      text(k.key),
-		Command:  text(circuit.RuleKey(k.key)),
+		Key:      keyText(k.key),
+		Command:  keyText(circuit.RuleKey(k.key)),
 		Project:  text(circuit.KeyProject(k.key)),
 		Session:  text(circuit.KeySession(k.key)),
 		State:    ks.Name,
@@ -364,7 +370,7 @@ func (m *Model) runRow(k *keyModel) (RunRow, bool) {
 	if n == 0 {
 		return RunRow{}, false
 	}
-	return RunRow{ID: "r" + strconv.Itoa(k.id), Key: text(k.key), Runs: n, P50: ms(p50), P95: ms(p95), Max: ms(most), P95MS: p95}, true
+	return RunRow{ID: "r" + strconv.Itoa(k.id), Key: keyText(k.key), Runs: n, P50: ms(p50), P95: ms(p95), Max: ms(most), P95MS: p95}, true
 }
 
 // ms shows milliseconds as the status table does: 850ms, 4.2s, 3m10s.
@@ -417,13 +423,13 @@ func (m *Model) hosts() []HostRow {
 			}
 		}
 		for h, n := range opened {
-			row(h).Opened = append(row(h).Opened, fmt.Sprintf("%s: %d× (last %s)", text(k.key), n, stamp(last[h])))
+			row(h).Opened = append(row(h).Opened, fmt.Sprintf("%s: %d× (last %s)", keyText(k.key), n, stamp(last[h])))
 		}
 		for _, l := range k.circuit.Leases {
-			row(l.Host).Leases = append(row(l.Host).Leases, fmt.Sprintf("%s: probe lease, pid %d, until %s", text(k.key), l.PID, stamp(l.Expires)))
+			row(l.Host).Leases = append(row(l.Host).Leases, fmt.Sprintf("%s: probe lease, pid %d, until %s", keyText(k.key), l.PID, stamp(l.Expires)))
 		}
 		for _, r := range k.runs {
-			row(r.Holder.Host).Runs = append(row(r.Holder.Host).Runs, fmt.Sprintf("%s: pid %d since %s", text(k.key), r.Holder.PID, stamp(r.Started)))
+			row(r.Holder.Host).Runs = append(row(r.Holder.Host).Runs, fmt.Sprintf("%s: pid %d since %s", keyText(k.key), r.Holder.PID, stamp(r.Started)))
 		}
 	}
 	out := make([]HostRow, 0, len(rows))
