@@ -250,7 +250,7 @@ func WriteMarkdown(w io.Writer, r Report, events store.Events, now time.Time) er
 		fmt.Fprintf(w, "\n## Run times\n\n| key | runs | p50 | p95 | max |\n|---|---:|---:|---:|---:|\n")
 		for _, k := range slow {
 			d := r.DurationMS[k]
-			fmt.Fprintf(w, "| %s | %d | %s | %s | %s |\n", mdCode(KeyText(k)), d.Count, ms(d.P50), ms(d.P95), ms(d.Max))
+			fmt.Fprintf(w, "| %s | %d | %s | %s | %s |\n", mdCodeCell(KeyText(k)), d.Count, ms(d.P50), ms(d.P95), ms(d.Max))
 		}
 	}
 	details := r.details()
@@ -304,6 +304,11 @@ func mdCode(s string) string {
 	}
 	return fence + s + fence
 }
+
+// mdCodeCell is mdCode for a table cell: a | is escaped even in a code
+// span, where GitHub's tables would split the row at it (and show the
+// span's \| as |).
+func mdCodeCell(s string) string { return strings.ReplaceAll(mdCode(s), "|", `\|`) }
 
 var mdEscaper = strings.NewReplacer(`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`, "<", `\<`, ">", `\>`, "|", `\|`, "#", `\#`, "\n", " ")
 
