@@ -75,6 +75,10 @@ func RejectedNotice(key, why string) string {
 // guard reset 'python3 lint.py'.
 func ResetCommand(key string) string { return "guard reset " + circuit.KeyArg(key) }
 
+// EnableCommand is the command that guards a disabled key again, as a
+// person pastes it.
+func EnableCommand(key string) string { return "guard enable " + circuit.KeyArg(key) }
+
 // AsideWarning says that a key's entry does not check out, is left out of
 // what is shown, and what sets it aside: the next update of that key (a
 // run of it, or its reset), not another key's run (faults #8).

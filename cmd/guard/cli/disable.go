@@ -23,7 +23,7 @@ func (e *env) disableCommand() *cli.Command {
 resilience4j's DISABLED state do: every call of the key runs unguarded, as
 under mode: disabled (no state read beyond the key's own, nothing recorded,
 never skipped, never tripped; a --timeout given to guard run still holds),
-until 'guard enable KEY'. The circuit is left as it was, and goes on from
+until guard enable KEY. The circuit is left as it was, and goes on from
 there once enabled. status, report, Prometheus and the dashboard show the key
 as disabled, and the event log says who disabled it (user, host and pid) and
 why. A key need not have run yet.
@@ -147,7 +147,7 @@ func (e *env) disable(c *cli.Context) error {
 			fmt.Fprintf(e.stdout, "%s is already disabled (%s)\n", circuit.KeyWord(d.key), view.Printable(disabledBy(d.was)))
 			continue
 		}
-		fmt.Fprintf(e.stdout, "disabled %s (was %s): every call runs unguarded until 'guard enable %s'\n", circuit.KeyWord(d.key), d.ev.From, circuit.KeyArg(d.key))
+		fmt.Fprintf(e.stdout, "disabled %s (was %s): every call runs unguarded; to guard it again: %s\n", circuit.KeyWord(d.key), d.ev.From, view.EnableCommand(d.key))
 	}
 	for _, d := range dones {
 		e.hintConfigDisables(cfg, d.key)
