@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"guard/internal/shell"
+	"guard/internal/shell/sh"
 )
 
 // PythonWrapper is the Python guardrails' wrapper script, which guard
@@ -47,7 +48,7 @@ func pythonWrapped(raw []byte) (pyWrapping, bool) {
 	if json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &cmd) != nil {
 		return pyWrapping{}, false
 	}
-	cs, err := shell.Parse(cmd)
+	cs, err := sh.Commands(cmd)
 	if err != nil || len(cs) != 1 || len(cs[0].Assigns) > 0 {
 		return pyWrapping{}, false
 	}
@@ -99,7 +100,7 @@ func pythonWrapped(raw []byte) (pyWrapping, bool) {
 	if json.Unmarshal(append(append([]byte{'"'}, w.inner...), '"'), &inner) != nil {
 		return pyWrapping{}, false
 	}
-	ics, err := shell.Parse(inner)
+	ics, err := sh.Commands(inner)
 	if err != nil || len(ics) != 1 || strings.Join(ics[0].Words, "\x00") != strings.Join(w.argv, "\x00") || len(ics[0].Assigns) > 0 {
 		return pyWrapping{}, false
 	}
@@ -181,7 +182,7 @@ func pythonManual(cmd string) string {
 }
 
 func pythonManualIn(cmd string, depth int) string {
-	cs, err := shell.Parse(cmd)
+	cs, err := sh.Commands(cmd)
 	if err != nil {
 		return "guard cannot read the command as a shell would"
 	}

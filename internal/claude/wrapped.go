@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"guard/internal/shell"
+	"guard/internal/shell/sh"
 )
 
 // The forms of a shell-form hook that Install writes, and Uninstall reads
@@ -387,7 +388,7 @@ func callsGuard(cmd string) bool { return callsGuardWith(cmd, nil) }
 // that is guard under another name.
 func callsGuardWith(cmd string, copy func(string) bool) bool {
 	is := func(prog []string) bool { return isGuardProgram(prog[0]) || copy != nil && copy(prog[0]) }
-	cs, err := shell.Parse(cmd)
+	cs, err := sh.Commands(cmd)
 	if err != nil || len(cs) == 0 {
 		word, _, ok := firstWord(cmd + " ")
 		return ok && is([]string{word})
@@ -402,7 +403,7 @@ func RunsGuard(cmd string) bool { return RunsGuardWith(cmd, nil) }
 // RunsGuardWith is RunsGuard, where copy, if set, also reports a program
 // that is guard under another name.
 func RunsGuardWith(cmd string, copy func(string) bool) bool {
-	cs, err := shell.Parse(cmd)
+	cs, err := sh.Commands(cmd)
 	if err != nil {
 		return false
 	}
@@ -422,7 +423,7 @@ func guardIn(cs []shell.Command, is func(prog []string) bool, depth int) bool {
 			continue
 		}
 		for _, s := range shellStrings(c) {
-			if inner, err := shell.Parse(s); err == nil && guardIn(inner, is, depth+1) {
+			if inner, err := sh.Commands(s); err == nil && guardIn(inner, is, depth+1) {
 				return true
 			}
 		}

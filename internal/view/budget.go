@@ -8,7 +8,6 @@ import (
 
 	"guard/breaker"
 	"guard/config"
-	"guard/internal/cooldown"
 	"guard/internal/jsonx"
 	"guard/internal/store"
 )
@@ -58,46 +57,11 @@ func BudgetLine(a store.Action, v breaker.Verdict, now time.Time) string {
 	return s
 }
 
-// ServiceStatuses returns the budgets of the services names in v at now.
-func ServiceStatuses(v store.BudgetView, actions []store.Action, names []string, now time.Time) (map[string]ServiceStatus, error) {
-	out := map[string]ServiceStatus{}
-	for _, name := range names {
-		st := ServiceStatus{ConsecutiveHealthy: v.Streak(name), Actions: map[string]Verdict{}}
-		for _, a := range actions {
-			verdict, err := cooldown.Check(v, name, a, 1, now)
-			if err != nil {
-				return nil, err
-			}
-			vj := VerdictOf("", a, verdict)
-			vj.Action = ""
-			st.Actions[a.Name] = vj
-			st.InCooldown = st.InCooldown || !verdict.Allowed
-		}
-		out[name] = st
-	}
-	return out, nil
-}
-
 // A BudgetStatus is 'guard cooldown status --json': each service's
 // budgets, and when each last_NAME stamp was set.
 type BudgetStatus struct {
 	Services map[string]ServiceStatus `json:"services"`
 	Last     map[string]jsonx.Time    `json:"last"`
-}
-
-// BudgetStatusOf returns the status of the services names in v at now.
-func BudgetStatusOf(v store.BudgetView, actions []store.Action, names []string, now time.Time) (BudgetStatus, error) {
-	st := BudgetStatus{Last: map[string]jsonx.Time{}}
-	var err error
-	if st.Services, err = ServiceStatuses(v, actions, names, now); err != nil {
-		return st, err
-	}
-	for _, name := range v.Stamps() {
-		if t, err := v.Last(name); err == nil {
-			st.Last[name] = jsonx.TimeOf(t)
-		}
-	}
-	return st, nil
 }
 
 // WriteBudgetTable prints the budgets of the services names as a table:

@@ -2,9 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"guard/internal/cooldown"
+	"guard/internal/jsonx"
+	"guard/internal/store"
 	"guard/internal/view"
 )
 
@@ -46,7 +50,7 @@ func (e *env) cooldownStatus(c *cli.Context) error {
 	if c.NArg() == 1 {
 		names = []string{c.Args().First()}
 	}
-	st, err := view.BudgetStatusOf(doc, cd.Actions, names, now)
+	st, err := budgetStatusOf(doc, cd.Actions, names, now)
 	if err != nil {
 		return err
 	}
@@ -59,4 +63,39 @@ func (e *env) cooldownStatus(c *cli.Context) error {
 	}
 	view.WriteBudgetTable(e.stdout, st, names, cd.Actions, now)
 	return nil
+}
+
+// serviceStatuses returns the budgets of the services names in v at now.
+func serviceStatuses(v store.BudgetView, actions []store.Action, names []string, now time.Time) (map[string]view.ServiceStatus, error) {
+	out := map[string]view.ServiceStatus{}
+	for _, name := range names {
+		st := view.ServiceStatus{ConsecutiveHealthy: v.Streak(name), Actions: map[string]view.Verdict{}}
+		for _, a := range actions {
+			verdict, err := cooldown.Check(v, name, a, 1, now)
+			if err != nil {
+				return nil, err
+			}
+			vj := view.VerdictOf("", a, verdict)
+			vj.Action = ""
+			st.Actions[a.Name] = vj
+			st.InCooldown = st.InCooldown || !verdict.Allowed
+		}
+		out[name] = st
+	}
+	return out, nil
+}
+
+// budgetStatusOf returns the status of the services names in v at now.
+func budgetStatusOf(v store.BudgetView, actions []store.Action, names []string, now time.Time) (view.BudgetStatus, error) {
+	st := view.BudgetStatus{Last: map[string]jsonx.Time{}}
+	var err error
+	if st.Services, err = serviceStatuses(v, actions, names, now); err != nil {
+		return st, err
+	}
+	for _, name := range v.Stamps() {
+		if t, err := v.Last(name); err == nil {
+			st.Last[name] = jsonx.TimeOf(t)
+		}
+	}
+	return st, nil
 }

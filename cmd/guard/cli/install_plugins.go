@@ -20,6 +20,7 @@ import (
 	"guard/internal/claude"
 	"guard/internal/safeopen"
 	"guard/internal/shell"
+	"guard/internal/shell/sh"
 )
 
 // pluginSource is where the plugins of the user and of the project are
@@ -260,7 +261,7 @@ func isAutoHook(hook []byte) bool {
 	if err != nil || len(h) != 1 || h[0].Exec {
 		return false
 	}
-	cs, err := shell.Parse(h[0].Command)
+	cs, err := sh.Commands(h[0].Command)
 	if err != nil || len(cs) != 1 || len(cs[0].Assigns) > 0 {
 		return false
 	}

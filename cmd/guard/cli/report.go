@@ -195,7 +195,7 @@ func (e *env) cooldownReport(cfg *config.Config, now time.Time) (map[string]view
 	if err == nil {
 		var v store.BudgetView
 		if v, err = cd.Budgets.Snapshot(); err == nil {
-			return view.ServiceStatuses(v, cd.Actions, v.ServiceNames(), now)
+			return serviceStatuses(v, cd.Actions, v.ServiceNames(), now)
 		}
 	}
 	return nil, err

@@ -11,7 +11,7 @@ import (
 
 	"guard/internal/claude"
 	"guard/internal/safeopen"
-	"guard/internal/shell"
+	"guard/internal/shell/sh"
 )
 
 // A problem keeps a hook from starting what it runs; exits2 names the
@@ -48,7 +48,7 @@ var builtins = map[string]bool{"cd": true, "echo": true, "test": true, "[": true
 // from starting: the program, its script or the script's #! interpreter
 // not being there.
 func (env Env) launchProblems(cmd string) []problem {
-	cs, err := shell.Parse(cmd)
+	cs, err := sh.Commands(cmd)
 	if err != nil || len(cs) == 0 {
 		return nil
 	}
@@ -153,7 +153,7 @@ func (env Env) scripts(h claude.Hook) []string {
 
 // firstProgram returns the words of the first program a shell line runs.
 func firstProgram(cmd string) []string {
-	cs, err := shell.Parse(cmd)
+	cs, err := sh.Commands(cmd)
 	if err != nil || len(cs) == 0 {
 		return nil
 	}
@@ -163,7 +163,7 @@ func firstProgram(cmd string) []string {
 // pythonWrapper says what is wrong with the Python wrapper script a
 // hook's command runs: that it is not there, say.
 func (env Env) pythonWrapper(h claude.Hook) []Finding {
-	cs, err := shell.Parse(h.Command)
+	cs, err := sh.Commands(h.Command)
 	if err != nil {
 		return nil
 	}

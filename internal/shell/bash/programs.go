@@ -10,6 +10,7 @@ import (
 	"mvdan.cc/sh/v3/expand"
 
 	"guard/internal/shell"
+	"guard/internal/shell/sh"
 )
 
 // dispatch reads the command words (lit[i]: words[i] is what the program
@@ -499,7 +500,7 @@ func trues(n int) []bool {
 // splitWords splits s into words as a shell would (env -S), without
 // expansions.
 func (r *reader) splitWords(s string) []string {
-	cs, err := shell.Parse(s)
+	cs, err := sh.Commands(s)
 	if err != nil || len(cs) == 0 {
 		return strings.Fields(s)
 	}

@@ -5,6 +5,10 @@ import (
 	"testing"
 )
 
+// Parse is the full parser's reading of line (package shell/sh, which
+// register_test.go links in).
+func Parse(line string) ([]Command, error) { return full.Commands(line) }
+
 func normals(t *testing.T, line string) []string {
 	t.Helper()
 	cs, err := Parse(line)

@@ -3,9 +3,6 @@ package shell
 import (
 	"slices"
 	"strings"
-
-	"mvdan.cc/sh/v3/expand"
-	"mvdan.cc/sh/v3/syntax"
 )
 
 // A Command is one simple command: its words, unquoted where they are
@@ -16,77 +13,8 @@ type Command struct {
 	Literal []bool // Literal[i]: Words[i] is what the program receives
 }
 
-// Parse returns the simple commands of line, in the order they appear.
-func Parse(line string) ([]Command, error) {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
-	if err != nil {
-		return nil, err
-	}
-	var out []Command
-	syntax.Walk(f, func(n syntax.Node) bool {
-		call, ok := n.(*syntax.CallExpr)
-		if !ok {
-			return true
-		}
-		var c Command
-		for _, a := range call.Assigns {
-			c.Assigns = append(c.Assigns, source(a))
-		}
-		for _, w := range call.Args {
-			s, lit := word(w)
-			c.Words = append(c.Words, s)
-			c.Literal = append(c.Literal, lit)
-		}
-		if len(c.Words) > 0 || len(c.Assigns) > 0 {
-			out = append(out, c)
-		}
-		return true
-	})
-	return out, nil
-}
-
-// word returns the value of w as the program would receive it, and true,
-// if w is literal; else its source text and false.
-func word(w *syntax.Word) (string, bool) {
-	var b strings.Builder
-	var lit func(parts []syntax.WordPart) bool
-	lit = func(parts []syntax.WordPart) bool {
-		for _, p := range parts {
-			switch x := p.(type) {
-			case *syntax.Lit:
-				b.WriteString(unescape(x.Value))
-			case *syntax.SglQuoted:
-				v := x.Value
-				if x.Dollar { // $'...': ANSI-C escapes, as bash reads them
-					s, _, err := expand.Format(nil, v, nil)
-					if err != nil {
-						return false
-					}
-					v, _, _ = strings.Cut(s, "\x00")
-				}
-				b.WriteString(v)
-			case *syntax.DblQuoted:
-				for _, q := range x.Parts {
-					l, ok := q.(*syntax.Lit)
-					if !ok {
-						return false
-					}
-					b.WriteString(unescapeDouble(l.Value))
-				}
-			default:
-				return false
-			}
-		}
-		return true
-	}
-	if lit(w.Parts) && !strings.ContainsAny(b.String(), "*?[") {
-		return b.String(), true
-	}
-	return source(w), false
-}
-
-// unescape removes the backslashes of an unquoted literal.
-func unescape(s string) string {
+// Unescape removes the backslashes of an unquoted literal, as the shell does.
+func Unescape(s string) string {
 	if !strings.Contains(s, `\`) {
 		return s
 	}
@@ -103,8 +31,8 @@ func unescape(s string) string {
 	return b.String()
 }
 
-// unescapeDouble removes the backslashes that escape inside double quotes.
-func unescapeDouble(s string) string {
+// UnescapeDouble removes the backslashes that escape inside double quotes.
+func UnescapeDouble(s string) string {
 	if !strings.Contains(s, `\`) {
 		return s
 	}
@@ -118,12 +46,6 @@ func unescapeDouble(s string) string {
 		}
 		b.WriteByte(s[i])
 	}
-	return b.String()
-}
-
-func source(n syntax.Node) string {
-	var b strings.Builder
-	_ = syntax.NewPrinter().Print(&b, n)
 	return b.String()
 }
 
@@ -155,7 +77,7 @@ func (c Command) Program() []string {
 				return nil // a shell reading stdin
 			}
 		case Script, Split:
-			inner, err := Parse(use.Value(w))
+			inner, err := parse(use.Value(w))
 			if err != nil || len(inner) != 1 || lit != nil && !lit[use.I] {
 				return w
 			}
