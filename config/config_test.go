@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"gopkg.in/yaml.v3"
 )
 
 // load writes yml to a file and loads it with env as the whole environment.
@@ -448,11 +446,13 @@ func TestExampleFileIsTheDefaults(t *testing.T) {
 	}
 
 	data, _ := os.ReadFile("../guardrails.example.yaml")
-	var root yaml.Node
-	yaml.Unmarshal(data, &root)
+	doc, err := yamlV3Doc(data)
+	if err != nil {
+		t.Fatal(err)
+	}
 	seen := map[string]bool{}
 	lines := map[string]int{}
-	checkKeys(root.Content[0], reflect.TypeFor[fileFields](), "", lines, "example")
+	checkKeys(doc, reflect.TypeFor[fileFields](), "", lines, "example")
 	for k := range lines {
 		seen[k] = true
 	}

@@ -13,4 +13,13 @@
 // Per-key settings come from the hooks list: the first rule whose match (a
 // glob over the whole key) or regex fits the key overrides the
 // circuit_breaker section for that key.
+//
+// config links no YAML library. It reads the plain YAML config files are
+// written in with a parser and a decoder of its own (fastyaml.go,
+// fastdecode.go, into its Node type), held to yaml.v3 by tests and
+// fuzzers; anything else (anchors, tags, block scalars, a value they would
+// refuse) goes to the full reader, yaml.v3, which package config/yamlv3
+// registers when it is linked in (guard-cli, guard-pg, guard-web). Without
+// it Load returns ErrNeedsYAML, and guard, which runs hooks and links no
+// YAML library, hands the command over to guard-cli.
 package config

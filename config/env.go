@@ -5,8 +5,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-
-	"gopkg.in/yaml.v3"
 )
 
 // envSections are the sections a GUARDRAILS_ variable can address, longest
@@ -26,7 +24,7 @@ func (c *Config) loadEnv(environ []string, opts Options) error {
 	var f fileFields
 	if !fastDecode(root, &f) {
 		f = fileFields{}
-		if err := root.Decode(&f); err != nil {
+		if err := decodeYAML(root, &f); err != nil {
 			return decodeError(err, func(line int) string { return names[line] })
 		}
 	}
@@ -47,9 +45,9 @@ func (c *Config) loadEnv(environ []string, opts Options) error {
 // environ give, in the shape of guardrails.yaml (nil if none does). A
 // node's Line is an index into names, so that an error can name the
 // variable it came from.
-func envTree(environ []string) (root *yaml.Node, names []string, err error) {
-	root = &yaml.Node{Kind: yaml.MappingNode}
-	sections := map[string]*yaml.Node{}
+func envTree(environ []string) (root *Node, names []string, err error) {
+	root = &Node{Kind: MappingNode}
+	sections := map[string]*Node{}
 	names = []string{""}
 	var top map[string]reflect.Type // found when a variable needs it
 	for _, kv := range environ {
@@ -89,12 +87,12 @@ func envTree(environ []string) (root *yaml.Node, names []string, err error) {
 		parent := root
 		if section != "" {
 			if sections[section] == nil {
-				sections[section] = &yaml.Node{Kind: yaml.MappingNode}
-				root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: section}, sections[section])
+				sections[section] = &Node{Kind: MappingNode}
+				root.Content = append(root.Content, &Node{Kind: ScalarNode, Value: section}, sections[section])
 			}
 			parent = sections[section]
 		}
-		parent.Content = append(parent.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key, Line: line}, val)
+		parent.Content = append(parent.Content, &Node{Kind: ScalarNode, Value: key, Line: line}, val)
 	}
 	if len(root.Content) == 0 {
 		return nil, nil, nil
@@ -104,9 +102,9 @@ func envTree(environ []string) (root *yaml.Node, names []string, err error) {
 
 // envValue turns a variable's value into a YAML node for a field of type t,
 // or nil for a type that cannot be set from the environment.
-func envValue(value string, t reflect.Type, line int) *yaml.Node {
-	scalar := func(v string) *yaml.Node {
-		return &yaml.Node{Kind: yaml.ScalarNode, Value: v, Line: line}
+func envValue(value string, t reflect.Type, line int) *Node {
+	scalar := func(v string) *Node {
+		return &Node{Kind: ScalarNode, Value: v, Line: line}
 	}
 	switch t.Kind() {
 	case reflect.Bool:
@@ -119,7 +117,7 @@ func envValue(value string, t reflect.Type, line int) *yaml.Node {
 		}
 		return scalar(value)
 	case reflect.Slice:
-		seq := &yaml.Node{Kind: yaml.SequenceNode, Line: line}
+		seq := &Node{Kind: SequenceNode, Line: line}
 		for _, item := range strings.Split(value, ",") {
 			if item = strings.TrimSpace(item); item != "" {
 				seq.Content = append(seq.Content, scalar(item))
@@ -142,15 +140,15 @@ func envValue(value string, t reflect.Type, line int) *yaml.Node {
 // and the environment both refuse it, as they refuse any bad value. A
 // whole number written as a float (2.0, 1e3) is accepted; a value that is
 // not a number at all is left to the decoder, which refuses it.
-func notWhole(n *yaml.Node, t reflect.Type) string {
+func notWhole(n *Node, t reflect.Type) string {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if n.Kind == yaml.AliasNode && n.Alias != nil {
+	if n.Kind == AliasNode && n.Alias != nil {
 		n = n.Alias
 	}
 	switch {
-	case t.Kind() == reflect.Int && n.Kind == yaml.ScalarNode:
+	case t.Kind() == reflect.Int && n.Kind == ScalarNode:
 		if n.ShortTag() != "!!float" {
 			return ""
 		}
@@ -158,7 +156,7 @@ func notWhole(n *yaml.Node, t reflect.Type) string {
 		if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
 			return n.Value
 		}
-	case t.Kind() == reflect.Slice && n.Kind == yaml.SequenceNode:
+	case t.Kind() == reflect.Slice && n.Kind == SequenceNode:
 		for _, item := range n.Content {
 			if bad := notWhole(item, t.Elem()); bad != "" {
 				return bad

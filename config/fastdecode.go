@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	"gopkg.in/yaml.v3"
 )
 
 // fastDecode decodes the settings of a tree fastParse built into f, for
@@ -23,22 +21,20 @@ import (
 // It exists for speed: yaml.v3's decoder, with its reflection on every
 // node and its check of every key before it (checkKeys), took about a
 // quarter of the config's cost in a cold guard call (bench/causes.md).
-func fastDecode(doc *yaml.Node, f *fileFields) bool {
+func fastDecode(doc *Node, f *fileFields) bool {
 	var d fastDecoder
 	return d.value(doc, reflect.ValueOf(f).Elem())
 }
 
 type fastDecoder struct{}
 
-var unmarshalerType = reflect.TypeFor[yaml.Unmarshaler]()
-
 // value decodes n into v, which is settable.
-func (d *fastDecoder) value(n *yaml.Node, v reflect.Value) bool {
-	if n.Anchor != "" || n.Kind == yaml.AliasNode {
+func (d *fastDecoder) value(n *Node, v reflect.Value) bool {
+	if n.Anchor != "" || n.Kind == AliasNode {
 		return false
 	}
-	plain := n.Kind == yaml.ScalarNode && n.Tag == "" && n.Style == 0
-	if n.Kind == yaml.ScalarNode && !plain && n.Tag != "!!str" {
+	plain := n.Kind == ScalarNode && n.Tag == "" && n.Style == 0
+	if n.Kind == ScalarNode && !plain && n.Tag != "!!str" {
 		return false // null (fastParse's empty value), or a tag of its own
 	}
 	if plain && (nullValue(n.Value) || n.Value == "<<") {
@@ -52,11 +48,11 @@ func (d *fastDecoder) value(n *yaml.Node, v reflect.Value) bool {
 		v.Set(p)
 		return true
 	}
-	if v.CanAddr() && v.Addr().Type().Implements(unmarshalerType) {
-		if n.Kind != yaml.ScalarNode {
+	if v.CanAddr() && v.Addr().Type().Implements(nodeDecoderType) {
+		if n.Kind != ScalarNode {
 			return false
 		}
-		return v.Addr().Interface().(yaml.Unmarshaler).UnmarshalYAML(n) == nil
+		return v.Addr().Interface().(nodeDecoder).decodeNode(n) == nil
 	}
 	switch v.Kind() {
 	case reflect.Struct:
@@ -66,7 +62,7 @@ func (d *fastDecoder) value(n *yaml.Node, v reflect.Value) bool {
 	case reflect.Slice:
 		return d.list(n, v)
 	case reflect.String:
-		if n.Kind != yaml.ScalarNode {
+		if n.Kind != ScalarNode {
 			return false
 		}
 		v.SetString(n.Value)
@@ -115,8 +111,8 @@ func decimal(s string) bool {
 }
 
 // mapping decodes a mapping into the struct v, by the fields' yaml names.
-func (d *fastDecoder) mapping(n *yaml.Node, v reflect.Value) bool {
-	if n.Kind != yaml.MappingNode {
+func (d *fastDecoder) mapping(n *Node, v reflect.Value) bool {
+	if n.Kind != MappingNode {
 		return false
 	}
 	fields := fieldsOf(v.Type())
@@ -137,8 +133,8 @@ func (d *fastDecoder) mapping(n *yaml.Node, v reflect.Value) bool {
 }
 
 // dict decodes a mapping into the map v, whose keys are strings.
-func (d *fastDecoder) dict(n *yaml.Node, v reflect.Value) bool {
-	if n.Kind != yaml.MappingNode || v.Type().Key().Kind() != reflect.String {
+func (d *fastDecoder) dict(n *Node, v reflect.Value) bool {
+	if n.Kind != MappingNode || v.Type().Key().Kind() != reflect.String {
 		return false
 	}
 	m := reflect.MakeMapWithSize(v.Type(), len(n.Content)/2)
@@ -158,8 +154,8 @@ func (d *fastDecoder) dict(n *yaml.Node, v reflect.Value) bool {
 }
 
 // list decodes a sequence into the slice v.
-func (d *fastDecoder) list(n *yaml.Node, v reflect.Value) bool {
-	if n.Kind != yaml.SequenceNode {
+func (d *fastDecoder) list(n *Node, v reflect.Value) bool {
+	if n.Kind != SequenceNode {
 		return false
 	}
 	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
@@ -184,8 +180,8 @@ func nullValue(v string) bool {
 // plainKey reports whether k is a key fastDecode reads as it is: a string,
 // quoted, or plain and starting with a letter or _ (which yaml.v3 resolves
 // to a string unless it is one of its words for true, false or null).
-func plainKey(k *yaml.Node) bool {
-	if k.Kind != yaml.ScalarNode || k.Anchor != "" {
+func plainKey(k *Node) bool {
+	if k.Kind != ScalarNode || k.Anchor != "" {
 		return false
 	}
 	if k.Tag == "!!str" {
@@ -208,7 +204,7 @@ func plainKey(k *yaml.Node) bool {
 
 // seenBefore reports whether the key at Content[i] of the mapping n is
 // also an earlier key of it: yaml.v3 refuses a key set twice.
-func seenBefore(n *yaml.Node, i int) bool {
+func seenBefore(n *Node, i int) bool {
 	for j := 0; j < i; j += 2 {
 		if n.Content[j].Value == n.Content[i].Value {
 			return true

@@ -26,7 +26,7 @@ func checkFastDecode(t *testing.T, data []byte) bool {
 			return false
 		}
 	}
-	if doc == nil || doc.Kind != yaml.MappingNode {
+	if doc == nil || doc.Kind != MappingNode {
 		return false
 	}
 	var fast fileFields
@@ -37,7 +37,7 @@ func checkFastDecode(t *testing.T, data []byte) bool {
 		t.Fatalf("fastDecode took what checkKeys refuses (%v):\n%s", err, data)
 	}
 	var v3 fileFields
-	if err := doc.Decode(&v3); err != nil {
+	if err := decodeYAML(doc, &v3); err != nil {
 		t.Fatalf("fastDecode took what yaml.v3 refuses (%v):\n%s", err, data)
 	}
 	if !reflect.DeepEqual(fast, v3) {
@@ -192,7 +192,7 @@ func TestFastDecodeMatchesYAMLOnTheEnvironment(t *testing.T) {
 		if !fastDecode(root, &fast) {
 			continue
 		}
-		if err := root.Decode(&v3); err != nil {
+		if err := decodeYAML(root, &v3); err != nil {
 			t.Errorf("fastDecode took %q, which yaml.v3 refuses: %v", environ, err)
 			continue
 		}

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"strings"
 	"unicode/utf8"
-
-	"gopkg.in/yaml.v3"
 )
 
 // fastParse builds the node tree yaml.v3 would build for data, for the
@@ -22,7 +20,7 @@ import (
 // FuzzFastParse.
 //
 // doc is the document's root node, nil for a file of comments only.
-func fastParse(data []byte) (doc *yaml.Node, ok bool) {
+func fastParse(data []byte) (doc *Node, ok bool) {
 	if !plainText(data) {
 		return nil, false
 	}
@@ -48,7 +46,7 @@ func fastParse(data []byte) (doc *yaml.Node, ok bool) {
 		return nil, true
 	}
 	// Nodes come from one allocation: most lines hold a key and a value.
-	p.nodes = make([]yaml.Node, 0, 2*len(p.lines)+8)
+	p.nodes = make([]Node, 0, 2*len(p.lines)+8)
 	if p.lines[0].indent != 0 || isSeqItem(p.lines[0].text) {
 		return nil, false
 	}
@@ -92,11 +90,11 @@ type fastParser struct {
 	lines []fastLine
 	i     int  // the next line
 	bad   bool // outside the subset: yaml.v3 must parse it
-	nodes []yaml.Node
+	nodes []Node
 }
 
 // node returns a new node like n.
-func (p *fastParser) node(n yaml.Node) *yaml.Node {
+func (p *fastParser) node(n Node) *Node {
 	if len(p.nodes) == cap(p.nodes) {
 		return &n
 	}
@@ -117,16 +115,16 @@ func isSeqItem(text string) bool {
 
 // block parses the mapping or sequence that starts at the current line,
 // whose items are at indent.
-func (p *fastParser) block(indent int) *yaml.Node {
+func (p *fastParser) block(indent int) *Node {
 	if isSeqItem(p.lines[p.i].text) {
 		return p.sequence(indent)
 	}
 	return p.mapping(indent)
 }
 
-func (p *fastParser) mapping(indent int) *yaml.Node {
+func (p *fastParser) mapping(indent int) *Node {
 	first := &p.lines[p.i]
-	n := p.node(yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: first.no, Column: first.column(0)})
+	n := p.node(Node{Kind: MappingNode, Tag: "!!map", Line: first.no, Column: first.column(0)})
 	for !p.bad && p.i < len(p.lines) && p.lines[p.i].indent == indent && !isSeqItem(p.lines[p.i].text) {
 		l := &p.lines[p.i]
 		klen := keyLength(l.text)
@@ -137,7 +135,7 @@ func (p *fastParser) mapping(indent int) *yaml.Node {
 		key := p.node(plainScalar(l.text[:klen], l.no, l.column(0)))
 		rest := l.text[klen+1:]
 		value := strings.TrimLeft(rest, " ")
-		var v *yaml.Node
+		var v *Node
 		switch {
 		case value == "" || (value[0] == '#' && len(value) < len(rest)):
 			v = p.nested(indent, true, l.no, l.column(klen+1))
@@ -151,14 +149,14 @@ func (p *fastParser) mapping(indent int) *yaml.Node {
 	return n
 }
 
-func (p *fastParser) sequence(indent int) *yaml.Node {
+func (p *fastParser) sequence(indent int) *Node {
 	first := &p.lines[p.i]
-	n := p.node(yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: first.no, Column: first.column(0)})
+	n := p.node(Node{Kind: SequenceNode, Tag: "!!seq", Line: first.no, Column: first.column(0)})
 	for !p.bad && p.i < len(p.lines) && p.lines[p.i].indent == indent && isSeqItem(p.lines[p.i].text) {
 		l := &p.lines[p.i]
 		rest := l.text[1:]
 		value := strings.TrimLeft(rest, " ")
-		var item *yaml.Node
+		var item *Node
 		switch {
 		case value == "" || value[0] == '#':
 			item = p.nested(indent, false, l.no, l.column(1))
@@ -186,7 +184,7 @@ func (p *fastParser) sequence(indent int) *yaml.Node {
 // it on its line (line no, where an empty value has column col): a block
 // on the lines below, indented more, or (for a key) a sequence at the
 // key's own indent. Otherwise the value is null.
-func (p *fastParser) nested(indent int, isKey bool, no, col int) *yaml.Node {
+func (p *fastParser) nested(indent int, isKey bool, no, col int) *Node {
 	p.i++
 	if p.i < len(p.lines) {
 		next := &p.lines[p.i]
@@ -200,7 +198,7 @@ func (p *fastParser) nested(indent int, isKey bool, no, col int) *yaml.Node {
 	if !isKey {
 		p.bad = true // yaml.v3 places an empty item's null elsewhere
 	}
-	return p.node(yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Line: no, Column: col})
+	return p.node(Node{Kind: ScalarNode, Tag: "!!null", Line: no, Column: col})
 }
 
 // checkDedent marks as bad a line after a block that is indented more than
@@ -239,13 +237,13 @@ func isKeyByte(c byte, first bool) bool {
 
 // inline parses the value that starts at offset off of l's text and takes
 // the rest of the line: a quoted or plain scalar, or a flow collection.
-func (p *fastParser) inline(l *fastLine, off int) *yaml.Node {
+func (p *fastParser) inline(l *fastLine, off int) *Node {
 	s := l.text[off:]
-	var n *yaml.Node
+	var n *Node
 	end, ok := 0, false
 	switch s[0] {
 	case '"', '\'':
-		var v yaml.Node
+		var v Node
 		v, end, ok = quoted(s)
 		n = p.node(v)
 	case '[', '{':
@@ -263,7 +261,7 @@ func (p *fastParser) inline(l *fastLine, off int) *yaml.Node {
 	}
 	if !ok || !restIsComment(s[end:]) {
 		p.bad = true
-		return &yaml.Node{}
+		return &Node{}
 	}
 	n.Line, n.Column = l.no, l.column(off)
 	return n
@@ -279,7 +277,7 @@ func restIsComment(rest string) bool {
 // plainValue is the plain scalar that starts s, in block context: up to a
 // comment or the end of the line. A value with ": " (or ending with ":")
 // in it would be a mapping, which yaml.v3 refuses here.
-func (p *fastParser) plainValue(s string) (*yaml.Node, int, bool) {
+func (p *fastParser) plainValue(s string) (*Node, int, bool) {
 	end := len(s)
 	if i := strings.Index(s, " #"); i >= 0 {
 		end = i
@@ -294,19 +292,19 @@ func (p *fastParser) plainValue(s string) (*yaml.Node, int, bool) {
 // plainScalar is a plain scalar node. Its Tag is left empty: yaml.v3
 // resolves it from the value when it decodes the node, as it would have
 // when it parsed it, and ShortTag gives it.
-func plainScalar(v string, line, col int) yaml.Node {
-	return yaml.Node{Kind: yaml.ScalarNode, Value: v, Line: line, Column: col}
+func plainScalar(v string, line, col int) Node {
+	return Node{Kind: ScalarNode, Value: v, Line: line, Column: col}
 }
 
 // quoted parses the one-line quoted scalar that starts s, and returns
 // where it ends. A double-quoted scalar with an escape is left to yaml.v3.
-func quoted(s string) (yaml.Node, int, bool) {
+func quoted(s string) (Node, int, bool) {
 	if s[0] == '"' {
 		i := strings.IndexAny(s[1:], "\"\\")
 		if i < 0 || s[1+i] == '\\' {
-			return yaml.Node{}, 0, false
+			return Node{}, 0, false
 		}
-		return yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: yaml.DoubleQuotedStyle, Value: s[1 : 1+i]}, i + 2, true
+		return Node{Kind: ScalarNode, Tag: "!!str", Style: DoubleQuotedStyle, Value: s[1 : 1+i]}, i + 2, true
 	}
 	// 'it''s': the value is a slice of s unless it has a doubled quote.
 	var b []byte
@@ -327,22 +325,22 @@ func quoted(s string) (yaml.Node, int, bool) {
 			if b != nil {
 				v = string(b)
 			}
-			return yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: yaml.SingleQuotedStyle, Value: v}, i + 1, true
+			return Node{Kind: ScalarNode, Tag: "!!str", Style: SingleQuotedStyle, Value: v}, i + 1, true
 		}
 	}
-	return yaml.Node{}, 0, false
+	return Node{}, 0, false
 }
 
 // flow parses the one-line flow sequence ([a, b]) or mapping ({k: v})
 // that starts at offset off of l's text, of scalars only, and returns
 // where it ends, relative to off.
-func (p *fastParser) flow(l *fastLine, off int) (*yaml.Node, int) {
+func (p *fastParser) flow(l *fastLine, off int) (*Node, int) {
 	s := l.text[off:]
 	isMap := s[0] == '{'
-	n := p.node(yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle})
+	n := p.node(Node{Kind: SequenceNode, Tag: "!!seq", Style: FlowStyle})
 	closing := byte(']')
 	if isMap {
-		n.Kind, n.Tag, closing = yaml.MappingNode, "!!map", '}'
+		n.Kind, n.Tag, closing = MappingNode, "!!map", '}'
 	}
 	i := 1
 	skip := func() {
@@ -350,12 +348,12 @@ func (p *fastParser) flow(l *fastLine, off int) (*yaml.Node, int) {
 			i++
 		}
 	}
-	item := func() *yaml.Node {
+	item := func() *Node {
 		skip()
 		if i >= len(s) {
 			return nil
 		}
-		var v yaml.Node
+		var v Node
 		end, ok := 0, false
 		switch c := s[i]; {
 		case c == '"' || c == '\'':

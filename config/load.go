@@ -1,7 +1,6 @@
 package config
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -15,8 +14,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"gopkg.in/yaml.v3"
 
 	"guard/internal/safeopen"
 )
@@ -230,7 +227,7 @@ func (c *Config) loadYAML(file string, data []byte, opts Options) error {
 	if doc == nil {
 		return nil // an empty file
 	}
-	if doc.Kind != yaml.MappingNode {
+	if doc.Kind != MappingNode {
 		return invalid("%s:%d: the file should be a mapping of settings", file, doc.Line)
 	}
 	var lines map[string]int
@@ -241,7 +238,7 @@ func (c *Config) loadYAML(file string, data []byte, opts Options) error {
 		if err := checkKeys(doc, reflect.TypeFor[fileFields](), "", lines, file); err != nil {
 			return err
 		}
-		if err := doc.Decode(&f); err != nil {
+		if err := decodeYAML(doc, &f); err != nil {
 			return decodeError(err, fileLines(file, lines))
 		}
 	}
@@ -320,15 +317,16 @@ func (c *Config) expandPaths(f *fileFields, at func(section string) locator, rel
 	return nil
 }
 
-// parseYAML parses data, read from file, with yaml.v3, and returns its
-// document's root node: nil for an empty document.
-func parseYAML(file string, data []byte) (*yaml.Node, error) {
-	// One decoder reads the document, then finds the stream's end (a second
-	// document is refused: guard would read only the first, and silently
-	// ignore the rest).
-	var root yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&root); err != nil && err != io.EOF {
+// parseYAML parses data, read from file, with the full YAML reader
+// (yaml.v3), and returns its document's root node: nil for an empty
+// document. A second document is refused: guard would read only the first,
+// and silently ignore the rest.
+func parseYAML(file string, data []byte) (*Node, error) {
+	if yamlReader == nil {
+		return nil, ErrNeedsYAML
+	}
+	root, second, err := yamlReader.Parse(data)
+	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		// "line 3: mapping key ... already defined": file:3: ...
 		var line int
@@ -340,12 +338,11 @@ func parseYAML(file string, data []byte) (*yaml.Node, error) {
 	if len(root.Content) == 0 {
 		return nil, nil
 	}
-	var second yaml.Node
-	if err := dec.Decode(&second); err == nil {
+	if second != nil {
 		return nil, invalid("%s:%d: a second YAML document; guardrails.yaml holds one (remove the '---' line)", file, second.Line)
 	}
 	doc := root.Content[0]
-	if doc.Kind == yaml.ScalarNode && doc.ShortTag() == "!!null" {
+	if doc.Kind == ScalarNode && doc.ShortTag() == "!!null" {
 		return nil, nil
 	}
 	return doc, nil
@@ -459,8 +456,8 @@ func (c *Config) apply(f *fileFields, at func(section string) locator) error {
 
 // checkKeys walks the YAML tree against the Go type t, refusing keys that t
 // does not declare, and records the line of every key it sees.
-func checkKeys(n *yaml.Node, t reflect.Type, path string, lines map[string]int, file string) error {
-	if n.Kind == yaml.AliasNode {
+func checkKeys(n *Node, t reflect.Type, path string, lines map[string]int, file string) error {
+	if n.Kind == AliasNode {
 		n = n.Alias
 	}
 	for t.Kind() == reflect.Pointer {
@@ -468,7 +465,7 @@ func checkKeys(n *yaml.Node, t reflect.Type, path string, lines map[string]int, 
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		if n.Kind != yaml.MappingNode {
+		if n.Kind != MappingNode {
 			if n.ShortTag() == "!!null" {
 				return nil
 			}
@@ -495,7 +492,7 @@ func checkKeys(n *yaml.Node, t reflect.Type, path string, lines map[string]int, 
 		if bad := notWhole(n, t); bad != "" {
 			return invalid("%s:%d: %s: %q is not a whole number", file, n.Line, path, bad)
 		}
-		if n.Kind == yaml.SequenceNode && t.Elem().Kind() == reflect.Struct {
+		if n.Kind == SequenceNode && t.Elem().Kind() == reflect.Struct {
 			for i, item := range n.Content {
 				p := fmt.Sprintf("%s[%d]", path, i)
 				lines[p] = item.Line
@@ -505,7 +502,7 @@ func checkKeys(n *yaml.Node, t reflect.Type, path string, lines map[string]int, 
 			}
 		}
 	case reflect.Map:
-		if n.Kind == yaml.MappingNode {
+		if n.Kind == MappingNode {
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				p := joinKey(path, n.Content[i].Value)
 				lines[p] = n.Content[i].Line
@@ -538,7 +535,7 @@ func yamlFields(t reflect.Type) map[string]reflect.Type {
 	return m
 }
 
-func unknownKey(file string, k *yaml.Node, section string, fields map[string]reflect.Type) error {
+func unknownKey(file string, k *Node, section string, fields map[string]reflect.Type) error {
 	where := ""
 	if section != "" {
 		where = " in " + section
@@ -599,11 +596,14 @@ var typeErrRE = sync.OnceValue(func() *regexp.Regexp {
 // decodeError rewrites a YAML decoding error as "where: problem", where
 // where names the line the problem is on.
 func decodeError(err error, where func(line int) string) error {
+	if errors.Is(err, ErrNeedsYAML) {
+		return err
+	}
 	var le *lineError
 	if errors.As(err, &le) {
 		return invalid("%s: %s", where(le.line), le.msg)
 	}
-	var te *yaml.TypeError
+	var te *DecodeErrors
 	if errors.As(err, &te) && len(te.Errors) > 0 {
 		var msgs []string
 		for _, e := range te.Errors {

@@ -1,11 +1,6 @@
 package config
 
-import (
-	"bytes"
-	"time"
-
-	"gopkg.in/yaml.v3"
-)
+import "time"
 
 // MarshalYAML writes a Duration the short way: "5m", "0s".
 func (d Duration) MarshalYAML() (any, error) { return FormatDuration(time.Duration(d)), nil }
@@ -116,15 +111,4 @@ func (c *Config) YAML() ([]byte, error) {
 	f.Cooldown.Patterns = &patterns
 
 	return marshalYAML(f)
-}
-
-func marshalYAML(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	err := enc.Close()
-	return buf.Bytes(), err
 }

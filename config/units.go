@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"guard/breaker"
 )
 
@@ -16,8 +14,11 @@ import (
 // cooldown_seconds is the one setting spelled in plain seconds.
 type Duration time.Duration
 
-// UnmarshalYAML implements yaml.Unmarshaler.
-func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+// UnmarshalYAML implements yaml.v3's older Unmarshaler interface (see
+// unmarshalWith).
+func (d *Duration) UnmarshalYAML(unmarshal func(any) error) error { return unmarshalWith(d, unmarshal) }
+
+func (d *Duration) decodeNode(n *Node) error {
 	v, err := ParseDuration(n.Value)
 	if err != nil {
 		return &lineError{line: n.Line, msg: err.Error()}
@@ -62,8 +63,11 @@ func FormatDuration(d time.Duration) string {
 // (or KB, MB, GB, also taken as powers of 1024).
 type Size int64
 
-// UnmarshalYAML implements yaml.Unmarshaler.
-func (z *Size) UnmarshalYAML(n *yaml.Node) error {
+// UnmarshalYAML implements yaml.v3's older Unmarshaler interface (see
+// unmarshalWith).
+func (z *Size) UnmarshalYAML(unmarshal func(any) error) error { return unmarshalWith(z, unmarshal) }
+
+func (z *Size) decodeNode(n *Node) error {
 	v, err := ParseSize(n.Value)
 	if err != nil {
 		return &lineError{line: n.Line, msg: err.Error()}
@@ -116,8 +120,11 @@ func FormatSize(n int64) string {
 // (or 0) is off.
 type Percent float64
 
-// UnmarshalYAML implements yaml.Unmarshaler.
-func (p *Percent) UnmarshalYAML(n *yaml.Node) error {
+// UnmarshalYAML implements yaml.v3's older Unmarshaler interface (see
+// unmarshalWith).
+func (p *Percent) UnmarshalYAML(unmarshal func(any) error) error { return unmarshalWith(p, unmarshal) }
+
+func (p *Percent) decodeNode(n *Node) error {
 	v, err := ParsePercent(n.Value)
 	if err != nil {
 		return &lineError{line: n.Line, msg: err.Error()}

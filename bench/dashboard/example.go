@@ -8,6 +8,7 @@ import (
 
 	"guard/breaker"
 	"guard/config"
+	_ "guard/config/yamlv3" // configs of any form
 	"guard/internal/circuit"
 	"guard/internal/cooldown"
 	"guard/internal/store"

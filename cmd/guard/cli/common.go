@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"guard/config"
+	_ "guard/config/yamlv3" // the full YAML reader, for configs the fast parser leaves to it
 	"guard/internal/circuit"
 	"guard/internal/store"
 	_ "guard/internal/store/file" // the backend of state files
