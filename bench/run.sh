@@ -41,7 +41,7 @@ fi
 # The build make install makes (see Makefile): static, without urfave/cli's
 # man-page generator.
 make --no-print-directory build >/dev/null
-mv guard guard-pg guard-web "$bin/"
+mv guard guard-cli guard-pg guard-web "$bin/"
 # The floors, static as guard is (see bench/gorun and bench/floor).
 CGO_ENABLED=0 go build -trimpath -o "$bin/gorun" ./bench/gorun
 CGO_ENABLED=0 go build -trimpath -o "$bin/floor" ./bench/floor

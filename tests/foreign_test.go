@@ -72,17 +72,20 @@ func holdLock(t *testing.T, path string) {
 }
 
 // guardAs runs guard in the sandbox as the user uid, from a copy of guard
-// that user may run.
+// (and of guard-cli beside it) that user may run.
 func (sb *sandbox) guardAs(uid, gid int, env []string, args ...string) (int, string, string) {
 	sb.t.Helper()
 	bin := filepath.Join(sb.dir, "bin", "guard")
-	if !exists(bin) {
-		os.MkdirAll(filepath.Dir(bin), 0o755)
+	for _, copied := range []string{bin, filepath.Join(sb.dir, "bin", "guard-cli")} {
+		if exists(copied) {
+			continue
+		}
+		os.MkdirAll(filepath.Dir(copied), 0o755)
 		src, err := os.Open(guardBin)
 		if err != nil {
 			sb.t.Fatal(err)
 		}
-		dst, err := os.OpenFile(bin, os.O_WRONLY|os.O_CREATE, 0o755)
+		dst, err := os.OpenFile(copied, os.O_WRONLY|os.O_CREATE, 0o755)
 		if err != nil {
 			sb.t.Fatal(err)
 		}

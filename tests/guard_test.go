@@ -17,20 +17,26 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"guard/cmd/guard/cli"
+	"guard/cmd/guard/guardrun"
 	_ "guard/internal/store/postgres" // the guard these tests run has the PostgreSQL driver, as guard-pg does
 	"guard/internal/store/postgres/pgtest"
 	"guard/internal/view/web"
 )
 
 // guardBin is the guard these tests run: this test binary, which
-// testscript.Main installs on PATH as guard, running cli.Main.
+// testscript.Main installs on PATH as guard, running guardrun.Main, with
+// guard-cli beside it, running cli.Main, which it hands every command line
+// but guard run over to. (This binary links what guard-cli links, the full
+// YAML reader and shell parser among them, so a guard run here reads any
+// config itself: lean_test.go runs the real, lean guard.)
 var guardBin string
 
 func TestMain(m *testing.M) {
 	testscript.Main(findGuard{m}, map[string]func(){
-		"guard": func() { os.Exit(cli.Main()) },
-		// The dashboard, which guard hands report --format html and serve
-		// over to (found beside guard, on PATH).
+		"guard":     func() { os.Exit(guardrun.Main()) },
+		"guard-cli": func() { os.Exit(cli.Main()) },
+		// The dashboard, which guard-cli hands report --format html and
+		// serve over to (found beside it, on PATH).
 		"guard-web": func() {
 			cli.SetWeb(web.Dashboard{})
 			os.Exit(cli.Main())

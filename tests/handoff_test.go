@@ -24,7 +24,7 @@ func TestGuardHandsDatabaseStatesToGuardPG(t *testing.T) {
 	url := pgtest.Shared(t).NewDB(t)
 	dir := t.TempDir()
 	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	for _, name := range []string{"guard", "guard-pg"} {
+	for _, name := range []string{"guard", "guard-cli", "guard-pg"} {
 		out, err := exec.Command(goTool, "build", "-o", filepath.Join(dir, name), "../cmd/"+name).CombinedOutput()
 		if err != nil {
 			t.Fatalf("go build %s: %v\n%s", name, err, out)
@@ -140,6 +140,7 @@ func TestHandoffTrustsOnlyItsOwnGuardWeb(t *testing.T) {
 	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
 	for _, b := range []struct{ out, pkg, ldflags string }{
 		{filepath.Join(dir, "guard"), "../cmd/guard", ""},
+		{filepath.Join(dir, "guard-cli"), "../cmd/guard-cli", ""}, // which guard hands report and serve to
 		{filepath.Join(dir, "guard-web.ours"), "../cmd/guard-web", ""},
 		{filepath.Join(otherDir, "guard-web"), "../cmd/guard-web", "-X guard/cmd/guard/cli.version=v0.0.0-other"},
 	} {

@@ -21,7 +21,7 @@ func TestInstallWithDatabaseStateRunsOnce(t *testing.T) {
 	url := pgtest.Shared(t).NewDB(t)
 	dir := t.TempDir()
 	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	for _, name := range []string{"guard", "guard-pg"} {
+	for _, name := range []string{"guard", "guard-cli", "guard-pg"} {
 		out, err := exec.Command(goTool, "build", "-o", filepath.Join(dir, name), "../cmd/"+name).CombinedOutput()
 		if err != nil {
 			t.Fatalf("go build %s: %v\n%s", name, err, out)

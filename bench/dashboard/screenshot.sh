@@ -10,5 +10,5 @@ cd "$(dirname "$0")/../.."
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 make --no-print-directory build >/dev/null
-mv guard guard-pg guard-web "$dir/"
+mv guard guard-cli guard-pg guard-web "$dir/"
 go run ./bench/dashboard -guard "$dir/guard" -screenshot docs

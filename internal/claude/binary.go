@@ -24,12 +24,19 @@ func (e *BinaryError) Error() string { return e.Msg }
 // go run exits. warnings are worth telling the user; a bad flag is a
 // *BinaryError.
 func Binary(flag string) (bin string, warnings []string, err error) {
-	return binary(flag, runtime.GOOS == "windows")
+	return binary(flag, "", runtime.GOOS == "windows")
 }
 
-// binary is Binary, for hooks that run on Windows or not: there guard is
-// guard.exe, and its path is written with / (WindowsPath).
-func binary(flag string, windows bool) (bin string, warnings []string, err error) {
+// BinaryFor is Binary for the guard at self, the one the user ran, when
+// that is not this program: guard hands install over to guard-cli, and
+// names itself (see guardrun.Env.HandOver). "" is Binary.
+func BinaryFor(flag, self string) (bin string, warnings []string, err error) {
+	return binary(flag, self, runtime.GOOS == "windows")
+}
+
+// binary is BinaryFor, for hooks that run on Windows or not: there guard
+// is guard.exe, and its path is written with / (WindowsPath).
+func binary(flag, self string, windows bool) (bin string, warnings []string, err error) {
 	isName := func(name string) bool { return name == "guard" || windows && name == "guard.exe" }
 	if flag != "" {
 		if windows {
@@ -54,19 +61,23 @@ func binary(flag string, windows bool) (bin string, warnings []string, err error
 		}
 		return flag, warnings, nil
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return "", nil, fmt.Errorf("cannot tell where this guard is; pass --binary: %w", err)
+	exe := self
+	if exe == "" {
+		if exe, err = os.Executable(); err != nil {
+			return "", nil, fmt.Errorf("cannot tell where this guard is; pass --binary: %w", err)
+		}
 	}
 	if real, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = real
 	}
 	switch filepath.Base(exe) {
-	case "guard-pg", "guard-web":
-		// guard-pg is guard with its database driver (guard-web, with its
-		// dashboard); hooks call guard, which hands over to them.
+	case "guard-cli", "guard-pg", "guard-web":
+		// guard-cli is guard's commands other than guard run, which guard
+		// hands install over to (guard-pg is guard-cli with its database
+		// driver, guard-web with its dashboard); hooks call guard, which
+		// runs them itself or hands over to these.
 		exe = filepath.Join(filepath.Dir(exe), "guard")
-	case "guard-pg.exe", "guard-web.exe":
+	case "guard-cli.exe", "guard-pg.exe", "guard-web.exe":
 		exe = filepath.Join(filepath.Dir(exe), "guard.exe")
 	}
 	if windows {

@@ -264,14 +264,14 @@ func TestGuardUnderOtherNames(t *testing.T) {
 // TestWindowsBinaryFlag (issue 30): on Windows, --binary takes guard.exe
 // by a Windows path, written with /; elsewhere a guard.exe is no guard.
 func TestWindowsBinaryFlag(t *testing.T) {
-	bin, _, err := binary(`C:\Users\me\bin\guard.exe`, true)
+	bin, _, err := binary(`C:\Users\me\bin\guard.exe`, "", true)
 	if err != nil || bin != "C:/Users/me/bin/guard.exe" {
 		t.Errorf("windows: %q, %v", bin, err)
 	}
-	if _, _, err := binary(`C:\Users\me\bin\guardctl.exe`, true); err == nil {
+	if _, _, err := binary(`C:\Users\me\bin\guardctl.exe`, "", true); err == nil {
 		t.Error("windows: guardctl.exe taken for guard")
 	}
-	if _, _, err := binary("/usr/local/bin/guard.exe", false); err == nil {
+	if _, _, err := binary("/usr/local/bin/guard.exe", "", false); err == nil {
 		t.Error("linux: guard.exe taken for guard")
 	}
 }

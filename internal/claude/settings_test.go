@@ -472,6 +472,7 @@ func TestGuardCallForms(t *testing.T) {
 		`"${HOME}"/.local/bin/guard run -- x`,
 		`~/.local/bin/guard run -c x`,
 		`guard-pg run -c x`,
+		`guard-cli run -c x`,
 		`/usr/local/bin/guard-pg cooldown hook`,
 		`env X=1 guard run -c x`,
 		`X=1 "$HOME/bin/guard" run -c x`,

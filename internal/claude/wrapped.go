@@ -341,13 +341,14 @@ func fileName(path string) string {
 	return path
 }
 
-// guardNames are guard's programs: guard, guard with its database driver,
-// guard with its dashboard. Each runs a hook as guard does.
-var guardNames = map[string]bool{"guard": true, "guard-pg": true, "guard-web": true,
-	"guard.exe": true, "guard-pg.exe": true, "guard-web.exe": true}
+// guardNames are guard's programs: guard, guard's other commands
+// (guard-cli), and those with the database driver and with the dashboard.
+// Each runs a hook as guard does.
+var guardNames = map[string]bool{"guard": true, "guard-cli": true, "guard-pg": true, "guard-web": true,
+	"guard.exe": true, "guard-cli.exe": true, "guard-pg.exe": true, "guard-web.exe": true}
 
 // isGuardProgram reports whether a shell word, as written, runs guard:
-// a file named guard, guard-pg or guard-web, through any path, $HOME/...
+// a file named guard, guard-cli, guard-pg or guard-web, through any path, $HOME/...
 // and "$HOME/..." included, or a parameter expansion whose default is
 // one (${GUARD:-guard}).
 func isGuardProgram(word string) bool {

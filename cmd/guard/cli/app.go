@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"guard/cmd/guard/guardrun"
 	"slices"
 	"strings"
 
@@ -39,9 +40,9 @@ completion). A usage error exits 64: guard never exits 2, a Claude hook's
 		// command too (hoistGlobalFlags moves them after it): listed
 		// here so that guard --help shows them (newcomer #8).
 		Flags:                stateFlags(),
-		Reader:               e.stdin,
-		Writer:               e.stdout,
-		ErrWriter:            e.stderr,
+		Reader:               e.Stdin,
+		Writer:               e.Stdout,
+		ErrWriter:            e.Stderr,
 		EnableBashCompletion: true,
 		// guard decides exit statuses in one place, env.main.
 		ExitErrHandler: func(*cli.Context, error) {},
@@ -77,7 +78,7 @@ completion). A usage error exits 64: guard never exits 2, a Claude hook's
 	// (urfave/cli would show Version, a placeholder here).
 	app.CustomAppHelpTemplate = strings.Replace(cli.AppHelpTemplate, helpVersionSection, "", 1)
 	app.CustomAppHelpTemplate = strings.Replace(app.CustomAppHelpTemplate, helpCommandsSection, helpCommandsSection+helpHelpLine, 1)
-	onUsage := func(c *cli.Context, err error, _ bool) error { return &usageError{err: err} }
+	onUsage := func(c *cli.Context, err error, _ bool) error { return &guardrun.UsageError{Err: err} }
 	app.OnUsageError = onUsage
 	var walk func(string, []*cli.Command)
 	walk = func(prefix string, cmds []*cli.Command) {

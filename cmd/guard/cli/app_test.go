@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"guard/cmd/guard/guardrun"
 	"regexp"
 	"runtime/debug"
 	"strings"
@@ -62,37 +63,38 @@ func TestExitStatusesOfGuardItself(t *testing.T) {
 		code int
 		err  string
 	}{
-		{[]string{"guard", "nosuch"}, exitUsage, `guard: error: unknown command "nosuch"`},
-		{[]string{"guard", "runn", "-c", "true"}, exitUsage, `unknown command "runn"`},
-		{[]string{"guard", "config", "show"}, exitUsage, `guard: error: unknown command "config show"`},
-		{[]string{"guard", "state", "bogus"}, exitUsage, `unknown command "state bogus"`},
-		{[]string{"guard", "cooldown", "chek", "x"}, exitUsage, `unknown command "cooldown chek"`},
-		{[]string{"guard", "config"}, exitUsage, "guard config needs a command"},
-		{[]string{"guard", "state"}, exitUsage, "guard state needs a command"},
-		{[]string{"guard", "cooldown"}, exitUsage, "USAGE:"},
-		{[]string{"guard"}, exitUsage, "guard needs a command"},
+		{[]string{"guard", "nosuch"}, guardrun.ExitUsage, `guard: error: unknown command "nosuch"`},
+		{[]string{"guard", "runn", "-c", "true"}, guardrun.ExitUsage, `unknown command "runn"`},
+		{[]string{"guard", "config", "show"}, guardrun.ExitUsage, `guard: error: unknown command "config show"`},
+		{[]string{"guard", "state", "bogus"}, guardrun.ExitUsage, `unknown command "state bogus"`},
+		{[]string{"guard", "cooldown", "chek", "x"}, guardrun.ExitUsage, `unknown command "cooldown chek"`},
+		{[]string{"guard", "config"}, guardrun.ExitUsage, "guard config needs a command"},
+		{[]string{"guard", "state"}, guardrun.ExitUsage, "guard state needs a command"},
+		{[]string{"guard", "cooldown"}, guardrun.ExitUsage, "USAGE:"},
+		{[]string{"guard"}, guardrun.ExitUsage, "guard needs a command"},
 		{[]string{"guard", "config", "--help"}, 0, ""},
 		{[]string{"guard", "cooldown", "-h"}, 0, ""},
-		{[]string{"guard", "report", "lint"}, exitUsage, "report takes no arguments"},
-		{[]string{"guard", "status", "--nope"}, exitUsage, "flag provided but not defined: -nope"},
-		{[]string{"guard", "report", "--format", "xml"}, exitUsage, "--format must be text, json, markdown, prometheus or html"},
+		{[]string{"guard", "report", "lint"}, guardrun.ExitUsage, "report takes no arguments"},
+		{[]string{"guard", "status", "--nope"}, guardrun.ExitUsage, "flag provided but not defined: -nope"},
+		{[]string{"guard", "report", "--format", "xml"}, guardrun.ExitUsage, "--format must be text, json, markdown, prometheus or html"},
 		{[]string{"guard", "cooldown", "hook", "--recrod"}, 0, "cooldown hook: flag provided but not defined: -recrod; allowing"},
-		{[]string{"guard", "run"}, exitUsage, "nothing to run"},
-		{[]string{"guard", "run", "--nope"}, exitUsage, "flag provided but not defined"},
+		{[]string{"guard", "run"}, guardrun.ExitUsage, "nothing to run"},
+		{[]string{"guard", "run", "--nope"}, guardrun.ExitUsage, "flag provided but not defined"},
 		{[]string{"guard", "--version"}, 0, ""},
 		// h13 m30: guard help [COMMAND] is the help, as guard cooldown help is.
 		{[]string{"guard", "help"}, 0, ""},
 		{[]string{"guard", "help", "run"}, 0, ""},
 		{[]string{"guard", "help", "cooldown", "check"}, 0, ""},
 		{[]string{"guard", "help", "help"}, 0, ""},
-		{[]string{"guard", "help", "nosuch"}, exitUsage, `unknown command "nosuch"`},
+		{[]string{"guard", "help", "nosuch"}, guardrun.ExitUsage, `unknown command "nosuch"`},
 		{[]string{"guard", "--state", "X", "help", "status"}, 0, ""},
 		{[]string{"guard", "help", "--config=C", "cooldown"}, 0, ""},
 	}
 	for _, tc := range tests {
 		var stdout, stderr bytes.Buffer
-		e := &env{stdout: &stdout, stderr: &stderr, stdin: strings.NewReader(""),
-			getenv: func(string) string { return "" }, environ: func() []string { return nil }, now: time.Now}
+		e := &env{Env: guardrun.Env{Stdout: &stdout, Stderr: &stderr, Stdin: strings.NewReader(""),
+			Getenv: func(string) string { return "" }, Environ: func() []string { return nil }, Now: time.Now},
+		}
 		if code := e.main(tc.args); code != tc.code {
 			t.Errorf("%q: exit %d; want %d (stderr %q)", tc.args, code, tc.code, stderr.String())
 		}
@@ -177,16 +179,16 @@ func TestRunUsageErrorsExit64(t *testing.T) {
 			return code, stderr.String()
 		}
 		code, stderr := run(func(e *env) int { return e.main(append([]string{"guard", "run"}, args...)) })
-		if code != exitUsage || !strings.Contains(stderr, "guard: error:") {
-			t.Errorf("guard run %s: exit %d, stderr %q; want %d and an error", line, code, stderr, exitUsage)
+		if code != guardrun.ExitUsage || !strings.Contains(stderr, "guard: error:") {
+			t.Errorf("guard run %s: exit %d, stderr %q; want %d and an error", line, code, stderr, guardrun.ExitUsage)
 		}
 		code, stderr = run(func(e *env) int {
 			full := append([]string{"guard", "run"}, args...)
-			e.args = full
-			return e.exitStatus(e.app().Run(full))
+			e.Args = full
+			return e.ExitStatus(e.app().Run(full))
 		})
-		if code != exitUsage {
-			t.Errorf("guard run %s through urfave/cli: exit %d, stderr %q; want %d", line, code, stderr, exitUsage)
+		if code != guardrun.ExitUsage {
+			t.Errorf("guard run %s through urfave/cli: exit %d, stderr %q; want %d", line, code, stderr, guardrun.ExitUsage)
 		}
 	}
 }
@@ -208,8 +210,9 @@ func TestHelpHasNoPlaceholderVersion(t *testing.T) {
 // command or after it) and the help command, which guard answers.
 func TestHelpListsGlobalOptions(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	e := &env{stdout: &stdout, stderr: &stderr, stdin: strings.NewReader(""),
-		getenv: func(string) string { return "" }, environ: func() []string { return nil }, now: time.Now}
+	e := &env{Env: guardrun.Env{Stdout: &stdout, Stderr: &stderr, Stdin: strings.NewReader(""),
+		Getenv: func(string) string { return "" }, Environ: func() []string { return nil }, Now: time.Now},
+	}
 	if code := e.main([]string{"guard", "--help"}); code != 0 {
 		t.Fatalf("guard --help: exit %d: %s", code, stderr.String())
 	}
@@ -232,10 +235,11 @@ func TestHelpListsGlobalOptions(t *testing.T) {
 func TestStateInitRefusesGrantToPublic(t *testing.T) {
 	for _, role := range []string{"public", "PUBLIC", "Public"} {
 		var stdout, stderr bytes.Buffer
-		e := &env{stdout: &stdout, stderr: &stderr, stdin: strings.NewReader(""),
-			getenv: func(string) string { return "" }, environ: func() []string { return nil }, now: time.Now}
+		e := &env{Env: guardrun.Env{Stdout: &stdout, Stderr: &stderr, Stdin: strings.NewReader(""),
+			Getenv: func(string) string { return "" }, Environ: func() []string { return nil }, Now: time.Now},
+		}
 		code := e.main([]string{"guard", "state", "init", "--grant", role, "--state", "postgres://admin@db.invalid/guard"})
-		if code != exitUsage || !strings.Contains(stderr.String(), "refusing --grant "+role+": PUBLIC is every role") {
+		if code != guardrun.ExitUsage || !strings.Contains(stderr.String(), "refusing --grant "+role+": PUBLIC is every role") {
 			t.Errorf("state init --grant %s: exit %d, stderr %q; want a usage error that says why", role, code, stderr.String())
 		}
 	}

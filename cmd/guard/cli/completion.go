@@ -44,11 +44,11 @@ Example:
 			}
 			switch c.Args().First() {
 			case "bash":
-				io.WriteString(e.stdout, bashCompletion)
+				io.WriteString(e.Stdout, bashCompletion)
 			case "zsh":
-				io.WriteString(e.stdout, zshCompletion)
+				io.WriteString(e.Stdout, zshCompletion)
 			case "fish":
-				io.WriteString(e.stdout, fishCompletion)
+				io.WriteString(e.Stdout, fishCompletion)
 			default:
 				return usagef("no completion for %q; guard has bash, zsh and fish", c.Args().First())
 			}
@@ -56,26 +56,13 @@ Example:
 		},
 		BashComplete: func(c *cli.Context) {
 			if c.NArg() == 0 {
-				fmt.Fprint(e.stdout, "bash\nzsh\nfish\n")
+				fmt.Fprint(e.Stdout, "bash\nzsh\nfish\n")
 			}
 		},
 	}
 }
 
-// completionFlag ends the command line of a completion request: the
-// scripts run guard with the words typed so far and this flag (urfave/cli's
-// protocol), and guard prints what may come next, one candidate per line.
-// It is one only as the last word; anywhere else it is an argument like
-// any other.
-const completionFlag = "--generate-bash-completion"
-
-// isCompletion reports whether args, from the program name on, is a
-// completion request.
-func isCompletion(args []string) bool {
-	return len(args) > 1 && args[len(args)-1] == completionFlag
-}
-
-// complete answers a completion request (args ends in completionFlag). It
+// complete answers a completion request (args ends in guardrun.CompletionFlag). It
 // never runs a command's action: a request is answered from the command
 // line and the state, read only. It prints nothing where the word belongs
 // to a command guard runs (see completesChild), so that the shell
@@ -181,7 +168,7 @@ func flagsWithValues(cmd *cli.Command) map[string]bool {
 // candidate per line is the protocol, and the shells would print it raw.
 func (e *env) offer(candidate string) {
 	if candidate != "" && view.Printable(candidate) == candidate && !strings.ContainsAny(candidate, "\n\r") {
-		fmt.Fprintln(e.stdout, candidate)
+		fmt.Fprintln(e.Stdout, candidate)
 	}
 }
 
@@ -234,7 +221,7 @@ func (e *env) completeServices(c *cli.Context) {
 // (the one before --generate-bash-completion) is one, and reports whether
 // it did.
 func (e *env) completeFlags(c *cli.Context) bool {
-	if n := len(e.args); n < 2 || !strings.HasPrefix(e.args[n-2], "-") {
+	if n := len(e.Args); n < 2 || !strings.HasPrefix(e.Args[n-2], "-") {
 		return false
 	}
 	for _, f := range c.Command.Flags {

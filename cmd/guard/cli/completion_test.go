@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"guard/cmd/guard/guardrun"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -27,13 +28,13 @@ func testEnv(dir string, stdout, stderr *bytes.Buffer) *env {
 	for k, v := range vars {
 		environ = append(environ, k+"="+v)
 	}
-	return &env{
-		stdin:  strings.NewReader(`{"hook_event_name":"PreToolUse","tool_input":{"command":"docker restart nginx"}}`),
-		stdout: stdout, stderr: stderr,
-		getenv:  func(k string) string { return vars[k] },
-		environ: func() []string { return environ },
-		now:     time.Now,
-	}
+	return &env{Env: guardrun.Env{
+		Stdin:  strings.NewReader(`{"hook_event_name":"PreToolUse","tool_input":{"command":"docker restart nginx"}}`),
+		Stdout: stdout, Stderr: stderr,
+		Getenv:  func(k string) string { return vars[k] },
+		Environ: func() []string { return environ },
+		Now:     time.Now,
+	}}
 }
 
 // tree lists the files under dir with their sizes and times, to tell
@@ -123,7 +124,7 @@ func TestCompletionRunsNothing(t *testing.T) {
 	for _, p := range paths {
 		for _, tail := range tails {
 			args := append(append([]string{"guard"}, p...), tail...)
-			args = append(args, completionFlag)
+			args = append(args, guardrun.CompletionFlag)
 			stdout.Reset()
 			stderr.Reset()
 			if code := testEnv(dir, &stdout, &stderr).main(args); code != 0 {
@@ -192,7 +193,7 @@ func TestCompletionOffersPrintableKeysOnly(t *testing.T) {
 		}
 	}
 	stdout.Reset()
-	testEnv(dir, &stdout, &stderr).main([]string{"guard", "reset", completionFlag})
+	testEnv(dir, &stdout, &stderr).main([]string{"guard", "reset", guardrun.CompletionFlag})
 	if got, want := stdout.String(), "a\\xceb\nlint\n"; got != want {
 		t.Errorf("keys offered: %q; want %q", got, want)
 	}

@@ -57,7 +57,7 @@ func (e *env) configCheck(c *cli.Context) error {
 			return err
 		}
 	}
-	cfg, err := e.loadConfigReading(c.String("config"), c.String("state"), e.stdin)
+	cfg, err := e.LoadConfigReading(c.String("config"), c.String("state"), e.Stdin)
 	if err == nil && c.String("cooldown-state") != "" {
 		cfg.Cooldown.StateFile = c.String("cooldown-state")
 	}
@@ -67,7 +67,7 @@ func (e *env) configCheck(c *cli.Context) error {
 	for _, where := range []string{cfg.StateFile, cfg.Cooldown.StateFile} {
 		if config.IsDatabaseURL(where) && !store.HasBackend(store.KindPostgres) {
 			// guard-pg can say whether the database can be reached.
-			e.handoff(&store.NeedsDriverError{URL: where})
+			e.Handoff(&store.NeedsDriverError{URL: where})
 			break
 		}
 	}
@@ -77,11 +77,11 @@ func (e *env) configCheck(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "# settings for %q, from %s (excluded: %v)\n", key, view.Printable(cfg.Source), b.Excluded(key))
+		fmt.Fprintf(e.Stdout, "# settings for %q, from %s (excluded: %v)\n", key, view.Printable(cfg.Source), b.Excluded(key))
 		for _, line := range b.RulesInForce() {
-			fmt.Fprintf(e.stdout, "# %s\n", view.Printable(line))
+			fmt.Fprintf(e.Stdout, "# %s\n", view.Printable(line))
 		}
-		io.WriteString(e.stdout, printableLines(string(out)))
+		io.WriteString(e.Stdout, printableLines(string(out)))
 		return nil
 	}
 	shown := *cfg // with no password in sight
@@ -90,9 +90,9 @@ func (e *env) configCheck(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "# effective configuration, from %s\n", view.Printable(cfg.Source))
-	fmt.Fprintf(e.stdout, "# hook state: %s\n", e.describe(cfg, cfg.StateFile))
-	fmt.Fprintf(e.stdout, "# cooldown state: %s\n%s", e.describe(cfg, cfg.Cooldown.StateFile), printableLines(string(out)))
+	fmt.Fprintf(e.Stdout, "# effective configuration, from %s\n", view.Printable(cfg.Source))
+	fmt.Fprintf(e.Stdout, "# hook state: %s\n", e.describe(cfg, cfg.StateFile))
+	fmt.Fprintf(e.Stdout, "# cooldown state: %s\n%s", e.describe(cfg, cfg.Cooldown.StateFile), printableLines(string(out)))
 	return nil
 }
 

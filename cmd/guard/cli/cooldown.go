@@ -1,10 +1,12 @@
 package cli
 
 import (
-	"github.com/urfave/cli/v2"
 	"strings"
 	"time"
 
+	"github.com/urfave/cli/v2"
+
+	"guard/cmd/guard/guardrun"
 	"guard/config"
 	"guard/internal/cooldown"
 	"guard/internal/store"
@@ -78,7 +80,7 @@ type budgets struct {
 }
 
 func (e *env) openCooldown(c *cli.Context) (*budgets, error) {
-	cfg, err := config.Load(config.Options{Path: c.String("config"), Getenv: e.getenv, Environ: e.environ})
+	cfg, err := config.Load(config.Options{Path: c.String("config"), Getenv: e.Getenv, Environ: e.Environ})
 	if err != nil {
 		return nil, err
 	}
@@ -98,9 +100,9 @@ func (e *env) openCooldown(c *cli.Context) (*budgets, error) {
 // cooldown run refuses to run (TC's variant of faults #6). It returns an
 // error only if the built-in configuration cannot be had.
 func (e *env) openCooldownOrNot(c *cli.Context) (*budgets, error) {
-	cfg, err := config.Load(config.Options{Path: c.String("config"), Getenv: e.getenv, Environ: e.environ})
+	cfg, err := config.Load(config.Options{Path: c.String("config"), Getenv: e.Getenv, Environ: e.Environ})
 	if err != nil {
-		return e.unreachableBudgets(config.Default(e.getenv("HOME")), err, true), nil
+		return e.unreachableBudgets(config.Default(e.Getenv("HOME")), err, true), nil
 	}
 	cd, err := e.openCooldownAt(cfg, c.String("state"))
 	if err == nil {
@@ -150,9 +152,9 @@ func (cd *budgets) hint() string {
 // openCooldownAt opens the cooldown state at path (empty: the one cfg
 // names) with cfg's actions.
 func (e *env) openCooldownAt(cfg *config.Config, path string) (*budgets, error) {
-	st, err := store.OpenCooldown(cfg, path, e.backendOptions())
+	st, err := store.OpenCooldown(cfg, path, e.BackendOptions())
 	if err != nil {
-		return nil, e.handoff(err)
+		return nil, e.Handoff(err)
 	}
 	st.Where = view.Printable(config.Redact(st.Where)) // for people: secrets hidden, escaped
 	return &budgets{cfg: cfg, state: st, Rules: &cooldown.Rules{
@@ -165,7 +167,7 @@ func (e *env) openCooldownAt(cfg *config.Config, path string) (*budgets, error) 
 func (cd *budgets) action(name string) (store.Action, error) {
 	a, err := cd.Action(name)
 	if err != nil {
-		return a, &usageError{err: err}
+		return a, &guardrun.UsageError{Err: err}
 	}
 	return a, nil
 }
@@ -174,7 +176,7 @@ func (cd *budgets) action(name string) (store.Action, error) {
 // usage error.
 func checkService(name string) error {
 	if err := cooldown.CheckService(name); err != nil {
-		return &usageError{err: err}
+		return &guardrun.UsageError{Err: err}
 	}
 	return nil
 }
@@ -212,7 +214,7 @@ func oneStamp(c *cli.Context) (string, error) {
 	}
 	name := strings.TrimPrefix(c.Args().First(), "last_")
 	if err := store.CheckStamp(name); err != nil {
-		return "", &usageError{err: err}
+		return "", &guardrun.UsageError{Err: err}
 	}
 	return name, nil
 }
@@ -226,5 +228,5 @@ func (e *env) warnErrors(format string, args ...any) {
 			args[i] = view.ErrorLine(err)
 		}
 	}
-	e.warnf(format, args...)
+	e.Warnf(format, args...)
 }

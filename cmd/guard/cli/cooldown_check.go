@@ -53,19 +53,19 @@ func (e *env) cooldownCheck(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	now := e.now()
+	now := e.Now()
 	v, err := cd.Decide(service, a, now)
 	if err != nil {
 		return err
 	}
 	if c.Bool("json") {
-		if err := view.WriteJSON(e.stdout, view.VerdictOf(service, a, v)); err != nil {
+		if err := view.WriteJSON(e.Stdout, view.VerdictOf(service, a, v)); err != nil {
 			return err
 		}
 	} else if v.Allowed {
-		fmt.Fprintf(e.stdout, "%s %s: allowed (%s)\n", view.Printable(service), a.Name, view.BudgetLine(a, v, now))
+		fmt.Fprintf(e.Stdout, "%s %s: allowed (%s)\n", view.Printable(service), a.Name, view.BudgetLine(a, v, now))
 	} else {
-		fmt.Fprintf(e.stdout, "%s %s: not allowed: %s\n", view.Printable(service), a.Name, view.BudgetLine(a, v, now))
+		fmt.Fprintf(e.Stdout, "%s %s: not allowed: %s\n", view.Printable(service), a.Name, view.BudgetLine(a, v, now))
 	}
 	if !v.Allowed {
 		return exit(1)
@@ -79,7 +79,7 @@ func (e *env) cooldownRecord(c *cli.Context) error {
 		return err
 	}
 	failed := c.Bool("failed") || c.String("error") != ""
-	now := e.now()
+	now := e.Now()
 	v, err := cd.Record(service, a, now, !failed, c.String("error"))
 	if err != nil {
 		return err
@@ -88,6 +88,6 @@ func (e *env) cooldownRecord(c *cli.Context) error {
 	if failed {
 		what = "recorded a failed"
 	}
-	fmt.Fprintf(e.stdout, "%s %s %s: %s\n", what, view.Printable(service), a.Name, view.BudgetLine(a, v, now))
+	fmt.Fprintf(e.Stdout, "%s %s %s: %s\n", what, view.Printable(service), a.Name, view.BudgetLine(a, v, now))
 	return nil
 }

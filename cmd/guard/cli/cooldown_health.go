@@ -53,7 +53,7 @@ func (e *env) cooldownHealthy(c *cli.Context) error {
 		return err
 	}
 	reset := cd.ResetAfterHealthy
-	streak, cleared, err := cd.Healthy(service, e.now())
+	streak, cleared, err := cd.Healthy(service, e.Now())
 	if err != nil {
 		return err
 	}
@@ -62,9 +62,9 @@ func (e *env) cooldownHealthy(c *cli.Context) error {
 		for _, a := range cd.Actions {
 			fields = append(fields, a.Field)
 		}
-		fmt.Fprintf(e.stdout, "%s: healthy %d in a row: cleared %s\n", view.Printable(service), reset, strings.Join(fields, ", "))
+		fmt.Fprintf(e.Stdout, "%s: healthy %d in a row: cleared %s\n", view.Printable(service), reset, strings.Join(fields, ", "))
 	} else {
-		fmt.Fprintf(e.stdout, "%s: healthy %d in a row (budgets clear at %d)\n", view.Printable(service), streak, reset)
+		fmt.Fprintf(e.Stdout, "%s: healthy %d in a row (budgets clear at %d)\n", view.Printable(service), streak, reset)
 	}
 	return nil
 }
@@ -78,9 +78,9 @@ func (e *env) cooldownUnhealthy(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := cd.Unhealthy(service, e.now()); err != nil {
+	if err := cd.Unhealthy(service, e.Now()); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "%s: unhealthy; healthy streak reset to 0\n", view.Printable(service))
+	fmt.Fprintf(e.Stdout, "%s: unhealthy; healthy streak reset to 0\n", view.Printable(service))
 	return nil
 }

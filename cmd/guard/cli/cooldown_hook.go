@@ -95,7 +95,7 @@ Example settings.json:
 		// A hook must never block the agent on guard's own account, a
 		// mistyped flag included.
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			e.warnf("cooldown hook: %v; allowing", err)
+			e.Warnf("cooldown hook: %v; allowing", err)
 			return nil
 		},
 	}
@@ -106,7 +106,7 @@ func (e *env) cooldownHook(c *cli.Context) (err error) {
 	// exits 2 on a panic: a bug of guard's allows, with a warning.
 	defer func() {
 		if v := recover(); v != nil {
-			e.warnf("cooldown hook: internal error: %v; allowing", v)
+			e.Warnf("cooldown hook: internal error: %v; allowing", v)
 			err = nil
 		}
 	}()
@@ -116,26 +116,26 @@ func (e *env) cooldownHook(c *cli.Context) (err error) {
 	// checked (cd.unreachable): what the command does decides.
 	cd, err := e.openCooldownOrNot(c)
 	if err != nil {
-		e.warnf("cooldown hook: %v; allowing", view.ErrorLine(err))
-		_, _ = io.Copy(io.Discard, e.stdin) // the caller may still be writing it
+		e.Warnf("cooldown hook: %v; allowing", view.ErrorLine(err))
+		_, _ = io.Copy(io.Discard, e.Stdin) // the caller may still be writing it
 		return nil
 	}
-	data, err := io.ReadAll(e.stdin)
+	data, err := io.ReadAll(e.Stdin)
 	if err != nil {
-		e.warnf("cooldown hook: cannot read the payload: %v; allowing", err)
+		e.Warnf("cooldown hook: cannot read the payload: %v; allowing", err)
 		return nil
 	}
 	var p cooldown.Payload
 	if err := json.Unmarshal(data, &p); err != nil {
-		e.warnf("cooldown hook: the payload is not JSON (%s); allowing", view.ErrorLine(err))
+		e.Warnf("cooldown hook: the payload is not JSON (%s); allowing", view.ErrorLine(err))
 		return nil
 	}
 	if strings.TrimSpace(p.ToolInput.Command) == "" {
-		e.warnf("cooldown hook: the payload has no tool_input.command; allowing")
+		e.Warnf("cooldown hook: the payload has no tool_input.command; allowing")
 		return nil
 	}
 	rd := cd.Read(p.ToolInput.Command)
-	now := e.now()
+	now := e.Now()
 
 	if c.Bool("record") {
 		e.recordReading(cd, rd, p, now)
@@ -144,23 +144,23 @@ func (e *env) cooldownHook(c *cli.Context) (err error) {
 	refusals, unchecked := e.refusals(cd, rd, now, "")
 	if len(refusals) == 0 {
 		if cd.unreachable != nil && len(rd.Takes) == 0 {
-			e.warnf("cooldown hook: %v; allowing", view.ErrorLine(cd.unreachable))
+			e.Warnf("cooldown hook: %v; allowing", view.ErrorLine(cd.unreachable))
 		}
 		for _, u := range rd.Unsure {
-			e.warnf("cooldown hook: cannot read %s (%s); it names no budgeted command or known service, so allowing it", quoteCmd(u.Text), u.Reason)
+			e.Warnf("cooldown hook: cannot read %s (%s); it names no budgeted command or known service, so allowing it", quoteCmd(u.Text), u.Reason)
 		}
 		return nil
 	}
 	const most = 10
 	for i, line := range refusals {
 		if i == most {
-			fmt.Fprintf(e.stderr, "guard: cooldown: and %d more; needs human attention\n", len(refusals)-most)
+			fmt.Fprintf(e.Stderr, "guard: cooldown: and %d more; needs human attention\n", len(refusals)-most)
 			break
 		}
-		fmt.Fprintln(e.stderr, line)
+		fmt.Fprintln(e.Stderr, line)
 	}
 	if unchecked {
-		fmt.Fprintln(e.stderr, cd.hint())
+		fmt.Fprintln(e.Stderr, cd.hint())
 	}
 	return exit(2)
 }
@@ -171,12 +171,12 @@ func (e *env) cooldownHook(c *cli.Context) (err error) {
 func (e *env) recordReading(cd *budgets, rd cooldown.Reading, p cooldown.Payload, now time.Time) {
 	for _, u := range rd.Unsure {
 		if u.Risky {
-			e.warnf("cooldown hook: cannot read %s (%s); nothing recorded for it", quoteCmd(u.Text), u.Reason)
+			e.Warnf("cooldown hook: cannot read %s (%s); nothing recorded for it", quoteCmd(u.Text), u.Reason)
 		}
 	}
 	for _, t := range rd.Takes {
 		if t.Repeats != "" {
-			e.warnf("cooldown hook: %s %s ran %s, a number of times guard cannot count; recorded %d", t.Service, t.Action.Name, t.Repeats, t.N)
+			e.Warnf("cooldown hook: %s %s ran %s, a number of times guard cannot count; recorded %d", t.Service, t.Action.Name, t.Repeats, t.N)
 		}
 	}
 	if len(rd.Takes) == 0 {
@@ -184,7 +184,7 @@ func (e *env) recordReading(cd *budgets, rd cooldown.Reading, p cooldown.Payload
 	}
 	failed, why := p.Failed()
 	if err := cd.RecordAll(rd.Takes, now, !failed, why); err != nil {
-		e.warnf("cooldown hook: could not record %s: %v", cooldown.Describe(rd.Takes), view.ErrorLine(err))
+		e.Warnf("cooldown hook: could not record %s: %v", cooldown.Describe(rd.Takes), view.ErrorLine(err))
 	}
 }
 
@@ -215,7 +215,7 @@ func (e *env) refusals(cd *budgets, rd cooldown.Reading, now time.Time, suffix s
 			continue
 		}
 		if err != nil {
-			e.warnf("cooldown hook: %v; allowing %s %s unchecked (cooldown.failure_mode is open)", view.ErrorLine(err), view.Printable(t.Service), t.Action.Name)
+			e.Warnf("cooldown hook: %v; allowing %s %s unchecked (cooldown.failure_mode is open)", view.ErrorLine(err), view.Printable(t.Service), t.Action.Name)
 			continue
 		}
 		if !v.Allowed {

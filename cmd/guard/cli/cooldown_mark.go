@@ -56,11 +56,11 @@ func (e *env) cooldownMark(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	now := e.now()
+	now := e.Now()
 	if err := cd.Mark(name, now); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "last_%s = %s\n", name, now.UTC().Truncate(time.Second).Format(time.RFC3339))
+	fmt.Fprintf(e.Stdout, "last_%s = %s\n", name, now.UTC().Truncate(time.Second).Format(time.RFC3339))
 	return nil
 }
 
@@ -77,18 +77,18 @@ func (e *env) cooldownDue(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	now := e.now()
+	now := e.Now()
 	last, due, err := cd.Due(name, every, now, c.Bool("mark"))
 	if err != nil {
 		return err
 	}
 	switch {
 	case last.IsZero():
-		fmt.Fprintf(e.stdout, "due: last_%s was never set\n", name)
+		fmt.Fprintf(e.Stdout, "due: last_%s was never set\n", name)
 	case due:
-		fmt.Fprintf(e.stdout, "due: last_%s was %s ago\n", name, now.Sub(last).Truncate(time.Second))
+		fmt.Fprintf(e.Stdout, "due: last_%s was %s ago\n", name, now.Sub(last).Truncate(time.Second))
 	default:
-		fmt.Fprintf(e.stdout, "not due: last_%s was %s ago; due again in %s\n", name, now.Sub(last).Truncate(time.Second), view.Until(last.Add(every), now))
+		fmt.Fprintf(e.Stdout, "not due: last_%s was %s ago; due again in %s\n", name, now.Sub(last).Truncate(time.Second), view.Until(last.Add(every), now))
 		return exit(1)
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"guard/cmd/guard/guardrun"
 	"guard/internal/circuit"
 	"guard/internal/cooldown"
 	"guard/internal/supervise"
@@ -52,7 +53,7 @@ func (e *env) cooldownRun(c *cli.Context) error {
 	// guard, at once (guarantee 11): see signalled.
 	ready := make(chan struct{})
 	close(ready)
-	e.sigs, e.sigsReady = sigs, ready
+	e.Sigs, e.SigsReady = sigs, ready
 
 	args := c.Args().Slice()
 	if len(args) < 3 {
@@ -69,15 +70,15 @@ func (e *env) cooldownRun(c *cli.Context) error {
 		return err
 	}
 	cd, err := e.openCooldownOrNot(c)
-	if sig, ok := e.takeSignal(); ok {
+	if sig, ok := e.TakeSignal(); ok {
 		return exit(128 + int(sig)) // nothing reserved, nothing ran
 	}
 	if err != nil {
-		return &exitError{code: exitRefused, err: fmt.Errorf("%v; not running %s", err, circuit.CommandKey(argv))}
+		return &guardrun.ExitError{Code: exitRefused, Err: fmt.Errorf("%v; not running %s", err, circuit.CommandKey(argv))}
 	}
 	if cd.unreachable != nil && cd.failClosed() {
-		fmt.Fprintf(e.stderr, "guard: %s; not running %s\n", view.Printable(view.ErrorLine(cd.unreachable)), view.Printable(circuit.CommandKey(argv)))
-		fmt.Fprintln(e.stderr, cd.hint())
+		fmt.Fprintf(e.Stderr, "guard: %s; not running %s\n", view.Printable(view.ErrorLine(cd.unreachable)), view.Printable(circuit.CommandKey(argv)))
+		fmt.Fprintln(e.Stderr, cd.hint())
 		return exit(exitRefused)
 	}
 	a, err := cd.action(name)
@@ -90,61 +91,61 @@ func (e *env) cooldownRun(c *cli.Context) error {
 	rd := cd.ReadArgv(argv)
 	takes := declare(rd.Takes, cooldown.Take{Match: cooldown.Match{Service: service, Action: a}, N: 1, Where: circuit.CommandKey(argv)})
 	rd.Takes = nil
-	now := e.now()
+	now := e.Now()
 	if refusals, _ := e.refusals(cd, cooldown.Reading{Unsure: rd.Unsure, Takes: repeating(takes)}, now, "; not running it"); len(refusals) > 0 {
 		for _, line := range refusals {
-			fmt.Fprintln(e.stderr, line)
+			fmt.Fprintln(e.Stderr, line)
 		}
 		return exit(exitRefused)
 	}
 	for _, u := range rd.Unsure {
-		e.warnf("cooldown run: cannot read %s (%s); it names no budgeted command or known service", quoteCmd(u.Text), u.Reason)
+		e.Warnf("cooldown run: cannot read %s (%s); it names no budgeted command or known service", quoteCmd(u.Text), u.Reason)
 	}
 	pid := os.Getpid()
 	refused, v, err := cd.ReserveAll(takes, now, pid)
-	if err != nil && e.signalled() {
-		sig, _ := e.takeSignal()
+	if err != nil && e.Signalled() {
+		sig, _ := e.TakeSignal()
 		return exit(128 + int(sig)) // the wait for the lock was cut short: nothing reserved
 	}
 	reserved := err == nil
 	switch {
 	case err != nil && cd.failClosed():
-		fmt.Fprintf(e.stderr, "guard: cannot check the %s budget: %s; not running it\n", view.Printable(cooldown.Describe(takes)), view.Printable(view.ErrorLine(err)))
-		fmt.Fprintln(e.stderr, cd.hint())
+		fmt.Fprintf(e.Stderr, "guard: cannot check the %s budget: %s; not running it\n", view.Printable(cooldown.Describe(takes)), view.Printable(view.ErrorLine(err)))
+		fmt.Fprintln(e.Stderr, cd.hint())
 		return exit(exitRefused)
 	case err != nil:
-		e.warnf("cannot check the %s budget: %v; running it unchecked (cooldown.failure_mode is open)", cooldown.Describe(takes), view.ErrorLine(err))
+		e.Warnf("cannot check the %s budget: %v; running it unchecked (cooldown.failure_mode is open)", cooldown.Describe(takes), view.ErrorLine(err))
 	}
 	if refused != nil {
-		fmt.Fprintf(e.stderr, "guard: cooldown: %s %s not allowed: %s; needs human attention\n", view.Printable(refused.Service), refused.Action.Name, budgetReason(*refused, v, now))
+		fmt.Fprintf(e.Stderr, "guard: cooldown: %s %s not allowed: %s; needs human attention\n", view.Printable(refused.Service), refused.Action.Name, budgetReason(*refused, v, now))
 		return exit(exitRefused)
 	}
 
 	var res supervise.Result
-	if sig, ok := e.takeSignal(); ok {
+	if sig, ok := e.TakeSignal(); ok {
 		// A signal while guard checked and reserved: CMD never starts, and
 		// its reservation is given back as for a CMD that could not start.
 		res = supervise.Result{ExitCode: 128 + int(sig), Interrupted: sig,
 			StartErr: fmt.Errorf("signal %v came before it started; not running it", sig)}
 	} else {
 		res = supervise.Run(supervise.Spec{
-			Argv: argv, Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
+			Argv: argv, Stdin: e.Stdin, Stdout: e.Stdout, Stderr: e.Stderr,
 			Timeout: c.Duration("timeout"), KillGrace: 5 * time.Second, Signals: sigs,
 		})
 	}
 	if !res.Ran() {
-		fmt.Fprintf(e.stderr, "guard: %s\n", view.Printable(res.StartErr.Error()))
+		fmt.Fprintf(e.Stderr, "guard: %s\n", view.Printable(res.StartErr.Error()))
 	}
 	switch {
 	case reserved:
-		if err := cd.FinishAll(takes, now, e.now(), pid, &res, c.Duration("timeout")); err != nil {
-			e.warnf("could not record the outcome of %s: %v (its reservation still counts)", cooldown.Describe(takes), view.ErrorLine(err))
+		if err := cd.FinishAll(takes, now, e.Now(), pid, &res, c.Duration("timeout")); err != nil {
+			e.Warnf("could not record the outcome of %s: %v (its reservation still counts)", cooldown.Describe(takes), view.ErrorLine(err))
 		}
 	case res.Ran():
 		// Run unchecked: count it now if the budgets can be reached again.
 		success, msg := res.ExitCode == 0 && res.Interrupted == nil, res.Describe(c.Duration("timeout"))
-		if err := cd.RecordAll(takes, e.now(), success, msg); err != nil {
-			e.warnf("could not record %s: %v", cooldown.Describe(takes), view.ErrorLine(err))
+		if err := cd.RecordAll(takes, e.Now(), success, msg); err != nil {
+			e.Warnf("could not record %s: %v", cooldown.Describe(takes), view.ErrorLine(err))
 		}
 	}
 	return exit(res.ExitCode)

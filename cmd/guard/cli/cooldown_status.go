@@ -45,7 +45,7 @@ func (e *env) cooldownStatus(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	now := e.now()
+	now := e.Now()
 	names := doc.ServiceNames()
 	if c.NArg() == 1 {
 		names = []string{c.Args().First()}
@@ -55,13 +55,13 @@ func (e *env) cooldownStatus(c *cli.Context) error {
 		return err
 	}
 	if c.Bool("json") {
-		return view.WriteJSON(e.stdout, st)
+		return view.WriteJSON(e.Stdout, st)
 	}
 	if len(names) == 0 {
-		fmt.Fprintf(e.stdout, "no services yet in %s\n", cd.state.Where)
+		fmt.Fprintf(e.Stdout, "no services yet in %s\n", cd.state.Where)
 		return nil
 	}
-	view.WriteBudgetTable(e.stdout, st, names, cd.Actions, now)
+	view.WriteBudgetTable(e.Stdout, st, names, cd.Actions, now)
 	return nil
 }
 

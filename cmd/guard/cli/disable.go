@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"guard/breaker"
+	"guard/cmd/guard/guardrun"
 	"guard/config"
 	"guard/internal/circuit"
 	"guard/internal/store"
@@ -72,7 +73,7 @@ Examples:
 
 // manual is who gives a command by hand, for the event log.
 func (e *env) manual(reason string) circuit.Manual {
-	return circuit.Manual{User: userName(e.getenv), Host: host(e.getenv), PID: os.Getpid(), Reason: reason}
+	return circuit.Manual{User: userName(e.Getenv), Host: guardrun.Host(e.Getenv), PID: os.Getpid(), Reason: reason}
 }
 
 // userName names the user guard runs as, for the event log: $USER,
@@ -98,12 +99,12 @@ func (e *env) disable(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	hooks, err := e.openHooks(cfg)
+	hooks, err := e.OpenHooks(cfg)
 	if err != nil {
 		return err
 	}
 	by := e.manual(c.String("reason"))
-	now := e.now()
+	now := e.Now()
 	type done struct {
 		key     string
 		ev      breaker.Event
@@ -135,19 +136,19 @@ func (e *env) disable(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var n notes
+	var n guardrun.Notes
 	for _, d := range dones {
 		if d.changed {
-			n.noteFor(cfg, d.key, breaker.Circuit{}, []breaker.Event{d.ev}, now)
+			n.NoteFor(cfg, d.key, breaker.Circuit{}, []breaker.Event{d.ev}, now)
 		}
 	}
-	defer e.startNotes(&n, cfg, hooks)
+	defer e.StartNotes(&n, cfg, hooks)
 	for _, d := range dones {
 		if !d.changed {
-			fmt.Fprintf(e.stdout, "%s is already disabled (%s)\n", circuit.KeyWord(d.key), view.Printable(disabledBy(d.was)))
+			fmt.Fprintf(e.Stdout, "%s is already disabled (%s)\n", circuit.KeyWord(d.key), view.Printable(disabledBy(d.was)))
 			continue
 		}
-		fmt.Fprintf(e.stdout, "disabled %s (was %s): every call runs unguarded; to guard it again: %s\n", circuit.KeyWord(d.key), d.ev.From, view.EnableCommand(d.key))
+		fmt.Fprintf(e.Stdout, "disabled %s (was %s): every call runs unguarded; to guard it again: %s\n", circuit.KeyWord(d.key), d.ev.From, view.EnableCommand(d.key))
 	}
 	for _, d := range dones {
 		e.hintConfigDisables(cfg, d.key)
@@ -167,7 +168,7 @@ func configDisables(cfg *config.Config, key string) bool {
 // if it decided how the key's calls run.
 func (e *env) hintConfigDisables(cfg *config.Config, key string) {
 	if configDisables(cfg, key) {
-		fmt.Fprintf(e.stderr, "guard: hint: %s is disabled by the config as well (mode: disabled), which wins: its calls run unguarded until that rule changes\n", view.KeyText(key))
+		fmt.Fprintf(e.Stderr, "guard: hint: %s is disabled by the config as well (mode: disabled), which wins: its calls run unguarded until that rule changes\n", view.KeyText(key))
 	}
 }
 
@@ -179,12 +180,12 @@ func (e *env) enable(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	hooks, err := e.openHooks(cfg)
+	hooks, err := e.OpenHooks(cfg)
 	if err != nil {
 		return err
 	}
 	by := e.manual(c.String("reason"))
-	now := e.now()
+	now := e.Now()
 	type done struct {
 		key     string
 		ev      breaker.Event
@@ -226,13 +227,13 @@ func (e *env) enable(c *cli.Context) error {
 	if missing != nil {
 		return missing
 	}
-	var n notes
+	var n guardrun.Notes
 	for _, d := range dones {
 		if d.changed {
-			n.noteFor(cfg, d.key, d.c, []breaker.Event{d.ev}, now)
+			n.NoteFor(cfg, d.key, d.c, []breaker.Event{d.ev}, now)
 		}
 	}
-	defer e.startNotes(&n, cfg, hooks)
+	defer e.StartNotes(&n, cfg, hooks)
 	var notByHand error
 	for _, d := range dones {
 		if !d.changed && configDisables(cfg, d.key) {
@@ -240,7 +241,7 @@ func (e *env) enable(c *cli.Context) error {
 			continue
 		}
 		if !d.changed {
-			fmt.Fprintf(e.stdout, "%s is not disabled\n", circuit.KeyWord(d.key))
+			fmt.Fprintf(e.Stdout, "%s is not disabled\n", circuit.KeyWord(d.key))
 			continue
 		}
 		line := fmt.Sprintf("enabled %s: disabled -> %s", circuit.KeyWord(d.key), view.StateWord(string(d.ev.To)))
@@ -253,7 +254,7 @@ func (e *env) enable(c *cli.Context) error {
 				line += "; the next call probes"
 			}
 		}
-		fmt.Fprintln(e.stdout, line)
+		fmt.Fprintln(e.Stdout, line)
 		e.hintConfigDisables(cfg, d.key)
 	}
 	return notByHand

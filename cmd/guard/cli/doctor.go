@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"guard/breaker"
+	"guard/cmd/guard/guardrun"
 	"guard/config"
 	"guard/internal/circuit"
 	"guard/internal/claude"
@@ -92,7 +93,7 @@ func (e *env) doctor(c *cli.Context) error {
 	home := e.homeDir()
 	project := c.String("project")
 	if project == "" {
-		project = e.getenv(circuit.ProjectVar)
+		project = e.Getenv(circuit.ProjectVar)
 	}
 	if project == "" {
 		project, _ = os.Getwd()
@@ -100,7 +101,7 @@ func (e *env) doctor(c *cli.Context) error {
 	if abs, err := filepath.Abs(project); err == nil {
 		project = abs
 	}
-	denv := doctor.Env{Home: home, ProjectDir: project, Path: e.getenv("PATH"), Stat: os.Stat, ReadFile: safeopen.ReadFile, IsGuard: guardCopy}
+	denv := doctor.Env{Home: home, ProjectDir: project, Path: e.Getenv("PATH"), Stat: os.Stat, ReadFile: safeopen.ReadFile, IsGuard: guardCopy}
 	if cfg, err := e.loadConfig(c); err == nil {
 		denv.OnSkipBlock = func(h claude.Hook) bool { return cfg.For(ruleKey(h)).OnSkip == "block" }
 	}
@@ -144,14 +145,14 @@ func (e *env) doctor(c *cli.Context) error {
 
 	r.OK = len(r.Problems) == 0
 	if c.Bool("json") {
-		if err := view.WriteJSON(e.stdout, r); err != nil {
+		if err := view.WriteJSON(e.Stdout, r); err != nil {
 			return err
 		}
 	} else {
 		writeDoctor(e, r)
 	}
 	if !r.OK {
-		return &exitError{code: 1}
+		return &guardrun.ExitError{Code: 1}
 	}
 	return nil
 }
@@ -206,7 +207,7 @@ func (e *env) doctorGuard(c *cli.Context, check func(doctor.Checked, []doctor.Fi
 	where := cfg.StateFile
 	shown := config.Redact(where) // no password in the report people paste
 	state := doctor.Checked{What: "state " + shown}
-	hooks, err := e.openHooks(cfg)
+	hooks, err := e.OpenHooks(cfg)
 	if err == nil {
 		var probs []doctor.Finding
 		if !config.IsDatabaseURL(where) {
@@ -245,7 +246,7 @@ func (e *env) doctorGuard(c *cli.Context, check func(doctor.Checked, []doctor.Fi
 	}
 
 	budgets := doctor.Checked{What: "budgets"}
-	cool, err := e.cooldownReport(cfg, e.now())
+	cool, err := e.cooldownReport(cfg, e.Now())
 	var probs []doctor.Finding
 	if err != nil {
 		probs = append(probs, doctor.Finding{Where: "cooldown state", Problem: view.ErrorLine(err), Fix: "check cooldown.state_file and its permissions"})
@@ -269,8 +270,8 @@ func (e *env) doctorGuard(c *cli.Context, check func(doctor.Checked, []doctor.Fi
 
 // doctorCircuits reports the open and half-open circuits.
 func (e *env) doctorCircuits(cfg *config.Config, v store.CircuitView, check func(doctor.Checked, []doctor.Finding)) {
-	now := e.now()
-	sts, err := view.Statuses(v, nil, nil, now, liveness(host(e.getenv)).Alive)
+	now := e.Now()
+	sts, err := view.Statuses(v, nil, nil, now, guardrun.Liveness(guardrun.Host(e.Getenv)).Alive)
 	if err != nil {
 		check(doctor.Checked{What: "circuits", Detail: "unreadable"}, []doctor.Finding{{Where: "state", Problem: view.ErrorLine(err), Fix: "the next guard run sets the entry aside"}})
 		return
@@ -390,35 +391,35 @@ func writeProbe(dir string) error {
 // writeDoctor prints the report for people.
 func writeDoctor(e *env, r doctorReport) {
 	for _, ch := range r.Checked {
-		fmt.Fprintf(e.stdout, "checked  %s: %s\n", view.Printable(ch.What), ch.Detail)
+		fmt.Fprintf(e.Stdout, "checked  %s: %s\n", view.Printable(ch.What), ch.Detail)
 	}
 	if len(r.Notes) > 0 {
-		fmt.Fprintf(e.stdout, "\nWhat %s does not keep (docs/platforms.md):\n", r.Notes[0].Where)
+		fmt.Fprintf(e.Stdout, "\nWhat %s does not keep (docs/platforms.md):\n", r.Notes[0].Where)
 		for _, n := range r.Notes {
-			fmt.Fprintf(e.stdout, " -  %s\n    instead: %s\n", view.Printable(n.Problem), view.Printable(n.Fix))
+			fmt.Fprintf(e.Stdout, " -  %s\n    instead: %s\n", view.Printable(n.Problem), view.Printable(n.Fix))
 		}
 	}
 	if len(r.Warnings) > 0 {
-		fmt.Fprintf(e.stdout, "\n%d %s (not counted as problems):\n", len(r.Warnings), plural(len(r.Warnings), "warning", "warnings"))
+		fmt.Fprintf(e.Stdout, "\n%d %s (not counted as problems):\n", len(r.Warnings), plural(len(r.Warnings), "warning", "warnings"))
 		for i, p := range r.Warnings {
-			fmt.Fprintf(e.stdout, "%2d. %s: %s\n    fix: %s\n", i+1, view.Printable(p.Where), view.Printable(p.Problem), view.Printable(p.Fix))
+			fmt.Fprintf(e.Stdout, "%2d. %s: %s\n    fix: %s\n", i+1, view.Printable(p.Where), view.Printable(p.Problem), view.Printable(p.Fix))
 		}
 	}
 	switch {
 	case r.OK && len(r.Warnings) > 0:
-		fmt.Fprintf(e.stdout, "\nNo problems, but look at the %s above.\n", plural(len(r.Warnings), "warning", "warnings"))
+		fmt.Fprintf(e.Stdout, "\nNo problems, but look at the %s above.\n", plural(len(r.Warnings), "warning", "warnings"))
 		return
 	case r.OK:
-		fmt.Fprintf(e.stdout, "\nAll is well.\n")
+		fmt.Fprintf(e.Stdout, "\nAll is well.\n")
 		return
 	}
-	fmt.Fprintf(e.stdout, "\n%d %s:\n", len(r.Problems), plural(len(r.Problems), "problem", "problems"))
+	fmt.Fprintf(e.Stdout, "\n%d %s:\n", len(r.Problems), plural(len(r.Problems), "problem", "problems"))
 	for i, p := range r.Problems {
 		where := view.Printable(p.Where)
 		if p.Key != "" {
 			where = "key " + view.KeyText(p.Key)
 		}
-		fmt.Fprintf(e.stdout, "%2d. %s: %s\n    fix: %s\n", i+1, where, view.Printable(p.Problem), view.Printable(p.Fix))
+		fmt.Fprintf(e.Stdout, "%2d. %s: %s\n    fix: %s\n", i+1, where, view.Printable(p.Problem), view.Printable(p.Fix))
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"guard/cmd/guard/guardrun"
 	"guard/config"
 	"guard/internal/claude/doctor"
 )
@@ -30,7 +31,7 @@ func (e *env) doctorPlatform(c *cli.Context) (doctor.Checked, []doctor.Finding, 
 	for _, n := range platformNotes() {
 		notes = append(notes, doctor.Finding{Where: runtime.GOOS + "/" + runtime.GOARCH, Problem: n.problem, Fix: n.instead})
 	}
-	if sh := systemShell(); !filepath.IsAbs(sh) {
+	if sh := guardrun.SystemShell(); !filepath.IsAbs(sh) {
 		// Windows without Git Bash: no shell for a -c string, a
 		// fallback or on_state_change.
 		warnings = append(warnings, doctor.Finding{Where: runtime.GOOS + "/" + runtime.GOARCH, Warning: true,

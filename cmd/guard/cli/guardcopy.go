@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"guard/cmd/guard/guardrun"
 	"os"
 	"os/exec"
 	"runtime/debug"
@@ -26,7 +27,7 @@ func guardCopy(program string) bool {
 	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
 		return false // nothing that could block a read: a FIFO, a device
 	}
-	info, err := readBuildInfo(path)
+	info, err := guardrun.ReadBuildInfo(path)
 	if err != nil {
 		return false
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/diff"
 	"github.com/urfave/cli/v2"
 
+	"guard/cmd/guard/guardrun"
 	"guard/config"
 	"guard/internal/circuit"
 	"guard/internal/claude"
@@ -161,7 +162,7 @@ type settingsTarget struct {
 // but on Windows the profile directory (%USERPROFILE%), whatever HOME
 // Git Bash sets.
 func (e *env) homeDir() string {
-	if h := e.getenv("HOME"); h != "" && runtime.GOOS != "windows" {
+	if h := e.Getenv("HOME"); h != "" && runtime.GOOS != "windows" {
 		return h
 	}
 	h, _ := os.UserHomeDir()
@@ -172,7 +173,7 @@ func (e *env) homeDir() string {
 // ~/.claude. Its settings.json is the user's settings, its plugins/ the
 // plugins' records.
 func (e *env) claudeDir() string {
-	if d := e.getenv("CLAUDE_CONFIG_DIR"); d != "" {
+	if d := e.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
 		return d
 	}
 	return filepath.Join(e.homeDir(), ".claude")
@@ -238,7 +239,7 @@ func (e *env) noSettings(err error, t settingsTarget, verb string) error {
 	if len(hints) == 0 {
 		return err
 	}
-	return &hintedError{err: err, hints: hints}
+	return &guardrun.HintedError{Err: err, Hints: hints}
 }
 
 // pluginFile reports whether path is a plugin's hooks file: its
@@ -322,7 +323,7 @@ func (e *env) install(c *cli.Context) error {
 		return e.noSettings(err, t, "install")
 	}
 	if c.Bool("project") && bin != "guard" {
-		fmt.Fprintf(e.stderr, "guard: note: %s is usually committed, and %s is where guard is on this machine only; --binary guard calls guard through each user's PATH instead\n", t.path, bin)
+		fmt.Fprintf(e.Stderr, "guard: note: %s is usually committed, and %s is where guard is on this machine only; --binary guard calls guard through each user's PATH instead\n", t.path, bin)
 	}
 	denv := e.doctorEnv()
 	e.warnPolicies(c, f.Changes, denv)
@@ -331,7 +332,7 @@ func (e *env) install(c *cli.Context) error {
 		e.warnExecWithoutGuard(f.Changes, denv)
 		if denv = doctor.HookPath(doctor.SettingsFiles(e.claudeDir(), denv.ProjectDir), denv); denv.PathFrom != "" {
 			if _, ok := denv.LookPath("guard"); !ok {
-				e.warnf("%s gives hooks PATH=%s (env.PATH), where there is no guard: the hooks that call a bare guard will fail until there is", denv.PathFrom, denv.Path)
+				e.Warnf("%s gives hooks PATH=%s (env.PATH), where there is no guard: the hooks that call a bare guard will fail until there is", denv.PathFrom, denv.Path)
 			}
 		}
 	}
@@ -345,17 +346,17 @@ func (e *env) install(c *cli.Context) error {
 // binary is the guard that hooks call (--binary, else this guard), with
 // what is worth a warning said.
 func (e *env) binary(c *cli.Context) (string, error) {
-	bin, warnings, err := claude.Binary(c.String("binary"))
+	bin, warnings, err := claude.BinaryFor(c.String("binary"), e.HandedOverBy())
 	var be *claude.BinaryError
 	if errors.As(err, &be) {
-		return "", &usageError{err: err}
+		return "", &guardrun.UsageError{Err: err}
 	}
 	if err != nil {
 		return "", err
 	}
 	if !c.Bool("session-start") {
 		for _, w := range warnings {
-			e.warnf("%s", w)
+			e.Warnf("%s", w)
 		}
 	}
 	return bin, nil
@@ -395,7 +396,7 @@ func (e *env) warnExecWithoutGuard(changes []claude.Change, denv doctor.Env) {
 		}
 	}
 	if len(lines) > 0 {
-		e.warnf("%d hooks are in exec form (\"args\"), which cannot fall back to running without guard: on a machine without guard on PATH, Claude Code cannot start them:\n%s\n"+
+		e.Warnf("%d hooks are in exec form (\"args\"), which cannot fall back to running without guard: on a machine without guard on PATH, Claude Code cannot start them:\n%s\n"+
 			"  install guard on every machine that uses this file, or pass --binary with a path that is there",
 			len(lines), strings.Join(lines, "\n"))
 	}
@@ -410,7 +411,7 @@ func (e *env) stateFor(c *cli.Context, path string, rewrite func([]byte) (claude
 	if c.Bool("dry-run") {
 		return nil, nil
 	}
-	f, err := claude.RewriteFile(path, "", "", e.now(), true, rewrite)
+	f, err := claude.RewriteFile(path, "", "", e.Now(), true, rewrite)
 	if err != nil || !slices.ContainsFunc(f.Changes, func(ch claude.Change) bool { return ch.Moved != nil }) {
 		return nil, nil
 	}
@@ -440,11 +441,11 @@ func (e *env) moveState(h *store.Hooks, openErr error, changes []claude.Change, 
 		if openErr == nil {
 			openErr = errors.New("the state was not opened")
 		}
-		e.warnf("the Python wrapper's state was not moved: %v", view.ErrorLine(openErr))
+		e.Warnf("the Python wrapper's state was not moved: %v", view.ErrorLine(openErr))
 		return
 	}
 	var lines []string
-	err := h.Circuits.Update(e.now(), func(tx store.CircuitTx) (bool, error) {
+	err := h.Circuits.Update(e.Now(), func(tx store.CircuitTx) (bool, error) {
 		lines = lines[:0]
 		changed := false
 		for _, m := range moved {
@@ -493,13 +494,13 @@ func (e *env) moveState(h *store.Hooks, openErr error, changes []claude.Change, 
 		return changed, nil
 	})
 	if err != nil {
-		e.warnf("the Python wrapper's state was not moved: %v", view.ErrorLine(err))
+		e.Warnf("the Python wrapper's state was not moved: %v", view.ErrorLine(err))
 		return
 	}
 	if len(lines) > 0 {
-		fmt.Fprintf(e.stdout, "state of the Python wrapper's hooks, in %s:\n", h.Where)
+		fmt.Fprintf(e.Stdout, "state of the Python wrapper's hooks, in %s:\n", h.Where)
 		for _, l := range lines {
-			fmt.Fprintf(e.stdout, "  %s\n", l)
+			fmt.Fprintf(e.Stdout, "  %s\n", l)
 		}
 	}
 }
@@ -530,11 +531,11 @@ func (e *env) uninstall(c *cli.Context) error {
 // doctorEnv is what guard doctor's checks read, for install: the project
 // is $CLAUDE_PROJECT_DIR, else the current directory.
 func (e *env) doctorEnv() doctor.Env {
-	project := e.getenv(circuit.ProjectVar)
+	project := e.Getenv(circuit.ProjectVar)
 	if project == "" {
 		project, _ = os.Getwd()
 	}
-	return doctor.Env{Home: e.homeDir(), ProjectDir: project, Path: e.getenv("PATH"), Stat: os.Stat, ReadFile: safeopen.ReadFile, IsGuard: guardCopy}
+	return doctor.Env{Home: e.homeDir(), ProjectDir: project, Path: e.Getenv("PATH"), Stat: os.Stat, ReadFile: safeopen.ReadFile, IsGuard: guardCopy}
 }
 
 // warnPolicies warns about the hooks install wrapped that look like
@@ -562,7 +563,7 @@ func (e *env) warnPolicies(c *cli.Context, changes []claude.Change, denv doctor.
 	if len(lines) == 0 {
 		return
 	}
-	e.warnf("%d of the hooks wrapped look like policies (they deny or block); while guard skips one (its circuit open), Claude Code allows what it would have stopped:\n%s\n"+
+	e.Warnf("%d of the hooks wrapped look like policies (they deny or block); while guard skips one (its circuit open), Claude Code allows what it would have stopped:\n%s\n"+
 		"  to keep one fail-closed, give it \"onFailure\": \"block\" in the settings file and run guard install again (guard then blocks when it skips it),\n"+
 		"  or on_skip: block in a hooks: rule of guardrails.yaml; or leave it unguarded: guard install --exclude PATTERN (a part of its command)",
 		len(lines), strings.Join(lines, "\n"))
@@ -628,7 +629,7 @@ func (e *env) warnDiffering(f claude.File, bin string) {
 		}
 	}
 	for _, other := range others {
-		e.warnf("%d hooks here are also in %s, but no longer the same: Claude Code runs a hook that several settings files define the same way once, but each copy when they differ, so these run twice per event:\n%s\n"+
+		e.Warnf("%d hooks here are also in %s, but no longer the same: Claude Code runs a hook that several settings files define the same way once, but each copy when they differ, so these run twice per event:\n%s\n"+
 			"  make them the same: guard install --settings %s --binary %s (or remove one copy)",
 			len(lines[other]), other, strings.Join(lines[other], "\n"), shell.Quote(other), shell.Quote(bin))
 	}
@@ -643,19 +644,19 @@ func asRunIn(h claude.Hook) string {
 // what it did: the diff with --dry-run, else what changed, where the backup
 // is, and which hooks were left alone and why.
 func (e *env) rewriteSettings(c *cli.Context, t settingsTarget, label, verb string, rewrite func([]byte) (claude.Result, error)) (claude.File, error) {
-	f, err := claude.RewriteFile(t.path, t.backupDir, verb, e.now(), c.Bool("dry-run"), rewrite)
+	f, err := claude.RewriteFile(t.path, t.backupDir, verb, e.Now(), c.Bool("dry-run"), rewrite)
 	if err != nil || c.Bool("session-start") {
 		return f, err
 	}
 	switch {
 	case len(f.Changes) == 0:
-		fmt.Fprintf(e.stdout, "%s%s: nothing to %s\n", label, f.Path, verb)
+		fmt.Fprintf(e.Stdout, "%s%s: nothing to %s\n", label, f.Path, verb)
 	case f.Backup == "":
-		e.stdout.Write(diff.Diff(f.Path, f.Old, f.Path+" ("+verb+")", f.Doc))
+		e.Stdout.Write(diff.Diff(f.Path, f.Old, f.Path+" ("+verb+")", f.Doc))
 		return f, nil
 	default:
 		done := map[string]string{"install": "wrapped", "uninstall": "unwrapped"}[verb]
-		fmt.Fprintf(e.stdout, "%s%s %d hooks in %s (backup: %s)\n", label, done, len(f.Changes), f.Path, f.Backup)
+		fmt.Fprintf(e.Stdout, "%s%s %d hooks in %s (backup: %s)\n", label, done, len(f.Changes), f.Path, f.Backup)
 		for _, ch := range f.Changes {
 			cmd := ch.Before // the hook's own command, not guard's wrapping
 			switch {
@@ -670,13 +671,13 @@ func (e *env) rewriteSettings(c *cli.Context, t settingsTarget, label, verb stri
 			if ch.Why != "" {
 				why = " (" + ch.Why + ")"
 			}
-			fmt.Fprintf(e.stdout, "  %s: %s%s\n", hookPlace(ch), hookText(cmd), why)
+			fmt.Fprintf(e.Stdout, "  %s: %s%s\n", hookPlace(ch), hookText(cmd), why)
 		}
 	}
 	if len(f.Left) > 0 {
-		fmt.Fprintf(e.stdout, "left %d hooks alone:\n", len(f.Left))
+		fmt.Fprintf(e.Stdout, "left %d hooks alone:\n", len(f.Left))
 		for _, ch := range f.Left {
-			fmt.Fprintf(e.stdout, "  %s: %s (%s)\n", hookPlace(ch), hookText(ch.Before), ch.Why)
+			fmt.Fprintf(e.Stdout, "  %s: %s (%s)\n", hookPlace(ch), hookText(ch.Before), ch.Why)
 		}
 	}
 	return f, nil

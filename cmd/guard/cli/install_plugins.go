@@ -28,7 +28,7 @@ import (
 // working directory: $CLAUDE_PROJECT_DIR under Claude Code, else the
 // current directory).
 func (e *env) pluginSource() claude.PluginSource {
-	project := e.getenv(circuit.ProjectVar)
+	project := e.Getenv(circuit.ProjectVar)
 	if project == "" {
 		project, _ = os.Getwd()
 	}
@@ -44,7 +44,7 @@ func (e *env) runsExec() bool {
 	if e.execKnown == nil {
 		ok, note := e.claudeCodeRunsExec()
 		if note != "" {
-			fmt.Fprintf(e.stderr, "guard: note: %s\n", note)
+			fmt.Fprintf(e.Stderr, "guard: note: %s\n", note)
 		}
 		e.execKnown = &ok
 	}
@@ -56,7 +56,7 @@ func (e *env) runsExec() bool {
 // Claude Code (a hook), its version is in $AI_AGENT
 // (claude-code_2-1-328_...); otherwise it asks the claude on PATH.
 func (e *env) claudeCodeRunsExec() (bool, string) {
-	v, ok := agentVersion(e.getenv("AI_AGENT"))
+	v, ok := agentVersion(e.Getenv("AI_AGENT"))
 	if !ok {
 		path, err := exec.LookPath("claude")
 		if err != nil {
@@ -126,7 +126,7 @@ func (e *env) installPlugins(c *cli.Context) error {
 	err := e.wrapPlugins(c, quiet)
 	if quiet {
 		if err != nil {
-			e.warnf("plugin hooks not wrapped: %v", err)
+			e.Warnf("plugin hooks not wrapped: %v", err)
 		}
 		return nil // never the reason a session does not start
 	}
@@ -153,7 +153,7 @@ func (e *env) wrapPlugins(c *cli.Context, quiet bool) error {
 		runsExec := true
 		if !quiet {
 			runsExec = e.runsExec()
-		} else if v, ok := agentVersion(e.getenv("AI_AGENT")); ok {
+		} else if v, ok := agentVersion(e.Getenv("AI_AGENT")); ok {
 			// At a session's start: the Claude Code that runs it says
 			// its version; nothing is started to ask (install --plugins
 			// asked when it wrapped them first).
@@ -188,7 +188,7 @@ func (e *env) wrapPlugins(c *cli.Context, quiet bool) error {
 		}
 		for _, nc := range p.NotCovered {
 			if !quiet {
-				e.warnf("plugin %s: %s", p.ID, nc)
+				e.Warnf("plugin %s: %s", p.ID, nc)
 			}
 		}
 	}
@@ -196,20 +196,20 @@ func (e *env) wrapPlugins(c *cli.Context, quiet bool) error {
 		return nil
 	}
 	if files == 0 {
-		fmt.Fprintf(e.stdout, "no enabled plugin has hooks (plugins are read from %s and the settings' enabledPlugins)\n", filepath.Join(src.ClaudeDir, "plugins"))
+		fmt.Fprintf(e.Stdout, "no enabled plugin has hooks (plugins are read from %s and the settings' enabledPlugins)\n", filepath.Join(src.ClaudeDir, "plugins"))
 	}
 	for _, p := range plugins {
 		switch {
 		case !p.Enabled:
 		case p.Unloaded != "":
-			fmt.Fprintf(e.stdout, "plugin %s left alone: Claude Code does not load it: %s\n", p.ID, p.Unloaded)
+			fmt.Fprintf(e.Stdout, "plugin %s left alone: Claude Code does not load it: %s\n", p.ID, p.Unloaded)
 		}
 	}
 	if c.Bool("auto") {
 		return e.addAutoHook(c, bin)
 	}
 	if wrapped > 0 && !c.Bool("dry-run") {
-		fmt.Fprintf(e.stdout, "a plugin update puts its hooks back as they were: guard doctor says so; guard install --plugins --auto wraps them again at the start of each session\n")
+		fmt.Fprintf(e.Stdout, "a plugin update puts its hooks back as they were: guard doctor says so; guard install --plugins --auto wraps them again at the start of each session\n")
 	}
 	return nil
 }
@@ -287,7 +287,7 @@ func (e *env) addAutoHook(c *cli.Context, bin string) error {
 		}
 		return claude.Result{Doc: out, Changes: []claude.Change{{Event: "SessionStart", After: autoCommand(bin), Hook: claude.Hook{Command: autoCommand(bin)}}}}, nil
 	}
-	f, err := claude.RewriteFile(path, t.backupDir, "add the SessionStart hook to", e.now(), c.Bool("dry-run"), rewrite)
+	f, err := claude.RewriteFile(path, t.backupDir, "add the SessionStart hook to", e.Now(), c.Bool("dry-run"), rewrite)
 	var ns *claude.NoSettingsError
 	if errors.As(err, &ns) {
 		// No settings file yet: one that holds the hook alone.
@@ -296,7 +296,7 @@ func (e *env) addAutoHook(c *cli.Context, bin string) error {
 			return err
 		}
 		if c.Bool("dry-run") {
-			fmt.Fprintf(e.stdout, "would make %s, with a SessionStart hook: %s\n", path, autoCommand(bin))
+			fmt.Fprintf(e.Stdout, "would make %s, with a SessionStart hook: %s\n", path, autoCommand(bin))
 			return nil
 		}
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -305,7 +305,7 @@ func (e *env) addAutoHook(c *cli.Context, bin string) error {
 		if err := atomicfile.WriteFile(path, doc, 0o600, nil); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "made %s with a SessionStart hook that wraps the hooks of an updated plugin again, silently: %s\n", path, autoCommand(bin))
+		fmt.Fprintf(e.Stdout, "made %s with a SessionStart hook that wraps the hooks of an updated plugin again, silently: %s\n", path, autoCommand(bin))
 		return nil
 	}
 	if err != nil {
@@ -313,12 +313,12 @@ func (e *env) addAutoHook(c *cli.Context, bin string) error {
 	}
 	switch {
 	case len(f.Changes) == 0:
-		fmt.Fprintf(e.stdout, "%s already has the SessionStart hook that wraps plugins' hooks again after an update\n", f.Path)
+		fmt.Fprintf(e.Stdout, "%s already has the SessionStart hook that wraps plugins' hooks again after an update\n", f.Path)
 	case c.Bool("dry-run"):
-		fmt.Fprintf(e.stdout, "would add to %s a SessionStart hook: %s\n", f.Path, autoCommand(bin))
+		fmt.Fprintf(e.Stdout, "would add to %s a SessionStart hook: %s\n", f.Path, autoCommand(bin))
 	default:
-		fmt.Fprintf(e.stdout, "added to %s (backup: %s) a SessionStart hook that wraps the hooks of an updated plugin again, silently: %s\n", f.Path, f.Backup, autoCommand(bin))
-		fmt.Fprintf(e.stdout, "  a plugin updated during a session runs bare until the next one starts; guard uninstall --plugins takes the hook away\n")
+		fmt.Fprintf(e.Stdout, "added to %s (backup: %s) a SessionStart hook that wraps the hooks of an updated plugin again, silently: %s\n", f.Path, f.Backup, autoCommand(bin))
+		fmt.Fprintf(e.Stdout, "  a plugin updated during a session runs bare until the next one starts; guard uninstall --plugins takes the hook away\n")
 	}
 	return nil
 }
@@ -334,7 +334,7 @@ func (e *env) removeAutoHook(c *cli.Context) error {
 		}
 		return claude.Result{Doc: out, Changes: []claude.Change{{Event: "SessionStart"}}}, nil
 	}
-	f, err := claude.RewriteFile(path, "", "remove the SessionStart hook from", e.now(), c.Bool("dry-run"), rewrite)
+	f, err := claude.RewriteFile(path, "", "remove the SessionStart hook from", e.Now(), c.Bool("dry-run"), rewrite)
 	var ns *claude.NoSettingsError
 	if errors.As(err, &ns) {
 		return nil
@@ -343,9 +343,9 @@ func (e *env) removeAutoHook(c *cli.Context) error {
 		return err
 	}
 	if c.Bool("dry-run") {
-		fmt.Fprintf(e.stdout, "would remove from %s the SessionStart hook of guard install --plugins --auto\n", f.Path)
+		fmt.Fprintf(e.Stdout, "would remove from %s the SessionStart hook of guard install --plugins --auto\n", f.Path)
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "removed from %s (backup: %s) the SessionStart hook of guard install --plugins --auto\n", f.Path, f.Backup)
+	fmt.Fprintf(e.Stdout, "removed from %s (backup: %s) the SessionStart hook of guard install --plugins --auto\n", f.Path, f.Backup)
 	return nil
 }

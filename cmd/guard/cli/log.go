@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"guard/cmd/guard/guardrun"
 	"guard/internal/store"
 	"guard/internal/view"
 )
@@ -61,16 +62,16 @@ func (e *env) log(c *cli.Context) error {
 	if limit < 0 || offset < 0 {
 		return usagef("--limit and --offset must not be negative")
 	}
-	q, err := view.EventQuery(c.String("key"), c.String("event"), c.String("since"), c.String("until"), limit, offset, e.now())
+	q, err := view.EventQuery(c.String("key"), c.String("event"), c.String("since"), c.String("until"), limit, offset, e.Now())
 	if err != nil {
-		return &usageError{err: err}
+		return &guardrun.UsageError{Err: err}
 	}
 	cfg, err := e.loadConfig(c)
 	if err != nil {
 		return err
 	}
 	events, err := store.AllEvents(cfg)
-	err = e.handoff(err)
+	err = e.Handoff(err)
 	if err != nil {
 		return err
 	}
@@ -79,15 +80,15 @@ func (e *env) log(c *cli.Context) error {
 		return err
 	}
 	if res.Malformed > 0 {
-		e.warnf("skipped %d malformed lines in the event log", res.Malformed)
+		e.Warnf("skipped %d malformed lines in the event log", res.Malformed)
 	}
 	evs := res.Events
 	if c.Bool("json") {
 		for _, ev := range evs {
-			fmt.Fprintf(e.stdout, "%s\n", view.JSONSafe(string(ev.Raw)))
+			fmt.Fprintf(e.Stdout, "%s\n", view.JSONSafe(string(ev.Raw)))
 		}
 		return nil
 	}
-	view.WriteEvents(e.stdout, evs)
+	view.WriteEvents(e.Stdout, evs)
 	return nil
 }

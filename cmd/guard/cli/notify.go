@@ -9,21 +9,15 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"guard/breaker"
-	"guard/config"
-	"guard/internal/circuit"
+	"guard/cmd/guard/guardrun"
 	"guard/internal/notify"
 	"guard/internal/store"
 	"guard/internal/supervise"
-	"guard/internal/view"
 )
-
-// notifyCommandName is the hidden command that runs on_state_change
-// commands, detached from the guard that saw the transitions.
-const notifyCommandName = "notify-state-change"
 
 func (e *env) notifyCommand() *cli.Command {
 	return &cli.Command{
-		Name:      notifyCommandName,
+		Name:      guardrun.NotifyCommand,
 		Hidden:    true,
 		Usage:     "run an on_state_change command for transitions (guard starts it itself)",
 		ArgsUsage: "-- COMMAND [TRANSITION...]",
@@ -52,25 +46,25 @@ const notifyKillGrace = 2 * time.Second
 func (e *env) notifyStateChange(c *cli.Context) error {
 	args := c.Args().Slice()
 	if len(args) < 1 {
-		return usagef("%s takes a COMMAND, and TRANSITIONs as arguments or on stdin", notifyCommandName)
+		return usagef("%s takes a COMMAND, and TRANSITIONs as arguments or on stdin", guardrun.NotifyCommand)
 	}
 	command := args[0]
 	var ts []notify.Transition
 	for _, a := range args[1:] {
 		t, err := notify.Decode(a)
 		if err != nil {
-			return &usageError{err: err}
+			return &guardrun.UsageError{Err: err}
 		}
 		ts = append(ts, t)
 	}
 	if len(args) == 1 {
 		// From guard: the transitions on stdin, read first, so that the
 		// guard that hands them over is not kept waiting.
-		if e.stdin == nil || supervise.IsTerminal(e.stdin) {
-			return usagef("%s takes TRANSITIONs as arguments, or on stdin (not a terminal)", notifyCommandName)
+		if e.Stdin == nil || supervise.IsTerminal(e.Stdin) {
+			return usagef("%s takes TRANSITIONs as arguments, or on stdin (not a terminal)", guardrun.NotifyCommand)
 		}
 		var err error
-		if ts, _, err = notify.ReadAll(e.stdin); err != nil && len(ts) == 0 {
+		if ts, _, err = notify.ReadAll(e.Stdin); err != nil && len(ts) == 0 {
 			return fmt.Errorf("reading the transitions: %w", err)
 		}
 	}
@@ -82,21 +76,21 @@ func (e *env) notifyStateChange(c *cli.Context) error {
 	// command still runs; there is then nowhere to say how it went.
 	var log store.Appender
 	if cfg, err := e.loadConfig(c); err == nil {
-		if hooks, err := store.OpenHooks(cfg, store.Options{Host: host(e.getenv)}); err == nil {
+		if hooks, err := store.OpenHooks(cfg, store.Options{Host: guardrun.Host(e.Getenv)}); err == nil {
 			log, _ = hooks.Events.(store.Appender)
 		}
 	}
 	for _, t := range ts {
 		res := supervise.Run(supervise.Spec{
-			Argv:      []string{systemShell(), "-c", command}, // as guard run -c runs a string
-			Env:       append(e.environ(), t.Env()...),
+			Argv:      []string{guardrun.SystemShell(), "-c", command}, // as guard run -c runs a string
+			Env:       append(e.Environ(), t.Env()...),
 			Stdin:     strings.NewReader(""),
 			Stdout:    io.Discard,
 			Stderr:    io.Discard,
 			Timeout:   timeout,
 			KillGrace: notifyKillGrace,
 		})
-		ev := store.Event{Time: e.now(), Event: store.EventNotify, Key: t.Key, From: t.From, To: t.To, Reason: t.Reason,
+		ev := store.Event{Time: e.Now(), Event: store.EventNotify, Key: t.Key, From: t.From, To: t.To, Reason: t.Reason,
 			Outcome: string(breaker.Success), Exit: store.Int(res.ExitCode), DurationMS: store.Int64(res.Elapsed.Milliseconds())}
 		if res.ExitCode != 0 || !res.Ran() || res.TimedOut || res.Signal != 0 {
 			ev.Outcome = string(breaker.Failure)
@@ -107,95 +101,4 @@ func (e *env) notifyStateChange(c *cli.Context) error {
 		}
 	}
 	return nil
-}
-
-// A notes gathers the transitions a command made, for the on_state_change
-// commands of their keys: started once the state that holds them is
-// written, all at once, one helper per command so that each sees its
-// transitions in order.
-type notes struct {
-	order []noteCommand
-	ts    map[noteCommand][]notify.Transition
-}
-
-// A noteCommand is an on_state_change command with its timeout.
-type noteCommand struct {
-	command string
-	timeout time.Duration
-}
-
-// note adds the transitions among evs of key's circuit (now c), for b's
-// on_state_change. A transition to the state it came from (a reset of a
-// closed circuit) is none.
-func (n *notes) note(b config.Breaker, key string, c breaker.Circuit, evs []breaker.Event, now time.Time) {
-	if b.OnStateChange == "" {
-		return
-	}
-	nc := noteCommand{b.OnStateChange, b.OnStateChangeTimeout}
-	for _, ev := range evs {
-		if ev.Kind != breaker.Transition || ev.From == ev.To {
-			continue
-		}
-		t := notify.Transition{Key: key, From: string(ev.From), To: string(ev.To), Reason: ev.Reason, Time: now}
-		if ev.To == breaker.Open && !c.RetryAfter.IsZero() {
-			t.Until = store.Stamp(c.RetryAfter)
-		}
-		if n.ts == nil {
-			n.ts = map[noteCommand][]notify.Transition{}
-		}
-		if _, ok := n.ts[nc]; !ok {
-			n.order = append(n.order, nc)
-		}
-		n.ts[nc] = append(n.ts[nc], t)
-	}
-}
-
-// noteFor is note, with the settings of key from cfg.
-func (n *notes) noteFor(cfg *config.Config, key string, c breaker.Circuit, evs []breaker.Event, now time.Time) {
-	if cfg == nil {
-		return
-	}
-	n.note(cfg.For(circuit.RuleKey(key)), key, c, evs, now)
-}
-
-// startNotes starts the helpers for the transitions n gathered, detached,
-// and forgets them. The helper is this very program (guard, guard-pg or
-// guard-web, whichever reads the state), told where the state is: the
-// config file this command read, and its state location (GUARD_STATE,
-// which the command sees too). A helper that
-// cannot be started is a warning and an event, never the call's failure.
-func (e *env) startNotes(n *notes, cfg *config.Config, hooks *store.Hooks) {
-	if n == nil || len(n.order) == 0 || cfg == nil {
-		return
-	}
-	name := "guard"
-	if len(e.args) > 0 && e.args[0] != "" {
-		name = e.args[0]
-	}
-	// The state goes in the environment, not on the command line, where
-	// anyone may read a database URL's password.
-	env := append(e.environ(), "GUARD_STATE="+cfg.StateFile)
-	for _, nc := range n.order {
-		args := []string{name, notifyCommandName, "--timeout", nc.timeout.String()}
-		if cfg.Source != "" && cfg.Source != config.Default("").Source && cfg.Source != config.StdinSource {
-			args = append(args, "--config", cfg.Source)
-		}
-		args = append(args, "--", nc.command)
-		ts := n.ts[nc]
-		err := notify.Start(notify.Helper{Args: args, Env: env}, ts) // the transitions go on its stdin
-		if err == nil {
-			continue
-		}
-		e.warnf("on_state_change for %s not run: %v", circuit.KeyWord(ts[0].Key), view.ErrorLine(err))
-		if hooks == nil {
-			continue
-		}
-		if a, ok := hooks.Events.(store.Appender); ok {
-			for _, t := range ts {
-				_ = a.Append(store.Event{Time: e.now(), Event: store.EventNotify, Key: t.Key, From: t.From, To: t.To, Reason: t.Reason,
-					Outcome: string(breaker.Failure), Error: fmt.Sprintf("not started: %v", err)})
-			}
-		}
-	}
-	n.order, n.ts = nil, nil
 }

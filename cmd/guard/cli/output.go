@@ -33,7 +33,7 @@ const stdio = "-"
 // and cooldown export, report --output).
 func (e *env) writeOutput(path string, data []byte, mode os.FileMode, name string) error {
 	if path == stdio {
-		_, err := e.stdout.Write(data)
+		_, err := e.Stdout.Write(data)
 		return err
 	}
 	fi, err := os.Stat(path)
@@ -67,10 +67,10 @@ func namesDir(path string) bool {
 // and the state it becomes has none).
 func (e *env) readInput(path string) ([]byte, error) {
 	if path == stdio {
-		if e.stdin == nil {
+		if e.Stdin == nil {
 			return nil, nil
 		}
-		data, err := io.ReadAll(e.stdin)
+		data, err := io.ReadAll(e.Stdin)
 		return jsonx.TrimBOM(data), err
 	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {

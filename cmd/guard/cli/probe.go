@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"guard/breaker"
+	"guard/cmd/guard/guardrun"
 	"guard/internal/circuit"
 	"guard/internal/store"
 	"guard/internal/view"
@@ -38,11 +39,11 @@ func (e *env) probe(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	hooks, err := e.openHooks(cfg)
+	hooks, err := e.OpenHooks(cfg)
 	if err != nil {
 		return err
 	}
-	now := e.now()
+	now := e.Now()
 	var key string
 	var changed bool
 	var perr error
@@ -60,9 +61,9 @@ func (e *env) probe(c *cli.Context) error {
 		return changed, nil
 	})
 	if err == nil && changed {
-		var n notes
-		n.noteFor(cfg, key, breaker.Circuit{}, []breaker.Event{ev}, now)
-		defer e.startNotes(&n, cfg, hooks)
+		var n guardrun.Notes
+		n.NoteFor(cfg, key, breaker.Circuit{}, []breaker.Event{ev}, now)
+		defer e.StartNotes(&n, cfg, hooks)
 	}
 	switch {
 	case err != nil:
@@ -72,9 +73,9 @@ func (e *env) probe(c *cli.Context) error {
 	case perr != nil:
 		return perr
 	case !changed:
-		fmt.Fprintf(e.stdout, "%s is already half-open; the next free call probes\n", circuit.KeyWord(key))
+		fmt.Fprintf(e.Stdout, "%s is already half-open; the next free call probes\n", circuit.KeyWord(key))
 	default:
-		fmt.Fprintf(e.stdout, "%s: open -> half-open; the next call runs as a probe\n", circuit.KeyWord(key))
+		fmt.Fprintf(e.Stdout, "%s: open -> half-open; the next call runs as a probe\n", circuit.KeyWord(key))
 	}
 	return nil
 }

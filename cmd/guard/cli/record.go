@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"guard/breaker"
+	"guard/cmd/guard/guardrun"
 	"guard/config"
 	"guard/internal/circuit"
 	"guard/internal/store"
@@ -122,7 +123,7 @@ func (e *env) record(c *cli.Context) error {
 	if o.Duration = c.Duration("duration"); o.Duration < 0 {
 		return usagef("--duration must not be negative")
 	}
-	call := Call{Name: c.Args().First()}
+	call := guardrun.Call{Name: c.Args().First()}
 	for _, f := range []struct {
 		name string
 		dst  **int
@@ -146,11 +147,11 @@ func (e *env) record(c *cli.Context) error {
 	ruleKey := circuit.RuleKey(key)
 	b, err := call.Settings(cfg, ruleKey)
 	if err != nil {
-		return &usageError{err: err}
+		return &guardrun.UsageError{Err: err}
 	}
 	scoped := key
 	if key == ruleKey { // not a key of a project or session already
-		project := e.getenv(circuit.ProjectVar)
+		project := e.Getenv(circuit.ProjectVar)
 		scoped = circuit.ProjectKey(key, project)
 		if b.Scope != circuit.ScopeAuto && b.Scope != "" {
 			scoped = circuit.ScopedKey(scoped, key, b.Scope, project, c.String("session"))
@@ -162,16 +163,16 @@ func (e *env) record(c *cli.Context) error {
 		rep.Key, rep.NotCounted, rep.State = scoped, "mode_disabled", string(breaker.Disabled)
 		return e.recorded(c, rep, fmt.Sprintf("not recorded: %s is under mode: disabled in %s, which keeps no state", circuit.KeyWord(scoped), view.Printable(cfg.Source)))
 	}
-	hooks, err := e.openHooks(cfg)
+	hooks, err := e.OpenHooks(cfg)
 	if err != nil {
 		return err
 	}
-	h := host(e.getenv)
+	h := guardrun.Host(e.Getenv)
 	p := &circuit.Protocol{Self: store.Holder{Host: h, PID: os.Getpid()}}
 	self := p.Holder()
 	holder := breaker.Lease{Host: self.Host, PID: self.PID, Start: self.Start}
 	s := b.Settings(ruleKey)
-	now := e.now()
+	now := e.Now()
 	var rec circuit.Recorded
 	err = hooks.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
 		rec = circuit.Recorded{}
@@ -184,15 +185,15 @@ func (e *env) record(c *cli.Context) error {
 			rep.Key = k
 		}
 		var err error
-		rec, err = circuit.RecordOutside(tx, rep.Key, s, store.TxNow(tx, now), holder, liveness(h).Lease, r, o.Duration)
+		rec, err = circuit.RecordOutside(tx, rep.Key, s, store.TxNow(tx, now), holder, guardrun.Liveness(h).Lease, r, o.Duration)
 		return !rec.Disabled, err
 	})
 	if err != nil {
 		return err
 	}
-	var n notes
-	n.note(b, rep.Key, rec.Circuit, rec.Events, now)
-	defer e.startNotes(&n, cfg, hooks)
+	var n guardrun.Notes
+	n.Note(b, rep.Key, rec.Circuit, rec.Events, now)
+	defer e.StartNotes(&n, cfg, hooks)
 	cb := rec.Circuit
 	rep.Counted, rep.Probe = rec.Counted, rec.Probe
 	rep.State = string(cb.Shown())
@@ -230,9 +231,9 @@ func (e *env) record(c *cli.Context) error {
 // --json.
 func (e *env) recorded(c *cli.Context, rep recordReport, line string) error {
 	if c.Bool("json") {
-		return view.WriteJSON(e.stdout, rep)
+		return view.WriteJSON(e.Stdout, rep)
 	}
-	fmt.Fprintln(e.stdout, view.Printable(line))
+	fmt.Fprintln(e.Stdout, view.Printable(line))
 	return nil
 }
 

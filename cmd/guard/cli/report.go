@@ -104,7 +104,7 @@ func (e *env) report(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	now := e.now()
+	now := e.Now()
 	runs, alive := e.inFlight(hooks)
 	sts, err := view.Statuses(v, nil, runs, now, alive)
 	if err != nil {
@@ -124,9 +124,9 @@ func (e *env) report(c *cli.Context) error {
 		}
 		switch format {
 		case "json":
-			return view.WriteJSON(e.stdout, view.SlowHooks(t, n))
+			return view.WriteJSON(e.Stdout, view.SlowHooks(t, n))
 		case "text":
-			view.WriteSlowest(e.stdout, t, n, view.KeyWidth)
+			view.WriteSlowest(e.Stdout, t, n, view.KeyWidth)
 			return nil
 		}
 		return usagef("--slowest prints text or json, not %s", format)
@@ -141,14 +141,14 @@ func (e *env) report(c *cli.Context) error {
 		err = view.WritePrometheus(&buf, r, sts)
 	case "markdown":
 		events, eerr := store.AllEvents(cfg)
-		eerr = e.handoff(eerr)
+		eerr = e.Handoff(eerr)
 		if eerr == nil {
 			eerr = view.WriteMarkdown(&buf, r, events, now)
 		} else {
 			view.WriteMarkdown(&buf, r, noEvents{}, now)
 		}
 		if err = eerr; err != nil {
-			e.warnf("%v", view.ErrorLine(err))
+			e.Warnf("%v", view.ErrorLine(err))
 			err = nil
 		}
 	default:
@@ -179,7 +179,7 @@ func (e *env) buildReport(cfg *config.Config, hooks *store.Hooks, v store.Circui
 	r := view.BuildReport(sts, v.Stats(), hooks.Where, now)
 	var err error
 	if r.Cooldown, err = e.cooldownReport(cfg, now); err != nil {
-		e.warnf("cooldown budgets left out of the report: %v", view.ErrorLine(err))
+		e.Warnf("cooldown budgets left out of the report: %v", view.ErrorLine(err))
 		r.Cooldown = map[string]view.ServiceStatus{}
 	}
 	return r

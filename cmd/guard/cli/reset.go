@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"guard/breaker"
+	"guard/cmd/guard/guardrun"
 	"guard/internal/circuit"
 	"guard/internal/store"
 	"guard/internal/view"
@@ -48,11 +49,11 @@ func (e *env) reset(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	hooks, err := e.openHooks(cfg)
+	hooks, err := e.OpenHooks(cfg)
 	if err != nil {
 		return err
 	}
-	now := e.now()
+	now := e.Now()
 	var closed []circuit.Closed
 	var missing error
 	err = hooks.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
@@ -73,16 +74,16 @@ func (e *env) reset(c *cli.Context) error {
 	if missing != nil {
 		return missing
 	}
-	var n notes
+	var n guardrun.Notes
 	for _, c := range closed {
-		n.noteFor(cfg, c.Key, breaker.Circuit{}, []breaker.Event{{Kind: breaker.Transition, From: c.From, To: breaker.Closed, Reason: "reset by hand"}}, now)
+		n.NoteFor(cfg, c.Key, breaker.Circuit{}, []breaker.Event{{Kind: breaker.Transition, From: c.From, To: breaker.Closed, Reason: "reset by hand"}}, now)
 	}
-	defer e.startNotes(&n, cfg, hooks)
+	defer e.StartNotes(&n, cfg, hooks)
 	for _, c := range closed {
-		fmt.Fprintf(e.stdout, "reset %s: %s -> closed\n", circuit.KeyWord(c.Key), view.StateWord(string(c.From)))
+		fmt.Fprintf(e.Stdout, "reset %s: %s -> closed\n", circuit.KeyWord(c.Key), view.StateWord(string(c.From)))
 	}
 	if all {
-		fmt.Fprintf(e.stdout, "reset %d keys\n", len(closed))
+		fmt.Fprintf(e.Stdout, "reset %d keys\n", len(closed))
 	}
 	return nil
 }

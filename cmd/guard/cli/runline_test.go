@@ -2,24 +2,23 @@ package cli
 
 import (
 	"fmt"
+	"guard/cmd/guard/guardrun"
 	"io"
 	"math/rand/v2"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/urfave/cli/v2"
 )
 
 // urfaveRunLine parses a guard run line the slow way, as urfave/cli does
 // when the fast parser gives up.
-func urfaveRunLine(t *testing.T, args []string) (runLine, bool) {
+func urfaveRunLine(t *testing.T, args []string) (guardrun.RunLine, bool) {
 	t.Helper()
-	e := &env{stdout: io.Discard, stderr: io.Discard}
+	e := &env{Env: guardrun.Env{Stdout: io.Discard, Stderr: io.Discard}}
 	app := e.app()
-	var got runLine
+	var got guardrun.RunLine
 	parsed := false
 	for _, c := range app.Commands {
 		if c.Name == "run" {
@@ -34,8 +33,9 @@ func urfaveRunLine(t *testing.T, args []string) (runLine, bool) {
 	return got, parsed
 }
 
-func (l runLine) String() string {
-	s := fmt.Sprintf("command=%q/%v args=%q name=%q shell=%q config=%q state=%q", l.Command, l.HasCommand, l.Args, l.Name, l.Shell, l.config, l.state)
+// lineString describes a parsed guard run line, for a failure message.
+func lineString(l guardrun.RunLine) string {
+	s := fmt.Sprintf("command=%q/%v args=%q name=%q shell=%q config=%q state=%q", l.Command, l.HasCommand, l.Args, l.Name, l.Shell, l.Config, l.State)
 	for name, p := range map[string]any{"timeout": l.Timeout, "cooldown": l.Cooldown, "failure": l.FailureThreshold, "success": l.SuccessThreshold, "seconds": l.CooldownSeconds, "on-skip": l.OnSkip, "fallback": l.Fallback, "hook-timeout": l.HookTimeout} {
 		if v := reflect.ValueOf(p); !v.IsNil() {
 			s += fmt.Sprintf(" %s=%v", name, v.Elem())
@@ -125,17 +125,17 @@ func TestParseRunLineAgreesWithUrfave(t *testing.T) {
 	}
 	for _, line := range lines {
 		args := strings.Fields(line)
-		fast, ok := parseRunLine(args)
+		fast, ok := guardrun.ParseRunLine(args)
 		if !ok {
 			continue
 		}
 		slow, parsed := urfaveRunLine(t, args)
 		if !parsed {
-			t.Errorf("%q: the fast parser took a line urfave/cli rejects: %v", line, fast)
+			t.Errorf("%q: the fast parser took a line urfave/cli rejects: %v", line, lineString(fast))
 			continue
 		}
 		if !reflect.DeepEqual(fast, slow) {
-			t.Errorf("%q:\nfast   %v\nurfave %v", line, fast, slow)
+			t.Errorf("%q:\nfast   %v\nurfave %v", line, lineString(fast), lineString(slow))
 		}
 	}
 }
@@ -155,106 +155,13 @@ func TestParseRunLineRandomLines(t *testing.T) {
 		for i := range args {
 			args[i] = words[r.IntN(len(words))]
 		}
-		fast, ok := parseRunLine(args)
+		fast, ok := guardrun.ParseRunLine(args)
 		if !ok {
 			continue
 		}
 		slow, parsed := urfaveRunLine(t, args)
 		if !parsed || !reflect.DeepEqual(fast, slow) {
-			t.Errorf("%q:\nfast   %v\nurfave %v (parsed %v)", args, fast, slow, parsed)
-		}
-	}
-}
-
-// TestParseRunLineTakesTheHotPath checks that the lines guard run sees on
-// every hook call do take the fast path.
-func TestParseRunLineTakesTheHotPath(t *testing.T) {
-	for _, line := range [][]string{
-		{"--", "python3", "lint.py"},
-		{"-c", "npx prettier --check ."},
-		{"--name", "lint", "--timeout", "30s", "--", "make", "lint"},
-		{"--state", "/tmp/s.json", "--config", "/tmp/g.yaml", "-c", "true"},
-		{"--on-skip", "block", "-c", "$CLAUDE_PROJECT_DIR/.claude/hooks/deny.sh"},
-		{"--on-skip", "block", "--", "node", "deny.js"},
-		{"--hook-timeout", "600", "--shell", "bash", "-c", "$CLAUDE_PROJECT_DIR/.claude/hooks/check.sh"},
-		{"--hook-timeout", "30", "--on-skip", "block", "--", "python3", "policy.py"},
-	} {
-		if _, ok := parseRunLine(line); !ok {
-			t.Errorf("parseRunLine(%q) fell back to urfave/cli", line)
-		}
-	}
-}
-
-func TestSalvage(t *testing.T) {
-	tests := []struct {
-		in   []string
-		want []string
-	}{
-		{[]string{"guard", "run", "--bad", "--", "ls", "-l"}, []string{"ls", "-l"}},
-		{[]string{"guard", "run", "--bad", "-c", "echo hi"}, []string{"/bin/sh", "-c", "echo hi"}},
-		{[]string{"guard", "run", "--bad"}, nil},
-		{[]string{"guard", "run", "--"}, nil},
-	}
-	for _, tc := range tests {
-		if got := Salvage(tc.in); !slices.Equal(got, tc.want) {
-			t.Errorf("Salvage(%q) = %q; want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
-func TestParseHookTimeout(t *testing.T) {
-	tests := []struct {
-		in   string
-		want time.Duration // 0: an error
-	}{
-		{"600", 600 * time.Second},
-		{"30", 30 * time.Second},
-		{"1.5", 1500 * time.Millisecond},
-		{".5", 500 * time.Millisecond},
-		{"5.", 5 * time.Second},
-		{"10m", 10 * time.Minute},
-		{"1.5s", 1500 * time.Millisecond},
-		{"0", 0},
-		{"0.0", 0},
-		{"0s", 0},
-		{"-3", 0},
-		{"-1s", 0},
-		{"", 0},
-		{"1e3", 0},
-		{"inf", 0},
-		{"1.2.3", 0},
-		{"ten", 0},
-		{" 30", 0},
-		{"99999999999999999999", 0},
-	}
-	for _, tc := range tests {
-		got, err := ParseHookTimeout(tc.in)
-		if tc.want == 0 {
-			if err == nil {
-				t.Errorf("ParseHookTimeout(%q) = %v; want an error", tc.in, got)
-			}
-			continue
-		}
-		if err != nil || got != tc.want {
-			t.Errorf("ParseHookTimeout(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
-		}
-	}
-}
-
-func TestSalvageHookTimeout(t *testing.T) {
-	tests := []struct {
-		in   string
-		want time.Duration
-	}{
-		{"guard run --bad --hook-timeout 30 -- x", 30 * time.Second},
-		{"guard run --hook-timeout=1.5 --bad -c x", 1500 * time.Millisecond},
-		{"guard run --hook-timeout nope --bad -- x", 0},
-		{"guard run --bad -- x --hook-timeout 30", 0},
-		{"guard run --bad -- x", 0},
-	}
-	for _, tc := range tests {
-		if got := salvageHookTimeout(strings.Fields(tc.in)); got != tc.want {
-			t.Errorf("salvageHookTimeout(%q) = %v; want %v", tc.in, got, tc.want)
+			t.Errorf("%q:\nfast   %v\nurfave %v (parsed %v)", args, lineString(fast), lineString(slow), parsed)
 		}
 	}
 }

@@ -71,22 +71,22 @@ func (e *env) serve(c *cli.Context) error {
 		return err
 	}
 	ctx := context.Background()
-	if e.exits {
+	if e.Exits {
 		var stop context.CancelFunc
 		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 		defer stop()
 	}
 	// Each warning once, not at every look; run times followed, not read
 	// whole, for /api/status and /metrics.
-	e.warned = map[string]bool{}
+	e.Warned = map[string]bool{}
 	e.watching = &watchEvents{}
 	return web.Serve(ctx, src, dashboard.ServeOptions{
 		Listen:   c.String("listen"),
 		Interval: interval,
-		Now:      e.now,
+		Now:      e.Now,
 		Ready: func(url string) {
-			fmt.Fprintf(e.stdout, "guard: serving the dashboard of %s at %s (Ctrl-C to stop)\n", src.Hooks.Where, url)
+			fmt.Fprintf(e.Stdout, "guard: serving the dashboard of %s at %s (Ctrl-C to stop)\n", src.Hooks.Where, url)
 		},
-		Warn: e.warnf,
+		Warn: e.Warnf,
 	})
 }

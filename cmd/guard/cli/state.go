@@ -98,7 +98,7 @@ func (e *env) checkpointTarget(c *cli.Context, cooldown bool) (*checkpointTarget
 		}
 		return &checkpointTarget{cd.state.Checkpoint, cd.state.Where}, nil
 	}
-	hooks, err := e.openHooks(cfg)
+	hooks, err := e.OpenHooks(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -125,16 +125,16 @@ func (e *env) stateInit(c *cli.Context) error {
 		}
 		done[where] = true
 		made, err := store.Init(cfg, where, c.String("grant"))
-		if err = e.handoff(err); err != nil {
+		if err = e.Handoff(err); err != nil {
 			return err
 		}
 		switch {
 		case !made:
-			fmt.Fprintf(e.stdout, "%s: a file, created on first use\n", where)
+			fmt.Fprintf(e.Stdout, "%s: a file, created on first use\n", where)
 		case c.String("grant") != "":
-			fmt.Fprintf(e.stdout, "%s: guard's tables are ready, and %s may use them\n", config.Redact(where), c.String("grant"))
+			fmt.Fprintf(e.Stdout, "%s: guard's tables are ready, and %s may use them\n", config.Redact(where), c.String("grant"))
 		default:
-			fmt.Fprintf(e.stdout, "%s: guard's tables are ready\n", config.Redact(where))
+			fmt.Fprintf(e.Stdout, "%s: guard's tables are ready\n", config.Redact(where))
 		}
 	}
 	return nil
@@ -162,7 +162,7 @@ func (e *env) export(c *cli.Context, cooldown bool) error {
 		return fmt.Errorf("cannot write checkpoint: %w", err)
 	}
 	if out != stdio {
-		fmt.Fprintf(e.stderr, "guard: exported %s to %s\n", t.where, view.Printable(out))
+		fmt.Fprintf(e.Stderr, "guard: exported %s to %s\n", t.where, view.Printable(out))
 	}
 	return nil
 }
@@ -197,14 +197,14 @@ func (e *env) importState(c *cli.Context, cooldown bool) error {
 	if err := t.Check(data); err != nil {
 		return fmt.Errorf("%s is not a state guard can import: %v; nothing changed", in, err)
 	}
-	backup, err := t.Import(data, e.now(), in)
+	backup, err := t.Import(data, e.Now(), in)
 	if err != nil {
 		return err
 	}
 	if backup != "" {
-		fmt.Fprintf(e.stdout, "imported %s into %s; the previous state is in %s\n", view.Printable(in), t.where, view.Printable(config.Redact(backup)))
+		fmt.Fprintf(e.Stdout, "imported %s into %s; the previous state is in %s\n", view.Printable(in), t.where, view.Printable(config.Redact(backup)))
 	} else {
-		fmt.Fprintf(e.stdout, "imported %s into %s\n", view.Printable(in), t.where)
+		fmt.Fprintf(e.Stdout, "imported %s into %s\n", view.Printable(in), t.where)
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"guard/cmd/guard/guardrun"
 	"guard/config"
 	"guard/internal/store"
 	"guard/internal/view"
@@ -97,13 +98,13 @@ Examples:
 // keys' runs do not read it (faults #8).
 func (e *env) warnAside(v store.CircuitView) {
 	for _, a := range v.Aside() {
-		e.warnf("%s", view.AsideWarning(a))
+		e.Warnf("%s", view.AsideWarning(a))
 	}
 }
 
 // inFlight lists the runs in flight, and the liveness that checked them.
 func (e *env) inFlight(hooks *store.Hooks) ([]store.Run, func(store.Holder) bool) {
-	alive := liveness(host(e.getenv)).Alive
+	alive := guardrun.Liveness(guardrun.Host(e.Getenv)).Alive
 	runs, _ := hooks.Runs.List(alive)
 	return runs, alive
 }
@@ -113,7 +114,7 @@ func (e *env) status(c *cli.Context) error {
 		if c.IsSet("interval") || c.IsSet("count") {
 			return usagef("--interval and --count go with --watch")
 		}
-		return e.statusOnce(c, e.stdout)
+		return e.statusOnce(c, e.Stdout)
 	}
 	if c.Bool("json") {
 		return usagef("--watch draws the table; for JSON, run guard status --json in a loop")
@@ -126,20 +127,20 @@ func (e *env) status(c *cli.Context) error {
 		return usagef("--count must not be negative, got %d", count)
 	}
 	stop := make(chan os.Signal, 1)
-	if e.exits {
+	if e.Exits {
 		signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
 		defer signal.Stop(stop)
 	}
-	e.warned = map[string]bool{}
+	e.Warned = map[string]bool{}
 	e.watching = &watchEvents{}
-	term := ansiTerminal(e.stdout) && e.getenv("TERM") != "dumb"
+	term := ansiTerminal(e.Stdout) && e.Getenv("TERM") != "dumb"
 	if term {
 		// A frame ends on its last line, so that it never scrolls; the
 		// prompt after the last goes below it.
-		defer io.WriteString(e.stdout, "\n")
+		defer io.WriteString(e.Stdout, "\n")
 	}
 	var resized chan os.Signal
-	if term && e.exits {
+	if term && e.Exits {
 		resized = make(chan os.Signal, 1)
 		notifyResize(resized)
 		defer signal.Stop(resized)
@@ -159,19 +160,19 @@ func (e *env) status(c *cli.Context) error {
 		buf.Reset()
 		rows, cols := 0, 0
 		if term {
-			rows, cols = termSize(e.stdout)
+			rows, cols = termSize(e.Stdout)
 			e.fitCols = cols
 		}
 		if err := e.statusOnce(c, &buf); err != nil {
 			return err
 		}
 		if term {
-			e.stdout.Write(frame(buf.String(), clear, interval, rows, cols))
+			e.Stdout.Write(frame(buf.String(), clear, interval, rows, cols))
 			continue
 		}
-		fmt.Fprintf(e.stdout, "--- %s\n", e.now().UTC().Format(time.RFC3339))
-		e.stdout.Write(buf.Bytes())
-		fmt.Fprintln(e.stdout)
+		fmt.Fprintf(e.Stdout, "--- %s\n", e.Now().UTC().Format(time.RFC3339))
+		e.Stdout.Write(buf.Bytes())
+		fmt.Fprintln(e.Stdout)
 	}
 	return nil
 }
@@ -306,7 +307,7 @@ func (e *env) statusOnce(c *cli.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	now := e.now()
+	now := e.Now()
 	runs, alive := e.inFlight(hooks)
 	keys, err := resolveKeys(c.Args().Slice(), v)
 	if err != nil {
@@ -344,7 +345,7 @@ func (e *env) statusOnce(c *cli.Context, w io.Writer) error {
 		unknown = true
 		if !slices.ContainsFunc(v.Aside(), func(a store.Aside) bool { return a.Key == k }) {
 			// (A key set aside was warned of above.)
-			e.errorf("%v", view.UnknownKey(k, v))
+			e.Errorf("%v", view.UnknownKey(k, v))
 		}
 	}
 	if unknown {
@@ -378,7 +379,7 @@ func (e *env) timings(cfg *config.Config) view.Timings {
 			return t
 		}
 	}
-	e.warnf("run times left out: %v", view.ErrorLine(err))
+	e.Warnf("run times left out: %v", view.ErrorLine(err))
 	return nil
 }
 
@@ -400,7 +401,7 @@ func (e *env) runEvents(cfg *config.Config) (store.Events, error) {
 		return w.events, nil
 	}
 	events, err := store.AllEvents(cfg)
-	if err = e.handoff(err); err != nil {
+	if err = e.Handoff(err); err != nil {
 		return nil, err
 	}
 	if f, ok := events.(store.Follower); ok && w != nil {
@@ -422,11 +423,11 @@ func (e *env) addTimings(cfg *config.Config, sts []view.KeyStatus) {
 	for i := range sts {
 		sts[i].DurationMS = t[sts[i].Key]
 	}
-	view.ApplyConfig(sts, cfg, e.now())
+	view.ApplyConfig(sts, cfg, e.Now())
 }
 
 // color reports whether output may be coloured: stdout is a terminal and
 // NO_COLOR is not set (https://no-color.org).
 func (e *env) color() bool {
-	return ansiTerminal(e.stdout) && e.getenv("NO_COLOR") == "" && e.getenv("TERM") != "dumb"
+	return ansiTerminal(e.Stdout) && e.Getenv("NO_COLOR") == "" && e.Getenv("TERM") != "dumb"
 }

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"guard/cmd/guard/guardrun"
 	"guard/internal/ptytest"
 	"guard/internal/store/file"
 	"guard/internal/view"
@@ -39,7 +40,7 @@ func TestColourOnlyOnATerminalWithoutNoColor(t *testing.T) {
 		if tc.tty {
 			out = pts
 		}
-		e := &env{stdout: out, getenv: func(k string) string { return tc.env[k] }}
+		e := &env{Env: guardrun.Env{Stdout: out, Getenv: func(k string) string { return tc.env[k] }}}
 		if got := e.color(); got != tc.want {
 			t.Errorf("tty %v, env %v: color = %v; want %v", tc.tty, tc.env, got, tc.want)
 		}
@@ -175,7 +176,7 @@ func TestWatchOnASmallTerminal(t *testing.T) {
 		got <- string(b)
 	}()
 	e := testEnv(dir, &stdout, &stderr)
-	e.stdout = pts
+	e.Stdout = pts
 	if code := e.main([]string{"guard", "status", "--watch", "--count", "2", "--interval", "100ms"}); code != 0 {
 		t.Fatalf("status --watch: exit %d: %s", code, stderr.String())
 	}
@@ -208,7 +209,7 @@ func TestWatchKeepsItsEventLogCache(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "guardrails.yaml"), nil, 0o644)
 	var stdout, stderr bytes.Buffer
 	e := testEnv(dir, &stdout, &stderr)
-	cfg, err := e.loadConfigFrom("", "")
+	cfg, err := e.LoadConfigFrom("", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"guard/breaker"
+	"guard/cmd/guard/guardrun"
 	"guard/config"
 	"guard/internal/circuit"
 	"guard/internal/store"
@@ -47,11 +48,11 @@ func (e *env) trip(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	hooks, err := e.openHooks(cfg)
+	hooks, err := e.OpenHooks(cfg)
 	if err != nil {
 		return err
 	}
-	now := e.now()
+	now := e.Now()
 	var key string
 	var ev breaker.Event
 	var after breaker.Circuit
@@ -69,13 +70,13 @@ func (e *env) trip(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var n notes
-	n.noteFor(cfg, key, after, []breaker.Event{ev}, now)
-	defer e.startNotes(&n, cfg, hooks)
+	var n guardrun.Notes
+	n.NoteFor(cfg, key, after, []breaker.Event{ev}, now)
+	defer e.StartNotes(&n, cfg, hooks)
 	if dur > 0 {
-		fmt.Fprintf(e.stdout, "tripped %s: open for %s, until %s\n", circuit.KeyWord(key), config.FormatDuration(dur), store.Stamp(now.Add(dur)))
+		fmt.Fprintf(e.Stdout, "tripped %s: open for %s, until %s\n", circuit.KeyWord(key), config.FormatDuration(dur), store.Stamp(now.Add(dur)))
 	} else {
-		fmt.Fprintf(e.stdout, "tripped %s: open until %s\n", circuit.KeyWord(key), view.ResetCommand(key))
+		fmt.Fprintf(e.Stdout, "tripped %s: open until %s\n", circuit.KeyWord(key), view.ResetCommand(key))
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"guard/cmd/guard/guardrun"
 	"guard/internal/store"
 	"guard/internal/view"
 	"guard/internal/view/dashboard"
@@ -41,21 +42,21 @@ const handedOverWeb = "GUARD_HANDED_OVER_WEB"
 // script that exits 2, an older build) is never run. It returns only if it
 // cannot, with an error that says why and how to install guard-web.
 func (e *env) handoffWeb(what string) error {
-	if e.getenv(handedOverWeb) != "" {
+	if e.Getenv(handedOverWeb) != "" {
 		return fmt.Errorf("%s: the guard-web that guard handed it to has no dashboard either (a copy of guard?); build it with go install ./cmd/guard-web", what)
 	}
-	path, why := e.findCompanion("guard-web")
+	path, why := e.FindCompanion("guard-web")
 	if why != "" && path == "" {
 		return fmt.Errorf("%s: guard-web not used: %s; install it again with make install (or go install ./cmd/guard-web)", what, why)
 	}
-	if path == "" || !e.exits {
+	if path == "" || !e.Exits {
 		dir := "guard's directory"
 		if exe, err := os.Executable(); err == nil {
 			dir = filepath.Dir(exe)
 		}
 		return fmt.Errorf("%s needs guard-web, the dashboard, which is neither beside this guard (in %s) nor on PATH: install it with make install (or go install ./cmd/guard-web); it is kept apart so that no guard call pays for a web server", what, dir)
 	}
-	xerr := e.exec(path, append([]string{path}, e.args[1:]...), append(e.environ(), handedOverWeb+"=1"))
+	xerr := e.Exec(path, append([]string{path}, e.Args[1:]...), append(e.Environ(), handedOverWeb+"=1"))
 	return fmt.Errorf("%s: guard-web could not be started: %v", what, xerr)
 }
 
@@ -65,21 +66,21 @@ func (e *env) webSource(c *cli.Context) (*dashboard.Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	hooks, err := e.openHooks(cfg)
+	hooks, err := e.OpenHooks(cfg)
 	if err != nil {
 		return nil, err
 	}
 	events, err := store.AllEvents(cfg)
-	if err = e.handoff(err); err != nil {
+	if err = e.Handoff(err); err != nil {
 		return nil, err
 	}
-	alive := liveness(host(e.getenv)).Alive
+	alive := guardrun.Liveness(guardrun.Host(e.Getenv)).Alive
 	src := &dashboard.Source{Config: cfg, Hooks: hooks, Events: events, Alive: alive}
 	src.Cooldown = func() (*store.Cooldown, error) {
 		if !store.CooldownExists(cfg) {
 			return nil, nil
 		}
-		return store.OpenCooldown(cfg, "", e.backendOptions())
+		return store.OpenCooldown(cfg, "", e.BackendOptions())
 	}
 	if store.Kind(cfg.StateFile) == store.KindFile && store.Kind(cfg.Cooldown.StateFile) == store.KindFile {
 		src.Fingerprint = func() string { return fingerprint(cfg.StateFile, cfg.Cooldown.StateFile) }
@@ -90,7 +91,7 @@ func (e *env) webSource(c *cli.Context) (*dashboard.Source, error) {
 			return err
 		}
 		runs, alive := e.inFlight(hooks)
-		sts, err := view.Statuses(v, nil, runs, e.now(), alive)
+		sts, err := view.Statuses(v, nil, runs, e.Now(), alive)
 		if err != nil {
 			return err
 		}
@@ -102,7 +103,7 @@ func (e *env) webSource(c *cli.Context) (*dashboard.Source, error) {
 		if err != nil {
 			return err
 		}
-		now := e.now()
+		now := e.Now()
 		runs, alive := e.inFlight(hooks)
 		sts, err := view.Statuses(v, nil, runs, now, alive)
 		if err != nil {
@@ -139,7 +140,7 @@ func (e *env) htmlReport(c *cli.Context) error {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := web.WritePage(&buf, src, e.now()); err != nil {
+	if err := web.WritePage(&buf, src, e.Now()); err != nil {
 		return err
 	}
 	out := c.String("output")

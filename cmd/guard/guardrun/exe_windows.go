@@ -1,6 +1,6 @@
 //go:build windows
 
-package cli
+package guardrun
 
 import (
 	"os"
@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 )
 
-// exeName is the file name of guard's command name (guard-pg, guard-web):
+// exeName is the file name of guard's command name (guard-cli, guard-pg, guard-web):
 // name.exe. (exec.LookPath adds the extension for a name on PATH; a path
 // beside guard must have it, as CreateProcess adds none to a path.)
 func exeName(name string) string { return name + ".exe" }
@@ -20,13 +20,13 @@ func isExecutable(path string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-// systemShell is the shell that runs a -c string, a fallback or an
+// SystemShell is the shell that runs a -c string, a fallback or an
 // on_state_change command when no --shell names another. Windows has no
 // /bin/sh: it is the sh.exe on PATH, which is Git Bash's where Claude Code
 // runs hooks (Git Bash puts its usr\bin on their PATH), else the one of
 // the Git for Windows whose git is on PATH (shellDirs), else sh, which
 // then cannot be started: the run fails as "sh: command not found".
-func systemShell() string {
+func SystemShell() string {
 	if p, err := exec.LookPath("sh"); err == nil {
 		return p
 	}

@@ -1,4 +1,4 @@
-package cli
+package guardrun
 
 import (
 	"bytes"
@@ -30,7 +30,7 @@ import (
 // is the new worktree's path, so a skip there is a failure, exit 1, with
 // the notice on stderr; on events whose systemMessage Claude Code
 // discards, the notice goes to stderr.
-func (e *env) skipped(cfg *config.Config, b config.Breaker, key string, msg string) error {
+func (e *Env) skipped(cfg *config.Config, b config.Breaker, key string, msg string) error {
 	if b.OnSkip == "block" {
 		return e.block(msg)
 	}
@@ -41,24 +41,24 @@ func (e *env) skipped(cfg *config.Config, b config.Breaker, key string, msg stri
 	code := b.OpenExitCode
 	if event == "WorktreeCreate" {
 		// Whatever the notice setting: a failure states its reason.
-		fmt.Fprintln(e.stderr, view.Printable(msg)+"; a skipped WorktreeCreate hook creates no worktree, so this is a failure")
-		return exit(worktreeCreateExit(code))
+		fmt.Fprintln(e.Stderr, view.Printable(msg)+"; a skipped WorktreeCreate hook creates no worktree, so this is a failure")
+		return Exit(worktreeCreateExit(code))
 	}
 	mode := cfg.Notice
 	if mode == "auto" {
 		mode = "stderr"
-		if e.getenv(circuit.ProjectVar) != "" {
+		if e.Getenv(circuit.ProjectVar) != "" {
 			mode = "system-message"
 		}
 	}
 	switch {
 	case mode == "system-message" && code == 0 && !discardsSystemMessage[event]:
 		out, _ := json.Marshal(map[string]string{"systemMessage": msg})
-		fmt.Fprintf(e.stdout, "%s\n", out)
+		fmt.Fprintf(e.Stdout, "%s\n", out)
 	case mode != "none":
-		fmt.Fprintln(e.stderr, view.Printable(msg))
+		fmt.Fprintln(e.Stderr, view.Printable(msg))
 	}
-	return exit(code)
+	return Exit(code)
 }
 
 // block ends a call guard skipped for a hook marked on_skip: block: the
@@ -66,16 +66,16 @@ func (e *env) skipped(cfg *config.Config, b config.Breaker, key string, msg stri
 // what guard does about it, naming what marked the hook, nothing on
 // stdout, and exit 2, Claude Code's block. The warnings held back are
 // dropped, as for any exit 2: the reason is one line.
-func (e *env) block(msg string) error {
-	fmt.Fprintln(e.stderr, view.Printable(msg)+"; "+e.blockedBy())
-	return exit(2)
+func (e *Env) block(msg string) error {
+	fmt.Fprintln(e.Stderr, view.Printable(msg)+"; "+e.blockedBy())
+	return Exit(2)
 }
 
 // blockedBy says what made guard block a skipped call, in the words the
 // user set it with (newcomer-and-mission #10): --on-skip block on the
 // hook's command line, which guard install writes for a hook whose
 // "onFailure" is "block"; else on_skip: block in guardrails.yaml.
-func (e *env) blockedBy() string {
+func (e *Env) blockedBy() string {
 	if e.onSkipFlag {
 		return `blocked, as --on-skip block asks for this hook (guard install writes it for "onFailure": "block")`
 	}
@@ -84,7 +84,7 @@ func (e *env) blockedBy() string {
 
 // skipExit is the status of a call guard skips with a warning (failure_mode:
 // closed), as skipped would exit.
-func (e *env) skipExit(cfg *config.Config, b config.Breaker) int {
+func (e *Env) skipExit(cfg *config.Config, b config.Breaker) int {
 	if e.skipEvent(cfg) == "WorktreeCreate" {
 		return worktreeCreateExit(b.OpenExitCode)
 	}
@@ -125,8 +125,8 @@ var discardsSystemMessage = map[string]bool{
 // stdin costs it nothing. It reads only under Claude Code (CLAUDE_PROJECT_DIR
 // set, or notice: system-message), where stdin is a payload that ends;
 // elsewhere, and for a payload that is not JSON, it returns "".
-func (e *env) skipEvent(cfg *config.Config) string {
-	if e.getenv(circuit.ProjectVar) == "" && cfg.Notice != "system-message" {
+func (e *Env) skipEvent(cfg *config.Config) string {
+	if e.Getenv(circuit.ProjectVar) == "" && cfg.Notice != "system-message" {
 		return ""
 	}
 	var p struct {
@@ -146,15 +146,15 @@ const maxPayload = 4 << 20
 // payload reads the Claude Code hook payload on stdin, once, and hands
 // the child the very same bytes: those read, then the rest. A terminal is
 // not read; a payload longer than maxPayload is cut there.
-func (e *env) payload() []byte {
+func (e *Env) payload() []byte {
 	if e.payloadRead {
 		return e.payloadBuf
 	}
 	e.payloadRead = true
-	if e.stdin == nil || supervise.IsTerminal(e.stdin) {
+	if e.Stdin == nil || supervise.IsTerminal(e.Stdin) {
 		return nil
 	}
-	e.payloadBuf, _ = io.ReadAll(io.LimitReader(e.stdin, maxPayload))
-	e.stdin = io.MultiReader(bytes.NewReader(e.payloadBuf), e.stdin)
+	e.payloadBuf, _ = io.ReadAll(io.LimitReader(e.Stdin, maxPayload))
+	e.Stdin = io.MultiReader(bytes.NewReader(e.payloadBuf), e.Stdin)
 	return e.payloadBuf
 }

@@ -1,4 +1,4 @@
-package cli
+package guardrun
 
 import (
 	"debug/buildinfo"
@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// TestReadBuildInfo holds readBuildInfo to debug/buildinfo.ReadFile, on
+// TestReadBuildInfo holds ReadBuildInfo to debug/buildinfo.ReadFile, on
 // Go programs for Linux (ELF), macOS (Mach-O) and Windows (PE: without it,
 // guard.exe never handed a database state over to guard-pg.exe, nor the
 // dashboard to guard-web.exe), and refuses what is not a Go program.
@@ -38,20 +38,20 @@ func TestReadBuildInfo(t *testing.T) {
 		if err != nil {
 			t.Fatalf("buildinfo.ReadFile(%s): %v", p, err)
 		}
-		got, err := readBuildInfo(p)
+		got, err := ReadBuildInfo(p)
 		if err != nil {
-			t.Errorf("readBuildInfo(%s): %v", filepath.Base(p), err)
+			t.Errorf("ReadBuildInfo(%s): %v", filepath.Base(p), err)
 			continue
 		}
 		if !reflect.DeepEqual(got, want) {
-			t.Errorf("readBuildInfo(%s) = %+v\nwant %+v", filepath.Base(p), got, want)
+			t.Errorf("ReadBuildInfo(%s) = %+v\nwant %+v", filepath.Base(p), got, want)
 		}
 	}
 	script := filepath.Join(dir, "guard-pg")
 	os.WriteFile(script, []byte("#!/bin/sh\nexit 2\n"), 0o755)
 	for _, p := range []string{script, "/bin/sh", filepath.Join(dir, "missing"), dir} {
-		if info, err := readBuildInfo(p); err == nil {
-			t.Errorf("readBuildInfo(%s) = %v; want an error", p, info)
+		if info, err := ReadBuildInfo(p); err == nil {
+			t.Errorf("ReadBuildInfo(%s) = %v; want an error", p, info)
 		}
 	}
 }

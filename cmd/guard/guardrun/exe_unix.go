@@ -1,10 +1,10 @@
 //go:build unix
 
-package cli
+package guardrun
 
 import "os"
 
-// exeName is the file name of guard's command name (guard-pg, guard-web):
+// exeName is the file name of guard's command name (guard-cli, guard-pg, guard-web):
 // the name itself.
 func exeName(name string) string { return name }
 
@@ -14,9 +14,9 @@ func isExecutable(path string) bool {
 	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
 }
 
-// systemShell is the shell that runs a -c string, a fallback or an
+// SystemShell is the shell that runs a -c string, a fallback or an
 // on_state_change command when no --shell names another: /bin/sh.
-func systemShell() string { return "/bin/sh" }
+func SystemShell() string { return "/bin/sh" }
 
 // shellDirs are where a --shell that is not on the hook's PATH is looked
 // for: /bin and /usr/bin, which a hook's PATH may leave out.

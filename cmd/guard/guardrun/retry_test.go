@@ -1,4 +1,4 @@
-package cli
+package guardrun
 
 import (
 	"bytes"

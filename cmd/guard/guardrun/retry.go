@@ -1,4 +1,4 @@
-package cli
+package guardrun
 
 import (
 	"bytes"
@@ -39,47 +39,47 @@ const maxHeld = 1 << 20
 // not kept) and gives it again; a stdin longer than that, which cannot be
 // given again, allows one try only. A signal during a wait ends the call:
 // the last try's outcome counts, and guard exits 128+n.
-func (e *env) runTries(argv []string, key string, b config.Breaker, dec breaker.Decision, started func(int)) (supervise.Result, breaker.Result, []circuit.Attempt) {
+func (e *Env) runTries(argv []string, key string, b config.Breaker, dec breaker.Decision, started func(int)) (supervise.Result, breaker.Result, []circuit.Attempt) {
 	judge := len(b.IgnoreOutput) > 0 || len(b.FailureOutput) > 0
 	if b.Retries == 0 && !judge {
 		res := e.supervise(argv, key, b, started)
 		return res, circuit.Classify(&res, b, dec), nil
 	}
 	var in *replay
-	if b.Retries > 0 && e.stdin != nil && !supervise.IsTerminal(e.stdin) {
+	if b.Retries > 0 && e.Stdin != nil && !supervise.IsTerminal(e.Stdin) {
 		in = e.replayStdin()
 	}
 	var deadline time.Time
 	if b.Timeout > 0 {
-		deadline = e.now().Add(b.Timeout)
+		deadline = e.Now().Add(b.Timeout)
 	}
 	var past []circuit.Attempt
 	for try := 0; ; try++ {
 		last := try >= b.Retries || (try > 0 && !in.whole())
-		stdin := e.stdin
+		stdin := e.Stdin
 		if in != nil {
 			stdin = in.reader(try == 0)
 		}
-		var stdout, stderr io.Writer = e.stdout, e.stderr
+		var stdout, stderr io.Writer = e.Stdout, e.Stderr
 		var heldOut, heldErr *held
 		if !last {
-			heldOut = &held{dst: e.stdout}
+			heldOut = &held{dst: e.Stdout}
 			stdout = heldOut
-			if !supervise.IsTerminal(e.stderr) {
-				heldErr = &held{dst: e.stderr}
+			if !supervise.IsTerminal(e.Stderr) {
+				heldErr = &held{dst: e.Stderr}
 				stderr = heldErr
 			}
 		}
 		var keptOut, keptErr kept
 		if judge {
 			stdout = io.MultiWriter(stdout, &keptOut)
-			if !supervise.IsTerminal(e.stderr) {
+			if !supervise.IsTerminal(e.Stderr) {
 				stderr = io.MultiWriter(stderr, &keptErr)
 			}
 		}
 		bt := b
 		if !deadline.IsZero() {
-			bt.Timeout = max(deadline.Sub(e.now()), time.Millisecond)
+			bt.Timeout = max(deadline.Sub(e.Now()), time.Millisecond)
 		}
 		res := e.superviseStreams(argv, key, bt, started, stdin, stdout, stderr)
 		out := circuit.Output{Stdout: keptOut.Bytes(), Stderr: keptErr.Bytes()}
@@ -89,7 +89,7 @@ func (e *env) runTries(argv []string, key string, b config.Breaker, dec breaker.
 		r := circuit.ClassifyOutput(&res, b, dec, out)
 		wait := retryWait(b.RetryBackoff, try)
 		again := !last && circuit.Retryable(&res, r, b, out) && !heldOut.spilled() && !heldErr.spilled()
-		if again && !deadline.IsZero() && e.now().Add(wait+res.Elapsed).After(deadline) {
+		if again && !deadline.IsZero() && e.Now().Add(wait+res.Elapsed).After(deadline) {
 			again = false // no time left for another try like this one
 		}
 		if again && in != nil && !in.wholeWithin(wait) {
@@ -102,11 +102,11 @@ func (e *env) runTries(argv []string, key string, b config.Breaker, dec breaker.
 			heldErr.pass()
 			return res, r, past
 		}
-		past = append(past, circuit.Attempt{Time: e.now(), Exit: res.ExitCode, Duration: res.Elapsed, Error: r.Error, Wait: wait})
+		past = append(past, circuit.Attempt{Time: e.Now(), Exit: res.ExitCode, Duration: res.Elapsed, Error: r.Error, Wait: wait})
 		e.notef("guard: %s failed (%s); trying again in %s (retries: %d of %d)", circuit.KeyWord(key), r.Error, wait.Round(time.Millisecond), try+1, b.Retries)
 		timer := time.NewTimer(wait)
 		select {
-		case sig := <-e.sigs:
+		case sig := <-e.Sigs:
 			// The caller cancels the call while it waits: the try that
 			// failed is its outcome, and guard ends as a signal ends it.
 			timer.Stop()
@@ -125,19 +125,19 @@ func (e *env) runTries(argv []string, key string, b config.Breaker, dec breaker.
 // replayStdin keeps the call's stdin for the tries of retries (see
 // replay): the payload, if guard has read it already (a session's key),
 // else what stdin gives, as it comes.
-func (e *env) replayStdin() *replay {
+func (e *Env) replayStdin() *replay {
 	if e.payloadRead {
-		in := &replay{buf: e.payloadBuf, end: len(e.payloadBuf) < maxPayload, src: e.stdin, more: make(chan struct{}), done: make(chan struct{})}
+		in := &replay{buf: e.payloadBuf, end: len(e.payloadBuf) < maxPayload, src: e.Stdin, more: make(chan struct{}), done: make(chan struct{})}
 		if in.end {
 			in.src = nil
 		} else {
-			// Cut at maxPayload: the rest is in e.stdin, after the payload.
-			in.buf, in.over, in.src = nil, true, e.stdin
+			// Cut at maxPayload: the rest is in e.Stdin, after the payload.
+			in.buf, in.over, in.src = nil, true, e.Stdin
 		}
 		close(in.done)
 		return in
 	}
-	return newReplay(e.stdin)
+	return newReplay(e.Stdin)
 }
 
 // A replay keeps what a call's stdin gives, up to maxPayload, as it comes,

@@ -1,4 +1,4 @@
-package cli
+package guardrun
 
 import (
 	"errors"
@@ -12,8 +12,8 @@ import (
 // Code would read as the hook's deliberate block.
 func TestPanicIsNoBlock(t *testing.T) {
 	if os.Getenv("GUARD_TEST_PANIC") == "1" {
-		e := &env{stderr: os.Stderr}
-		defer e.recoverPanic()
+		e := &Env{Stderr: os.Stderr}
+		defer e.RecoverPanic()
 		panic("boom")
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestPanicIsNoBlock$")

@@ -1,4 +1,4 @@
-package cli
+package guardrun
 
 import (
 	"errors"
@@ -20,7 +20,7 @@ import (
 type Call struct {
 	Command    string // -c STRING
 	HasCommand bool
-	Shell      string   // --shell: the shell that runs Command; "" is the system's (systemShell)
+	Shell      string   // --shell: the shell that runs Command; "" is the system's (SystemShell)
 	Args       []string // the command to run
 	Name       string
 
@@ -180,7 +180,7 @@ func salvageHookTimeout(args []string) time.Duration {
 }
 
 // ShellPath returns the program that runs a -c string for --shell name:
-// the system's shell (systemShell: /bin/sh, or Git Bash's sh on Windows)
+// the system's shell (SystemShell: /bin/sh, or Git Bash's sh on Windows)
 // for "", sh or /bin/sh; else name, found on PATH if it has no slash, then
 // in shellDirs (/bin and /usr/bin, which a hook's PATH may leave out), and
 // the system's shell if it is not there: guard then runs the hook with sh
@@ -194,7 +194,7 @@ func ShellPath(name string) string {
 // system's shell for a shell it could not find.
 func FindShell(name string) (string, bool) {
 	if name == "" || name == "sh" || name == "/bin/sh" {
-		return systemShell(), true
+		return SystemShell(), true
 	}
 	if strings.ContainsRune(name, '/') {
 		return name, true
@@ -207,7 +207,7 @@ func FindShell(name string) (string, bool) {
 			return p, true
 		}
 	}
-	return systemShell(), false
+	return SystemShell(), false
 }
 
 // shellPlaces says where FindShell looks for a shell that is not a path:

@@ -1,4 +1,4 @@
-package cli
+package guardrun
 
 import (
 	"bytes"
@@ -10,14 +10,14 @@ import (
 	"guard/internal/safeopen"
 )
 
-// readBuildInfo returns the build information of the Go program at path,
+// ReadBuildInfo returns the build information of the Go program at path,
 // as debug/buildinfo.ReadFile would, for the ELF (Linux and most Unixes),
 // Mach-O (macOS) and PE (Windows) programs Go 1.18 and later write. It reads only the
 // headers and one section. (debug/buildinfo would do, but linking it
 // brings in debug/dwarf, debug/elf and the rest, whose package
 // initialisation every guard call would pay for; guard needs this only to
 // check a guard-pg before handing a database state over to it.)
-func readBuildInfo(path string) (*debug.BuildInfo, error) {
+func ReadBuildInfo(path string) (*debug.BuildInfo, error) {
 	f, err := safeopen.Open(path)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package cli
+package guardrun
 
 import (
 	"guard/breaker"
@@ -24,7 +24,7 @@ import (
 // notice goes to stderr (stdout is the fallback's), unless notice: none;
 // the run is logged as a fallback event. It is never the hook's outcome.
 // (A hook with on_skip: block never gets here: its block wins.)
-func (e *env) fallback(cfg *config.Config, b config.Breaker, key, msg string) error {
+func (e *Env) fallback(cfg *config.Config, b config.Breaker, key, msg string) error {
 	if cfg.Notice != "none" {
 		e.notef("%s; ran its fallback instead", view.Printable(msg))
 	}
@@ -34,27 +34,27 @@ func (e *env) fallback(cfg *config.Config, b config.Breaker, key, msg string) er
 	skipCode := e.skipExit(cfg, b)
 	fb := e.hookBudget(config.Breaker{Timeout: b.FallbackTimeout, KillGrace: b.KillGrace})
 	shell := ShellPath(e.runShell)
-	if e.sigsReady != nil {
-		<-e.sigsReady
+	if e.SigsReady != nil {
+		<-e.SigsReady
 	}
 	e.childStarted = true // a panic from here on must not run the hook after its fallback
-	stdout := &held{dst: e.stdout}
+	stdout := &held{dst: e.Stdout}
 	res := supervise.Run(supervise.Spec{
 		Argv:        []string{shell, "-c", b.Fallback},
-		Env:         append(e.environ(), "GUARD_KEY="+key, "GUARD_SKIP_REASON="+e.skipWhy),
-		Stdin:       e.stdin,
+		Env:         append(e.Environ(), "GUARD_KEY="+key, "GUARD_SKIP_REASON="+e.skipWhy),
+		Stdin:       e.Stdin,
 		Stdout:      stdout,
-		Stderr:      e.stderr,
+		Stderr:      e.Stderr,
 		Timeout:     fb.Timeout,
 		KillGrace:   fb.KillGrace,
 		HookTimeout: e.hookTimeout,
-		Signals:     e.sigs,
+		Signals:     e.Sigs,
 	})
 	failed := !res.Ran() || res.TimedOut || res.Signal != 0 || b.Classify(res.ExitCode) == breaker.Failure
 	if !failed && res.LaunchFailure() != "" {
 		failed = true // it never started, whatever its status says
 	}
-	ev := store.Event{Time: e.now(), Event: store.EventFallback, Key: key, Reason: e.skipWhy, Outcome: string(breaker.Success),
+	ev := store.Event{Time: e.Now(), Event: store.EventFallback, Key: key, Reason: e.skipWhy, Outcome: string(breaker.Success),
 		Exit: store.Int(res.ExitCode), DurationMS: store.Int64(res.Elapsed.Milliseconds())}
 	if failed {
 		ev.Outcome, ev.Error = string(breaker.Failure), res.Describe(fb.Timeout)
@@ -74,16 +74,16 @@ func (e *env) fallback(cfg *config.Config, b config.Breaker, key, msg string) er
 	if e.runHooks != nil {
 		if a, ok := e.runHooks.Events.(store.Appender); ok {
 			if err := a.Append(ev); err != nil {
-				e.logFailed(err)
+				e.LogFailed(err)
 			}
 		}
 	}
 	switch {
 	case res.Interrupted != nil:
-		return exit(res.ExitCode) // guard's caller ended the call: 128+n
+		return Exit(res.ExitCode) // guard's caller ended the call: 128+n
 	case failed:
-		e.warnf("the fallback of %s failed (%s); exit %d, as the skip would without it", circuit.KeyWord(key), view.Printable(ev.Error), skipCode)
-		return exit(skipCode)
+		e.Warnf("the fallback of %s failed (%s); exit %d, as the skip would without it", circuit.KeyWord(key), view.Printable(ev.Error), skipCode)
+		return Exit(skipCode)
 	}
-	return exit(res.ExitCode)
+	return Exit(res.ExitCode)
 }
