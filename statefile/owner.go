@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"guard/internal/atomicfile"
+	"guard/internal/safeopen"
 )
 
 // ErrUnsafeLink is returned for a path that is a symlink another user
@@ -33,7 +34,29 @@ var ErrForeignFile = atomicfile.ErrForeignFile
 // file another user made at the name first is refused too
 // (ErrForeignFile), and the error says whose it is. Elsewhere, and for
 // one's own links, it opens as OpenFile does.
+//
+// It never waits on what it opens (O_NONBLOCK), and refuses what is not a
+// regular file (a FIFO, a device: safeopen.NotRegularError): a FIFO at the
+// quarantine's name hung guard run in open(2), deaf to SIGTERM (TC's
+// variant of hostile-user-3 M5).
 func OpenBeside(path string, flag int, perm os.FileMode) (*os.File, error) {
+	f, err := openBeside(path, flag|syscall.O_NONBLOCK, perm)
+	if errors.Is(err, syscall.ENXIO) { // a FIFO no one reads, opened to write
+		if fi, serr := os.Stat(path); serr == nil && !fi.Mode().IsRegular() {
+			return nil, &safeopen.NotRegularError{Path: path, Mode: fi.Mode().Type()}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &safeopen.NotRegularError{Path: path, Mode: fi.Mode().Type()}
+	}
+	return f, nil
+}
+
+func openBeside(path string, flag int, perm os.FileMode) (*os.File, error) {
 	dirOwner, shared := sharedDir(filepath.Dir(path))
 	if !shared {
 		return openFollowing(path, flag, perm)
