@@ -213,7 +213,7 @@ func (e *env) record(c *cli.Context) error {
 	switch {
 	case rec.Disabled:
 		rep.NotCounted = "disabled"
-		line = fmt.Sprintf("not recorded: %s is disabled by hand (%s); 'guard enable %s' turns it back on", word, disabledBy(cb.Disabled), circuit.KeyArg(rep.Key))
+		line = fmt.Sprintf("not recorded: %s is disabled by hand (%s); to turn it back on: %s", word, disabledBy(cb.Disabled), view.EnableCommand(rep.Key))
 	case !rec.Counted:
 		rep.NotCounted = string(rec.Skip)
 		line = fmt.Sprintf("recorded %s for %s, not counted: the circuit would have skipped the call (%s), so it moves nothing; kept in the totals and last_error", o.Outcome, word, skipWords(rec.Skip))
