@@ -208,6 +208,23 @@ wait:
 			c.kill()
 		}
 	}
+	if !res.TimedOut && !res.Stopped && res.Interrupted == nil && endedBySignal(st) {
+		// A signal sent to guard's whole process group (Claude Code giving
+		// up on a hook, a terminal's Ctrl-C) reaches guard and the child at
+		// once, but the child may end of it before guard's own copy has
+		// come through the runtime: wait a little for it, so that the run
+		// is the cancelled one it is, not a failure (a user who interrupts
+		// a hook three times must not trip it).
+		select {
+		case s := <-sigs:
+			if spec.Timeout > 0 && time.Since(start) >= spec.Timeout {
+				res.TimedOut = true
+			} else {
+				res.Interrupted = s
+			}
+		case <-time.After(ownSignalWait):
+		}
+	}
 	if res.TimedOut || res.Interrupted != nil || res.Stopped {
 		// The child is gone; whatever it started goes with it.
 		c.kill()
@@ -247,6 +264,29 @@ wait:
 		res.ExitCode = st.code
 	}
 	return res
+}
+
+// ownSignalWait bounds how long Run waits, after the child ended of one of
+// Signals (or exited 128+n for one, as a shell or a trap does) that guard
+// did not send, for guard's own copy of it. Sent to the group, it is on its
+// way already and comes within milliseconds; sent to the child alone, it
+// never comes, and the run is a failure as before, this much later.
+var ownSignalWait = 500 * time.Millisecond
+
+// endedBySignal reports whether st is how a process ends of one of Signals:
+// killed by it, or exiting 128+n (a shell whose command was killed by it, a
+// trap that exits so).
+func endedBySignal(st exitStatus) bool {
+	if st.err != nil {
+		return false
+	}
+	for _, s := range Signals {
+		n, ok := s.(syscall.Signal)
+		if ok && (st.signal == n || (st.signal == 0 && st.code == 128+int(n))) {
+			return true
+		}
+	}
+	return false
 }
 
 // An exitStatus is how the child ended.

@@ -207,3 +207,54 @@ func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
 }
+
+// TestGroupSignalIsACancellation: a signal sent to guard's whole process
+// group (Claude Code's SIGTERM when the user interrupts a hook, a
+// terminal's Ctrl-C) reaches the child and guard at once; when the child
+// ends of it before guard's own copy has come through, the run is still
+// the cancelled one it is, not a failure (issue 29 item 2: an interrupt
+// before the timeout is not a failure; without this, about one interrupt
+// in five was counted, and a few tripped the hook). Here the child is
+// killed first and guard's copy comes only once it is dead, as it does
+// when guard loses that race: killed by SIGTERM, or exiting 143 from a
+// trap.
+func TestGroupSignalIsACancellation(t *testing.T) {
+	defer func(d time.Duration) { ownSignalWait = d }(ownSignalWait)
+	ownSignalWait = 2 * time.Minute // the test's copy comes once the child is gone
+	for _, script := range []string{"while :; do sleep 0.02; done", "trap 'exit 143' TERM; while :; do sleep 0.02; done"} {
+		dir := t.TempDir()
+		sigs := make(chan os.Signal, 1)
+		res, _, _ := run(t, Spec{
+			Argv:      []string{"sh", "-c", "touch " + dir + "/ready; " + script},
+			KillGrace: time.Minute,
+			Signals:   sigs,
+			Started: func(pid int) {
+				go func() {
+					for !exists(dir + "/ready") {
+						time.Sleep(5 * time.Millisecond)
+					}
+					syscall.Kill(pid, syscall.SIGTERM)
+					for Alive(pid, 0) {
+						time.Sleep(5 * time.Millisecond)
+					}
+					sigs <- syscall.SIGTERM // guard's own copy, late
+				}()
+			},
+		})
+		if res.Interrupted != syscall.SIGTERM || res.TimedOut || res.ExitCode != 143 {
+			t.Errorf("%s: Run = interrupted %v, timed out %v, exit %d; want interrupted by SIGTERM, exit 143", script, res.Interrupted, res.TimedOut, res.ExitCode)
+		}
+	}
+}
+
+// TestSignalToTheChildAloneIsAFailure: a child killed by a SIGTERM that
+// guard never gets (sent to it alone) is a failure, once guard has waited
+// ownSignalWait for a copy of its own.
+func TestSignalToTheChildAloneIsAFailure(t *testing.T) {
+	defer func(d time.Duration) { ownSignalWait = d }(ownSignalWait)
+	ownSignalWait = 10 * time.Millisecond
+	res, _, _ := run(t, Spec{Argv: []string{"sh", "-c", "kill -TERM $$"}, Signals: make(chan os.Signal)})
+	if res.Interrupted != nil || res.Signal != syscall.SIGTERM || res.ExitCode != 143 {
+		t.Errorf("Run = interrupted %v, signal %v, exit %d; want killed by SIGTERM, not interrupted", res.Interrupted, res.Signal, res.ExitCode)
+	}
+}
