@@ -49,6 +49,14 @@ func TestNormal(t *testing.T) {
 		{"docker restart $SVC", []string{"docker restart $SVC"}},
 		{"$'docker' restart $'w\\x65b'", []string{"docker restart web"}},
 		{"systemctl --user -H prod restart nginx.service db", []string{"systemctl restart nginx db --user -H=prod"}},
+		{"/usr/bin/docker restart web", []string{"docker restart web"}},
+		{"docker --context prod -H tcp://h container restart web", []string{"docker restart web"}},
+		{"docker compose --project-name x restart --timeout 5 web db", []string{"docker compose restart web db --timeout=5"}},
+		{"docker restart -- -web", []string{"docker restart -web"}},
+		{"helm upgrade --install -f v.yml rel ./chart", []string{"helm upgrade rel ./chart --install -f=v.yml"}},
+		{"kubectl -n prod rollout restart deploy/web", []string{"kubectl rollout restart deploy/web -n=prod"}},
+		{"command -v docker", []string{"command docker -v"}}, // runs no other: command is the program
+		{"sudo -l docker restart web", []string{"sudo restart web -l=docker"}},
 	}
 	for _, tc := range tests {
 		if got := normals(t, tc.line); !slices.Equal(got, tc.want) {
@@ -121,4 +129,22 @@ func FuzzParse(f *testing.F) {
 			_ = c.Normal()
 		}
 	})
+}
+
+// TestTakesValue: the options whose value Normal reads as the next word,
+// which the budget reader does not take for a service it cannot know
+// (docker restart -t $T web).
+func TestTakesValue(t *testing.T) {
+	for _, st := range []struct {
+		opt  string
+		want bool
+	}{
+		{"-t", true}, {"--time", true}, {"--context", true}, {"-f", true}, {"-p", true},
+		{"-n", true}, {"--namespace", true}, {"-H", true}, {"--property", true},
+		{"-d", false}, {"--force-recreate", false}, {"--no-block", false}, {"web", false},
+	} {
+		if got := TakesValue(st.opt); got != st.want {
+			t.Errorf("TakesValue(%q) = %v; want %v", st.opt, got, st.want)
+		}
+	}
 }
