@@ -251,6 +251,13 @@ func TestReadProgramsThatRunTheirWords(t *testing.T) {
 		{`psql -c "SELECT 'docker restart web'"`, "risky: SELECT 'docker restart web'"},
 		{`psql -c 'SELECT name FROM docker'`, ""},
 		{`vim -c 'call system("docker ps")' -c q`, ""},
+		// A file the line wrote and may run under another name, or one a
+		// program runs later, is read so too: a note or a setting that
+		// only names docker is no action (TC's variants of M4).
+		{"echo 'docker restart web' > x.sh && cp x.sh /tmp/ && cd /tmp && bash x.sh", "web restart"},
+		{`echo "docker ps showed web down" >> incident.md; ./notify.sh`, ""},
+		{`echo 'alias dps="docker ps"' >> ~/.bashrc`, ""},
+		{`echo 'docker restart web' >> ~/.bashrc`, "risky: docker restart web\n"},
 		{"make docker", ""},
 	}
 	for _, tc := range tests {

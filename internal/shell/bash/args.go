@@ -652,9 +652,10 @@ func (r *reader) wroteScript(sc *scope, words []string, in input, text string) *
 // that name. guard does not read files on disk; but when the line wrote
 // files, the one it runs may be one of them under another name (cp x.sh
 // /tmp/; cd /tmp; ln -s x.sh y.sh; dd of=y.sh; "$PWD/x.sh"), which no
-// comparison of paths shows. What the line wrote is then searched as code
-// is: text that names a budgeted program is refused for a human. It
-// returns nil when the line wrote nothing guard can tell.
+// comparison of paths shows. What the line wrote is then read as a
+// program's own language is (Lang): text that spells a budgeted action as
+// a command is refused for a human; notes that only name a program are
+// not. It returns nil when the line wrote nothing guard can tell.
 func (r *reader) diskFile(what, path string) *Node {
 	var keys []string
 	for k, m := range r.marks {
@@ -673,7 +674,7 @@ func (r *reader) diskFile(what, path string) *Node {
 			b.WriteByte('\n')
 		}
 	}
-	return &Node{Kind: Unread, Text: b.String(), Opaque: true,
+	return &Node{Kind: Unread, Text: b.String(), Opaque: true, Lang: true,
 		Reason: what + " runs " + path + ", a file guard does not read, which may be one the command wrote (" + clip(strings.Join(keys, ", "), 80) + ") under another name"}
 }
 
@@ -714,7 +715,8 @@ var gitHooks = sync.OnceValue(func() map[string]bool {
 
 // installed reads a file the line writes where a program runs it later
 // (see runsLater): its text runs a number of times guard cannot count,
-// and is searched as code is (a hook may be in any language); text guard
+// and is read as a program's own language is (Lang: a hook may be in any
+// language, and a start-up file holds aliases and settings); text guard
 // cannot tell is a script it cannot see.
 func (r *reader) installed(path string, in input, text string) *Node {
 	why := runsLater(path)
@@ -728,7 +730,7 @@ func (r *reader) installed(path string, in input, text string) *Node {
 	if strings.TrimSpace(in.text) == "" {
 		return nil
 	}
-	return loop(Unknown, "by what runs "+path+" later", &Node{Kind: Unread, Text: in.text, Opaque: true,
+	return loop(Unknown, "by what runs "+path+" later", &Node{Kind: Unread, Text: in.text, Opaque: true, Lang: true,
 		Reason: "the command writes " + path + ", which " + why + ", a number of times guard cannot count"})
 }
 
@@ -832,7 +834,11 @@ func (r *reader) copyMarks(words []string, lit []bool) {
 		in, ok = r.fileMark(filepath.Join(filepath.Dir(files[1]), files[0]))
 	}
 	if ok {
-		r.copyTo(files[1], in, strings.Join(words, " "))
+		to := files[1]
+		if strings.HasSuffix(to, "/") || to == "." || to == ".." { // into a directory
+			to = filepath.Join(to, filepath.Base(files[0]))
+		}
+		r.copyTo(to, in, strings.Join(words, " "))
 	}
 }
 

@@ -244,7 +244,9 @@ func TestReadWrittenScripts(t *testing.T) {
 		// arguments are searched with it. git config installs a command
 		// as git -c runs one. A file the line wrote given to a program
 		// (ssh -F, vim -S, --config=) may hold commands in its language.
-		{"echo 'docker restart web' > x.sh && cp x.sh /tmp/ && bash /tmp/x.sh", "echo docker restart web; cp x.sh /tmp/; bash /tmp/x.sh; code(docker restart web\ndocker restart web\n)"},
+		{"echo 'docker restart web' > x.sh && cp x.sh /tmp/ && bash /tmp/x.sh", "echo docker restart web; cp x.sh /tmp/; docker restart web"},
+		{"echo 'docker restart web' > x.sh && cp x.sh /tmp/ && cd /tmp && bash ./y/../x.sh", "echo docker restart web; cp x.sh /tmp/; cd /tmp; docker restart web"},
+		{"echo 'docker restart web' > x.sh && cp x.sh /srv/app/ && bash /srv/app/y.sh", "echo docker restart web; cp x.sh /srv/app/; bash /srv/app/y.sh; code(docker restart web\ndocker restart web\n)"},
 		{"echo 'docker restart web' > x.sh && cd sub && bash ../x.sh", "echo docker restart web; cd sub; bash ../x.sh; code(docker restart web\n)"},
 		{"echo 'docker restart web' > x.sh && ln -s x.sh y.sh && ./y.sh", "echo docker restart web; ln -s x.sh y.sh; docker restart web"},
 		{"echo 'docker restart web' > x.sh; source \"$PWD/x.sh\"", "echo docker restart web; source /x.sh; code(docker restart web\n)"},
