@@ -9,6 +9,13 @@ import (
 	"guard/internal/view"
 )
 
+// The variables a fallback gets: the key it stands in for, and why the
+// call was skipped. A guard run that finds them set is run by a fallback.
+const (
+	fallbackKeyVar    = "GUARD_KEY"
+	fallbackReasonVar = "GUARD_SKIP_REASON"
+)
+
 // fallback runs b's fallback in place of a call of key guard did not run
 // (msg says why, e.skipWhy in a word): with the call's stdin (the hook's
 // payload; the very bytes, if guard read them) and environment, plus
@@ -41,7 +48,7 @@ func (e *Env) fallback(cfg *config.Config, b config.Breaker, key, msg string) er
 	stdout := &held{dst: e.Stdout}
 	res := supervise.Run(supervise.Spec{
 		Argv:        []string{shell, "-c", b.Fallback},
-		Env:         append(e.Environ(), "GUARD_KEY="+key, "GUARD_SKIP_REASON="+e.skipWhy),
+		Env:         append(e.Environ(), fallbackKeyVar+"="+key, fallbackReasonVar+"="+e.skipWhy),
 		Stdin:       e.Stdin,
 		Stdout:      stdout,
 		Stderr:      e.Stderr,

@@ -35,7 +35,15 @@ func (e *Env) skipped(cfg *config.Config, b config.Breaker, key string, msg stri
 		return e.block(msg)
 	}
 	if b.Fallback != "" {
-		return e.fallback(cfg, b, key, msg)
+		if e.Getenv(fallbackReasonVar) == "" {
+			return e.fallback(cfg, b, key, msg)
+		}
+		// This call comes from a fallback: a fallback never runs another,
+		// or two open keys whose rules have fallbacks that call each other
+		// would start guard inside guard, deeper and deeper, until the
+		// first fallback's timeout.
+		e.Warnf("the fallback of %s was not run: this call comes from the fallback of %s, and a fallback never runs another",
+			circuit.KeyWord(key), circuit.KeyWord(e.Getenv(fallbackKeyVar)))
 	}
 	event := e.skipEvent(cfg)
 	code := b.OpenExitCode
