@@ -446,3 +446,36 @@ func TestMaxConcurrentAfterGuardIsKilled(t *testing.T) {
 		t.Errorf("second run: exit %d, stdout %q, stderr %q; want it alone", code, out, stderr)
 	}
 }
+
+// TestMaxConcurrentWhileWhatTheCommandStartedRuns (faults #2, a variant):
+// a SIGKILL of guard alone ends its command (the parent-death signal), but
+// not what the command runs in turn, here a shell's foreground child doing
+// the work; that child holds the max_concurrent slot too, so the next run
+// of the key is refused until it has ended, not run beside it.
+func TestMaxConcurrentWhileWhatTheCommandStartedRuns(t *testing.T) {
+	sb := newSandbox(t, "circuit_breaker:\n  max_concurrent: 1\n")
+	killTreeAtEnd(t, sb.path("work.pid"))
+	killTreeAtEnd(t, sb.path("outer.pid"))
+	first := sb.command("run", "--name", "only-one", "-c", `echo $$ > outer.pid; sh -c 'echo $$ > work.pid; touch started; exec sleep 600'; true`)
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the first run to start", func() bool { return exists(sb.path("started")) })
+	outer, work := readPID(t, sb.path("outer.pid")), readPID(t, sb.path("work.pid"))
+	first.Process.Kill()
+	first.Wait()
+	waitFor(t, "the command to die with guard", func() bool { return !processAlive(outer) })
+	if !processAlive(work) {
+		t.Fatal("what the command started died too; the test needs it alive")
+	}
+	code, out, stderr := sb.guard("run", "--name", "only-one", "-c", "echo second ran")
+	if code != 0 || out != "" || !strings.Contains(stderr, "in flight") {
+		t.Errorf("second run while the first's work runs: exit %d, stdout %q, stderr %q; want it skipped (max_concurrent)", code, out, stderr)
+	}
+	syscall.Kill(work, syscall.SIGKILL)
+	waitFor(t, "the first run's work to end", func() bool { return !processAlive(work) })
+	code, out, stderr = sb.guard("run", "--name", "only-one", "-c", "echo third ran")
+	if code != 0 || out != "third ran\n" {
+		t.Errorf("run after the work ended: exit %d, stdout %q, stderr %q; want it run", code, out, stderr)
+	}
+}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"os"
 	"time"
 )
 
@@ -44,6 +45,19 @@ type Slot interface {
 	Started(childPID int)
 	// Release frees the slot.
 	Release()
+}
+
+// A Held is a Slot its run's command can hold too: a file whose lock the
+// kernel keeps while any process has it open. Handed to the command (see
+// supervise.Spec.Hold), it keeps the slot taken after guard is killed for
+// as long as the command, or anything it started, still runs: a parent-
+// death signal ends only the command itself (faults #2). Release frees the
+// slot whatever still holds the file.
+type Held interface {
+	Slot
+	// File is the slot's file, or nil if the slot is not one to hand on
+	// (a pool slot, which a background process left running would keep).
+	File() *os.File
 }
 
 // Errors of Runs.Acquire.

@@ -43,6 +43,14 @@ type Spec struct {
 	// has a group of its own: not when it shares guard's terminal.)
 	KillBackground bool
 
+	// Hold, if set, is a file the child gets open as its descriptor 3, and
+	// so does what it starts (unless it closes it): a slot file whose lock
+	// the kernel keeps while any process holds it open, so that a slot
+	// stays taken after guard is killed for as long as anything the
+	// command started still runs (Unix; on Windows the job object ends
+	// them all with guard, and it is not handed on).
+	Hold *os.File
+
 	// Stop, if not nil, is closed when guard must stop the child for a
 	// reason of its own (a slot it could not keep): SIGTERM, then SIGKILL
 	// after KillGrace, as for a timeout; the result is marked Stopped.

@@ -48,6 +48,9 @@ func startChild(spec Spec, stderr *os.File) (*child, error) {
 		Files: []uintptr{stdin.Fd(), stdout.Fd(), stderr.Fd()},
 		Sys:   sysProcAttr(),
 	}
+	if spec.Hold != nil {
+		attr.Files = append(attr.Files, spec.Hold.Fd())
+	}
 	started := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()

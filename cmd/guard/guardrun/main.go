@@ -161,6 +161,9 @@ type Env struct {
 	// losing is guard run's slot when it can be lost while the command
 	// runs (a database's row), which then stops the command.
 	losing store.Losing
+	// hold is the slot file the command holds open too (store.Held), or
+	// nil: its lock then lasts while anything the command started runs.
+	hold *os.File
 
 	logWarned    bool // a failure to write the event log was reported
 	onSkipFlag   bool // guard run's on_skip came from --on-skip (see block)

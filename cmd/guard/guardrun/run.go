@@ -187,7 +187,14 @@ func (e *Env) Run(l RunLine) (err error) {
 		res = supervise.Result{ExitCode: 128 + int(sig.(syscall.Signal)), Interrupted: sig}
 		r = circuit.Classify(&res, b, dec)
 	default:
+		if h, ok := slot.(store.Held); ok {
+			// A limited key's command holds its slot too, so that the
+			// slot stays taken while what it started runs, should guard
+			// be killed (faults #2).
+			e.hold = h.File()
+		}
 		res, r, tries = e.runTries(argv, key, b, dec, started)
+		e.hold = nil
 	}
 	if res.TimedOut {
 		// The command was stopped for running too long: its outcome is
@@ -341,6 +348,7 @@ func (e *Env) superviseStreams(argv []string, key string, b config.Breaker, star
 		Started:        started,
 		Signals:        e.Sigs,
 		Stop:           e.losingStop(),
+		Hold:           e.hold,
 	})
 	if res.Stopped {
 		e.notef("guard: stopped %q: %s", key, e.losing.LostWhy())

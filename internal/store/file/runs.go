@@ -345,6 +345,17 @@ func (s *slotFile) Started(childPID int) {
 	s.write()
 }
 
+// File returns a limited key's slot file, for its command to hold (see
+// store.Held): its lock then lasts while anything the command started runs,
+// also after guard is killed. A pool slot's is not handed on: it is kept
+// for the next run, which a background process holding it would keep out.
+func (s *slotFile) File() *os.File {
+	if s.keep {
+		return nil
+	}
+	return s.f
+}
+
 // Release frees the slot: a limited key's file is removed, a pool slot's
 // record blanked (List takes an empty first line for a free slot); then
 // its lock is let go.
