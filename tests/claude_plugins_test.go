@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -325,4 +326,53 @@ func keysOf(m map[string]any) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestUninstallPluginsGivesBackEveryCopy: guard uninstall --plugins,
+// wherever it runs, gives back byte for byte every plugin file install
+// --plugins wrapped: a plugin installed for a project (its record's scope
+// is that project, and it is enabled there), run from elsewhere, and the
+// version an update left in the cache, which Claude Code takes up again
+// if the plugin goes back to it. Before, both stayed wrapped, silently:
+// with guard gone from the machine, their hooks would fail to start, and
+// a policy among them would allow what it blocked.
+func TestUninstallPluginsGivesBackEveryCopy(t *testing.T) {
+	h := newPluginHome(t, "home")
+	old := h.plugin(claudetest.Plugin{Name: "safety-net", Market: "mkt", Version: "0.9.0", Files: policyFiles})
+	mine := h.plugin(claudetest.Plugin{Name: "mine", Market: "mkt", Version: "1.0.0", Files: policyFiles})
+	// mine is installed for the project only, and enabled there.
+	records := filepath.Join(h.claude, "plugins", "installed_plugins.json")
+	h.write(records, strings.Replace(h.read(records), `"scope": "user"`, `"projectPath": `+strconv.Quote(h.project)+`, "scope": "project"`, 1))
+	if !strings.Contains(h.read(records), `"scope": "project"`) {
+		t.Fatalf("the record was not made a project's:\n%s", h.read(records))
+	}
+	h.write(filepath.Join(h.claude, "settings.json"), `{"enabledPlugins": {"safety-net@mkt": true}}`)
+	h.write(filepath.Join(h.project, ".claude", "settings.json"), `{"enabledPlugins": {"mine@mkt": true}}`)
+	files := []string{filepath.Join(old, "hooks", "hooks.json"), filepath.Join(mine, "hooks", "hooks.json")}
+	if code, out, stderr := h.guard("install", "--plugins", "--binary", guardBin); code != 0 || strings.Count(out, "wrapped 1 hooks") != 2 {
+		t.Fatalf("install --plugins: exit %d\n%s%s", code, out, stderr)
+	}
+	// An update of safety-net: a new version, its hooks wrapped again;
+	// the old one stays in the cache, wrapped.
+	updated := h.plugin(claudetest.Plugin{Name: "safety-net", Market: "mkt", Version: "1.0.0", Files: policyFiles})
+	files = append(files, filepath.Join(updated, "hooks", "hooks.json"))
+	if code, out, stderr := h.guard("install", "--plugins", "--binary", guardBin); code != 0 || !strings.Contains(out, "wrapped 1 hooks in "+files[2]) {
+		t.Fatalf("install --plugins after the update: exit %d\n%s%s", code, out, stderr)
+	}
+	for _, f := range files {
+		if h.read(f) == policyFiles["hooks/hooks.json"] {
+			t.Fatalf("%s was not wrapped", f)
+		}
+	}
+	cmd := exec.Command(guardBin, "uninstall", "--plugins")
+	cmd.Dir, cmd.Env = h.dir, h.env // not the project
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("uninstall --plugins: %v\n%s", err, out)
+	}
+	for _, f := range files {
+		if got := h.read(f); got != policyFiles["hooks/hooks.json"] {
+			t.Errorf("%s is not given back:\n%s\nuninstall said:\n%s", f, got, out)
+		}
+	}
 }

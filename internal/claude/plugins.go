@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -51,6 +52,8 @@ type PluginSource struct {
 	ProjectDir string
 	ReadFile   func(string) ([]byte, error)
 	Stat       func(string) (fs.FileInfo, error)
+	// ReadDir lists a directory (PluginCopies); nil: os.ReadDir.
+	ReadDir func(string) ([]fs.DirEntry, error)
 }
 
 // PluginSettings are the settings files that may enable plugins, in the
@@ -120,6 +123,89 @@ func Plugins(src PluginSource) ([]Plugin, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
+}
+
+// PluginCopies returns every copy of a plugin that guard install --plugins
+// may have wrapped, for guard uninstall --plugins to give back: the copy of
+// every record in installed_plugins.json, whatever its scope, its project
+// and whether a settings file enables it (install wraps those of the
+// project it runs in), a "directory" marketplace's plugins, and every
+// version left in the cache (<claude dir>/plugins/cache/MARKET/NAME/VERSION:
+// Claude Code keeps the old one a while after an update, and takes it up
+// again if the plugin goes back to it). Each has its ID, Root and
+// HookFiles; the list is sorted by ID, then Root.
+func PluginCopies(src PluginSource) ([]Plugin, error) {
+	dir := filepath.Join(src.ClaudeDir, "plugins")
+	installed, err := readInstalled(src, filepath.Join(dir, "installed_plugins.json"))
+	if err != nil {
+		return nil, err
+	}
+	markets, err := readMarkets(src, filepath.Join(dir, "known_marketplaces.json"))
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []Plugin
+	add := func(id, root string) {
+		if root == "" || seen[filepath.Clean(root)] {
+			return
+		}
+		if fi, err := src.Stat(root); err != nil || !fi.IsDir() {
+			return
+		}
+		seen[filepath.Clean(root)] = true
+		name, market, _ := strings.Cut(id, "@")
+		p := Plugin{ID: id, Name: name, Market: market, Root: root}
+		src.hookFiles(&p)
+		out = append(out, p)
+	}
+	for id, records := range installed {
+		name, market, _ := strings.Cut(id, "@")
+		for _, r := range records {
+			add(id, r.InstallPath)
+		}
+		if m, ok := markets[market]; ok && m.Source.Source == "directory" {
+			loc := m.InstallLocation
+			if loc == "" {
+				loc = m.Source.Path
+			}
+			if rel, _ := src.marketEntry(loc, name); rel != "" {
+				add(id, filepath.Join(loc, filepath.FromSlash(rel)))
+			}
+		}
+	}
+	cache := filepath.Join(dir, "cache")
+	for _, market := range src.dirs(cache) {
+		for _, name := range src.dirs(filepath.Join(cache, market)) {
+			for _, version := range src.dirs(filepath.Join(cache, market, name)) {
+				add(name+"@"+market, filepath.Join(cache, market, name, version))
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].ID != out[j].ID {
+			return out[i].ID < out[j].ID
+		}
+		return out[i].Root < out[j].Root
+	})
+	return out, nil
+}
+
+// dirs returns the names of the directories in dir (none if it cannot be
+// read).
+func (src PluginSource) dirs(dir string) []string {
+	read := src.ReadDir
+	if read == nil {
+		read = os.ReadDir
+	}
+	entries, _ := read(dir)
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	return out
 }
 
 // An installRecord is one entry of installed_plugins.json.

@@ -133,8 +133,9 @@ byte for byte (what older guards wrote included). Hooks that guard did not
 wrap are left alone. The file is backed up first and replaced atomically.
 The state of hooks given back to the Python wrapper moves back to the
 wrapper's keys, so that an open circuit stays open. --plugins does it for
-the hooks of every plugin Claude Code has installed, and takes away the
-SessionStart hook of 'guard install --plugins --auto'.
+the hooks of every plugin Claude Code has installed (for any project, and
+the versions an update left in its cache), and takes away the SessionStart
+hook of 'guard install --plugins --auto'.
 
 Examples:
    guard uninstall --dry-run

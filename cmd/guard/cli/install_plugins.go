@@ -223,16 +223,45 @@ func (e *env) uninstallPlugins(c *cli.Context) error {
 			return usagef("--plugins unwraps the hooks of the plugins Claude Code has installed; give --%s on its own", f)
 		}
 	}
-	plugins, err := claude.Plugins(e.pluginSource())
+	src := e.pluginSource()
+	plugins, err := claude.Plugins(src)
 	if err != nil {
 		return err
 	}
+	done := map[string]bool{}
 	for _, p := range plugins {
 		if p.Unloaded != "" {
 			continue
 		}
 		for _, file := range p.HookFiles {
+			done[file] = true
 			if _, err := e.rewriteSettings(c, settingsTarget{path: file, backupDir: e.backupDir()}, "plugin "+p.ID+": ", "uninstall", claude.Uninstall); err != nil {
+				return err
+			}
+		}
+	}
+	// The copies Claude Code does not load here that install may have
+	// wrapped too: a plugin of another project's scope, a version an
+	// update left in the cache. Only those with something to give back
+	// are named.
+	copies, err := claude.PluginCopies(src)
+	if err != nil {
+		return err
+	}
+	for _, p := range copies {
+		for _, file := range p.HookFiles {
+			if done[file] {
+				continue
+			}
+			done[file] = true
+			doc, err := src.ReadFile(file)
+			if err != nil {
+				continue
+			}
+			if r, err := claude.Uninstall(doc); err != nil || len(r.Changes) == 0 {
+				continue
+			}
+			if _, err := e.rewriteSettings(c, settingsTarget{path: file, backupDir: e.backupDir()}, "plugin "+p.ID+" ("+p.Root+"): ", "uninstall", claude.Uninstall); err != nil {
 				return err
 			}
 		}
