@@ -376,3 +376,29 @@ func TestUninstallPluginsGivesBackEveryCopy(t *testing.T) {
 		}
 	}
 }
+
+// TestPluginPolicyWarningGivesARuleThatHolds: install --plugins's warning
+// about a plugin hook that looks like a policy says how to keep it
+// fail-closed where a plugin update cannot undo it, a hooks: rule in
+// guardrails.yaml matching the plugin's keys (not "onFailure" in the
+// plugin's own file, which the update replaces); the rule it gives
+// matches the hook's key, and with it the warning goes.
+func TestPluginPolicyWarningGivesARuleThatHolds(t *testing.T) {
+	h := newPluginHome(t, "home")
+	h.plugin(claudetest.Plugin{Name: "safety-net", Market: "mkt", Version: "0.9.0", Files: policyFiles})
+	h.write(filepath.Join(h.claude, "settings.json"), `{"enabledPlugins": {"safety-net@mkt": true}}`)
+	code, out, stderr := h.guard("install", "--plugins", "--dry-run", "--binary", guardBin)
+	rule := `{match: "plugin safety-net@mkt: *", on_skip: block}`
+	if code != 0 || !strings.Contains(stderr, "look like policies") || !strings.Contains(stderr, rule) || strings.Contains(stderr, "in the settings file") {
+		t.Fatalf("install --plugins --dry-run: exit %d; want the policy warning to give the rule\n%s\n%s%s", code, rule, out, stderr)
+	}
+	h.write(filepath.Join(h.dir, "guardrails.yaml"), "hooks:\n  - "+rule+"\n")
+	code, out, stderr = h.guard("install", "--plugins", "--binary", guardBin)
+	if code != 0 || !strings.Contains(out, "wrapped 1 hooks") || strings.Contains(stderr, "look like policies") {
+		t.Fatalf("install --plugins with the rule: exit %d; want it wrapped, and no warning\n%s%s", code, out, stderr)
+	}
+	h.write(filepath.Join(h.dir, "guardrails.yaml"), "")
+	if _, out, stderr = h.guard("doctor"); !strings.Contains(out, "looks like a policy") || !strings.Contains(out, rule) {
+		t.Errorf("doctor without the rule does not give it:\n%s%s", out, stderr)
+	}
+}

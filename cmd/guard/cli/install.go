@@ -564,6 +564,15 @@ func (e *env) warnPolicies(c *cli.Context, changes []claude.Change, denv doctor.
 	if len(lines) == 0 {
 		return
 	}
+	if denv.Plugin != "" {
+		// A plugin's files are its author's, and an update replaces them:
+		// the user's guardrails.yaml is where a plugin hook stays closed.
+		e.Warnf("%d of the hooks wrapped look like policies (they deny or block); while guard skips one (its circuit open), Claude Code allows what it would have stopped:\n%s\n"+
+			"  to keep them fail-closed, add to guardrails.yaml the hooks: rule %s, which a plugin update leaves alone (guard then blocks when it skips one);\n"+
+			"  or leave one unguarded: guard install --plugins --exclude PATTERN (a part of its command)",
+			len(lines), strings.Join(lines, "\n"), doctor.PluginRule(denv.Plugin))
+		return
+	}
 	e.Warnf("%d of the hooks wrapped look like policies (they deny or block); while guard skips one (its circuit open), Claude Code allows what it would have stopped:\n%s\n"+
 		"  to keep one fail-closed, give it \"onFailure\": \"block\" in the settings file and run guard install again (guard then blocks when it skips it),\n"+
 		"  or on_skip: block in a hooks: rule of guardrails.yaml; or leave it unguarded: guard install --exclude PATTERN (a part of its command)",

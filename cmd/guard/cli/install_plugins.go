@@ -182,7 +182,7 @@ func (e *env) wrapPlugins(c *cli.Context, quiet bool) error {
 			wrapped += len(f.Changes)
 			if !quiet {
 				penv := denv
-				penv.PluginRoot, penv.PluginData = p.Root, p.Data
+				penv.PluginRoot, penv.PluginData, penv.Plugin = p.Root, p.Data, p.ID
 				e.warnPolicies(c, f.Changes, penv)
 			}
 		}

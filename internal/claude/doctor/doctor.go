@@ -53,6 +53,8 @@ type Env struct {
 	// ${CLAUDE_PLUGIN_DATA}, for a plugin's hooks: where Claude Code runs
 	// them from, and the plugin's data directory. "" for a settings file's.
 	PluginRoot, PluginData string
+	// Plugin is the plugin's ID (NAME@MARKET), for a plugin's hooks.
+	Plugin string
 	// IsGuard, if set, reports whether a program a hook runs (a path, or
 	// a name on PATH) is guard under another name.
 	IsGuard func(program string) bool
@@ -295,10 +297,29 @@ func (env Env) openPolicy(h claude.Hook) (Finding, bool) {
 		Problem: "looks like a policy (" + why + "), and is behind guard without on_skip: block: while guard skips it (its circuit open), Claude Code allows what it would have stopped",
 		Fix: `to keep it fail-closed, give it "onFailure": "block" and run guard install again, or on_skip: block in a hooks: rule of guardrails.yaml; ` +
 			"or leave it unguarded: guard uninstall, then guard install --exclude PATTERN (a part of its command)"}
+	if env.Plugin != "" {
+		// A plugin's files are its author's, and an update replaces them.
+		f.Fix = "to keep it fail-closed, add to guardrails.yaml the hooks: rule " + PluginRule(env.Plugin) +
+			", which a plugin update leaves alone; or leave it unguarded: guard uninstall --plugins, then guard install --plugins --exclude PATTERN (a part of its command)"
+	}
 	if h.FailClosed {
 		f.Fix = `it is marked "onFailure": "block", but its guard run has no --on-skip block: run guard install again, which adds it`
 	}
 	return f, true
+}
+
+// PluginRule is the hooks: rule of guardrails.yaml, on one line, that
+// keeps every hook of the plugin id fail-closed: its keys are "plugin
+// ID: COMMAND" (see claude.PluginKey).
+func PluginRule(id string) string {
+	var b strings.Builder
+	for _, r := range id {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\') // not a glob's
+		}
+		b.WriteRune(r)
+	}
+	return "{match: " + strconv.Quote("plugin "+b.String()+": *") + ", on_skip: block}"
 }
 
 // own is a hook's own command, for a message.

@@ -33,7 +33,7 @@ func Plugins(plugins []claude.Plugin, env Env) ([]Checked, []Finding) {
 			continue
 		}
 		penv := env
-		penv.PluginRoot, penv.PluginData = p.Root, p.Data
+		penv.PluginRoot, penv.PluginData, penv.Plugin = p.Root, p.Data, p.ID
 		total, guarded := 0, 0
 		var bare []string
 		for _, file := range p.HookFiles {
