@@ -297,6 +297,9 @@ func (src PluginSource) locate(p *Plugin, records []installRecord, markets map[s
 	rec, ok := src.pick(records)
 	if !ok {
 		p.Unloaded = "it is not installed (no record in installed_plugins.json)"
+		if len(records) > 0 {
+			p.Unloaded = "it is installed for another project (" + records[0].ProjectPath + "), not for this one"
+		}
 		return
 	}
 	p.Version = rec.Version

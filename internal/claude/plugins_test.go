@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -55,7 +56,7 @@ func (f fileInfo) Sys() any           { return nil }
 func TestPlugins(t *testing.T) {
 	c := "/h/.claude"
 	m := memFS{
-		c + "/settings.json":                `{"enabledPlugins": {"a@gh": true, "b@gh": true, "lost@nowhere": true, "off@gh": true, "d@dir": true}}`,
+		c + "/settings.json":                `{"enabledPlugins": {"a@gh": true, "b@gh": true, "lost@nowhere": true, "off@gh": true, "d@dir": true, "theirs@gh": true}}`,
 		"/proj/.claude/settings.local.json": `{"enabledPlugins": {"off@gh": false}}`,
 		c + "/plugins/installed_plugins.json": `{"version": 2, "plugins": {
 			"a@gh": [{"scope": "project", "projectPath": "/other", "installPath": "/cache/a/0.1"},
@@ -64,7 +65,8 @@ func TestPlugins(t *testing.T) {
 			"b@gh": {"scope": "user", "installPath": "/cache/b/1.0"},
 			"lost@nowhere": [{"scope": "user", "installPath": "/cache/lost/1"}],
 			"off@gh": [{"scope": "user", "installPath": "/cache/off/1"}],
-			"d@dir": [{"scope": "user", "installPath": "/cache/d/1"}]}}`,
+			"d@dir": [{"scope": "user", "installPath": "/cache/d/1"}],
+			"theirs@gh": [{"scope": "project", "projectPath": "/other", "installPath": "/cache/theirs/1"}]}}`,
 		c + "/plugins/known_marketplaces.json": `{"gh": {"source": {"source": "github", "repo": "x/gh"}, "installLocation": "/m/gh"},
 			"dir": {"source": {"source": "directory", "path": "/src/my market"}, "installLocation": "/src/my market"}}`,
 		"/src/my market/.claude-plugin/marketplace.json":      `{"name": "dir", "plugins": [{"name": "d", "source": "./plugins/d"}]}`,
@@ -75,6 +77,7 @@ func TestPlugins(t *testing.T) {
 		"/src/my market/plugins/d/.claude-plugin/plugin.json": `{"name": "d", "hooks": ["./extra.json", "../../escape.json"]}`,
 		"/src/my market/plugins/d/extra.json":                 `{"hooks": {}}`,
 		"/cache/d/1/hooks/hooks.json":                         `{"hooks": {}}`,
+		"/cache/theirs/1/hooks/hooks.json":                    `{"hooks": {}}`,
 	}
 	ps, err := Plugins(PluginSource{ClaudeDir: c, ProjectDir: "/proj", ReadFile: m.ReadFile, Stat: m.Stat})
 	if err != nil {
@@ -92,6 +95,9 @@ func TestPlugins(t *testing.T) {
 	}
 	if p := got["lost@nowhere"]; p.Unloaded == "" {
 		t.Errorf("lost@nowhere: %+v; want it not loaded (its marketplace is unknown)", p)
+	}
+	if p := got["theirs@gh"]; !strings.Contains(p.Unloaded, "installed for another project (/other)") {
+		t.Errorf("theirs@gh: %+v; want it not loaded here, installed for /other", p)
 	}
 	if p := got["off@gh"]; p.Enabled || p.EnabledIn != "/proj/.claude/settings.local.json" {
 		t.Errorf("off@gh: %+v; want it disabled by the local settings", p)
