@@ -18,7 +18,8 @@ func TestHookTimeout(t *testing.T) {
     {"type": "command", "command": "node", "args": ["x.js"], "timeout": 2.5},
     {"type": "command", "command": "lint.sh"}]}],
   "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "prompt.sh"}]}],
-  "SessionEnd": [{"hooks": [{"type": "command", "command": "bye.sh", "onFailure": "block"}]}]
+  "SessionEnd": [{"hooks": [{"type": "command", "command": "bye.sh", "onFailure": "block"},
+    {"type": "command", "command": "flush.sh", "timeout": 90}, {"type": "command", "command": "sync.sh", "timeout": 20}]}]
 }}
 `
 	opts := Options{Binary: bin, HookTimeout: true}
@@ -43,6 +44,14 @@ func TestHookTimeout(t *testing.T) {
 	}
 	if got := hookOf(t, out, "SessionEnd", 0)["command"]; got != bin+" run --on-skip block --hook-timeout 1.5 --shell bash -c 'bye.sh'" {
 		t.Errorf("SessionEnd: %q; want its default of 1.5 s, after --on-skip block", got)
+	}
+	// Claude Code cancels every SessionEnd hook after 60 s, whatever its
+	// timeout: guard must stop one that hangs before, or it never trips.
+	if got := hookOf(t, out, "SessionEnd", 1)["command"]; got != bin+" run --hook-timeout 60 --shell bash -c 'flush.sh'" {
+		t.Errorf("SessionEnd with a timeout of 90: %q; want Claude Code's limit of 60 s", got)
+	}
+	if got := hookOf(t, out, "SessionEnd", 2)["command"]; got != bin+" run --hook-timeout 20 --shell bash -c 'sync.sh'" {
+		t.Errorf("SessionEnd with a timeout of 20: %q; want its own", got)
 	}
 
 	// Wrapped by a guard before this one: the flag is added; a timeout

@@ -250,6 +250,7 @@ func (o *Options) hookTimeout(doc []byte, h hook, old string) string {
 	}
 	if t := h.obj.get("timeout"); t != nil && t.kind == 'v' {
 		if v, err := strconv.ParseFloat(strings.TrimSpace(string(doc[t.start:t.end])), 64); err == nil && v > 0 {
+			v = HookLimit(h.event, v)
 			if v > MaxHookTimeout {
 				return "" // no limit
 			}
@@ -275,7 +276,7 @@ func shellWhys(old, sp shellSpec) []string {
 	case sp.timeout == "":
 		whys = append(whys, "--hook-timeout "+old.timeout+" taken away: its timeout is no limit")
 	default:
-		whys = append(whys, "--hook-timeout "+old.timeout+" made "+sp.timeout+", its timeout")
+		whys = append(whys, "--hook-timeout "+old.timeout+" made "+sp.timeout+", the time Claude Code gives it")
 	}
 	if sp.bash && !old.bash {
 		whys = append(whys, "--shell bash added: Claude Code runs a hook's command with bash")

@@ -430,10 +430,11 @@ func hookTimeout(h claude.Hook) (Finding, bool) {
 	if h.Guard == "" || h.Broken {
 		return Finding{}, false
 	}
-	want := claude.HookTimeout(h.Event)
+	var own float64
 	if h.HasTimeout && h.Timeout > 0 {
-		want = h.Timeout
+		own = h.Timeout
 	}
+	want := claude.HookLimit(h.Event, own)
 	if want > claude.MaxHookTimeout && h.HookTimeout == "" {
 		return Finding{}, false // no limit to hand on
 	}
@@ -447,7 +448,7 @@ func hookTimeout(h claude.Hook) (Finding, bool) {
 		return Finding{}, false
 	}
 	return Finding{
-		Problem: fmt.Sprintf("runs behind guard with --hook-timeout %s, but its timeout is %ss: guard stops it at the wrong time", h.HookTimeout, claude.Seconds(want)),
+		Problem: fmt.Sprintf("runs behind guard with --hook-timeout %s, but Claude Code gives it %ss: guard stops it at the wrong time", h.HookTimeout, claude.Seconds(want)),
 		Fix:     "guard install again: it sets --hook-timeout to the hook's timeout"}, true
 }
 
