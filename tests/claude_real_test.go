@@ -127,12 +127,16 @@ func (c *realClaude) state() map[string]map[string]any {
 	var doc struct {
 		Hooks map[string]map[string]any `json:"hooks"`
 	}
-	data, err := os.ReadFile(filepath.Join(c.dir, "state.json"))
-	if errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(c.dir, "state.json")); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
+	// Read through guard, which folds in the skips its skip tally holds
+	// (counted without rewriting the state).
+	cmd := exec.Command(guardBin, "state", "export")
+	cmd.Env = append(os.Environ(), "GUARD_STATE="+filepath.Join(c.dir, "state.json"), "GUARD_CONFIG="+filepath.Join(c.dir, "guardrails.yaml"))
+	data, err := cmd.Output()
 	if err != nil {
-		c.t.Fatal(err)
+		c.t.Fatalf("guard state export: %v", err)
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
 		c.t.Fatalf("state file does not parse: %v", err)

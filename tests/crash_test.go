@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -145,4 +146,127 @@ func sum(ns []int) int {
 		s += n
 	}
 	return s
+}
+
+// TestSIGKILLDuringSkipsCountsEachOnce (issue 36 item 3): skips of an open
+// circuit are counted without the state's lock (the skip tally) while
+// closed calls fold them into the state, about half of all guard processes
+// killed with SIGKILL at a random moment: the skips the totals show always
+// lie between those whose guard finished and those started (none lost,
+// none counted twice), never go down, and end up in the state file itself.
+func TestSIGKILLDuringSkipsCountsEachOnce(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state.json")
+	env := append(os.Environ(), "GUARD_STATE="+state, "HOME="+t.TempDir(), "GUARD_CONFIG=")
+	guard := func(args ...string) ([]byte, error) {
+		cmd := exec.Command(guardBin, args...)
+		cmd.Env = env
+		return cmd.Output()
+	}
+	if out, err := guard("trip", "tripped"); err != nil {
+		t.Fatalf("trip: %v\n%s", err, out)
+	}
+	skips := func() int64 {
+		t.Helper()
+		out, err := guard("status", "--json", "tripped")
+		if err != nil {
+			t.Fatalf("status: %v\n%s", err, out)
+		}
+		var st []struct {
+			Totals struct{ Skips int64 } `json:"totals"`
+		}
+		if err := json.Unmarshal(out, &st); err != nil || len(st) != 1 {
+			t.Fatalf("status --json: %v\n%s", err, out)
+		}
+		return st[0].Totals.Skips
+	}
+	rounds, callers, round := 4, 8, 300*time.Millisecond
+	if stress {
+		rounds, round = 50, time.Second
+	}
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	var mu sync.Mutex
+	r := rand.New(rand.NewPCG(seed, 2))
+	var started, finished, killed int64
+	var last int64
+	for n := range rounds {
+		deadline := time.Now().Add(round)
+		var wg sync.WaitGroup
+		for w := range callers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for time.Now().Before(deadline) {
+					// Even callers skip; odd ones run, and fold.
+					key := "tripped"
+					if w%2 == 1 {
+						key = fmt.Sprintf("closed %d", w)
+					}
+					cmd := exec.Command(guardBin, "run", "--name", key, "--", "true")
+					cmd.Env = env
+					if err := cmd.Start(); err != nil {
+						t.Error(err)
+						return
+					}
+					mu.Lock()
+					if key == "tripped" {
+						started++
+					}
+					kill := r.IntN(2) == 0
+					after := time.Duration(r.IntN(6000)) * time.Microsecond
+					mu.Unlock()
+					var timer *time.Timer
+					if kill {
+						timer = time.AfterFunc(after, func() { _ = cmd.Process.Signal(syscall.SIGKILL) })
+					}
+					err := cmd.Wait()
+					if timer != nil {
+						timer.Stop()
+					}
+					var xe *exec.ExitError
+					mu.Lock()
+					switch {
+					case err == nil && key == "tripped":
+						finished++
+					case err == nil:
+					case errors.As(err, &xe) && xe.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL:
+						killed++
+					default:
+						t.Errorf("caller %d: %v", w, err)
+					}
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		got := skips()
+		if got < finished || got > started {
+			t.Fatalf("round %d: %d skips counted; %d finished, %d started", n, got, finished, started)
+		}
+		if got < last {
+			t.Fatalf("round %d: the skips counted went down, from %d to %d", n, last, got)
+		}
+		last = got
+	}
+	t.Logf("%d rounds: %d skips started, %d finished, %d guard processes killed, %d counted", rounds, started, finished, killed, last)
+	if killed == 0 || finished == 0 {
+		t.Error("no skip finished, or no guard process was killed: the test tested nothing")
+	}
+	// A closed call folds what is left into the state file itself.
+	if out, err := guard("run", "--name", "last", "--", "true"); err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d hookstate.Document
+	if err := d.UnmarshalState(data); err != nil {
+		t.Fatal(err)
+	}
+	h, err := d.Hook("tripped")
+	if err != nil || h == nil || h.Totals.Skips != last {
+		t.Errorf("the state file holds %v skips (%v); status showed %d", h, err, last)
+	}
 }

@@ -74,7 +74,9 @@ func (e *UnrecordedSkipError) Unwrap() error { return e.Err }
 // guard, say): the call is skipped all the same, and Admit returns that
 // decision with an *UnrecordedSkipError, since the skip was not counted
 // (faults #4). A tripped hook never runs unguarded while its circuit is
-// known to be open.
+// known to be open. On a store that counts skips without its lock
+// (store.SkipCounter: the file), such a skip of a key that holds no slot
+// takes no lock at all, and writes no state.
 func (p *Protocol) Admit(key string, s breaker.Settings, now time.Time) (breaker.Decision, breaker.Circuit, error) {
 	var peeked *breaker.Decision
 	var pc breaker.Circuit
@@ -85,6 +87,15 @@ func (p *Protocol) Admit(key string, s breaker.Settings, now time.Time) (breaker
 		}
 		if !d.Run && !d.Changed && len(d.Events) == 0 {
 			peeked, pc = &d, c
+		}
+	}
+	if sc, ok := p.Circuits.(store.SkipCounter); ok && peeked != nil && p.slot == nil && !s.Observe {
+		// A skip with nothing else to change (no probe due, no lease to
+		// reap, no slot to give back) is counted without the state's lock,
+		// and without a write of the state (store.SkipCounter); if it
+		// cannot be, it is counted under the lock.
+		if err := sc.CountSkip(key, s.Blocks, SkipEvent(key, s, *peeked, pc, now)); err == nil {
+			return *peeked, pc, nil
 		}
 	}
 	h := p.self()

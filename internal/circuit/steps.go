@@ -36,25 +36,7 @@ func Admit(tx store.CircuitTx, key string, s breaker.Settings, now time.Time, ho
 	tx.Count(key, 0, reaped)
 	logBreaker(tx, key, now, &c, dec.Events)
 	if !dec.Run {
-		e := store.Event{Time: now, Event: store.EventSkip, Key: key, Reason: string(dec.Skip), State: string(c.State)}
-		if s.Observe {
-			e.Outcome = store.OutcomeObserved // it runs anyway
-		} else {
-			e.Verdict = store.VerdictOf(s.Blocks)
-		}
-		switch {
-		case dec.Skip == breaker.SkipInterval:
-			e.Until = store.Stamp(c.NextStart(s))
-		case dec.Skip == breaker.SkipProbing:
-			// Its cooldown has passed: the latest a probe of the key may
-			// still run is when its lease runs out (none: no time to give).
-			if end := leasesEnd(c.Leases); !end.IsZero() {
-				e.Until = store.Stamp(end)
-			}
-		case !c.RetryAfter.IsZero():
-			e.Until = store.Stamp(c.RetryAfter)
-		}
-		tx.Log(e)
+		tx.Log(SkipEvent(key, s, dec, c, now))
 	}
 	if dec.Changed || !dec.Run {
 		tx.Put(key, c)
@@ -65,6 +47,30 @@ func Admit(tx store.CircuitTx, key string, s breaker.Settings, now time.Time, ho
 		tx.Relax()
 	}
 	return dec, c, nil
+}
+
+// SkipEvent is the event of a call of key that dec skips, c its circuit
+// (observe mode: one it would have skipped, which runs anyway).
+func SkipEvent(key string, s breaker.Settings, dec breaker.Decision, c breaker.Circuit, now time.Time) store.Event {
+	e := store.Event{Time: now, Event: store.EventSkip, Key: key, Reason: string(dec.Skip), State: string(c.State)}
+	if s.Observe {
+		e.Outcome = store.OutcomeObserved // it runs anyway
+	} else {
+		e.Verdict = store.VerdictOf(s.Blocks)
+	}
+	switch {
+	case dec.Skip == breaker.SkipInterval:
+		e.Until = store.Stamp(c.NextStart(s))
+	case dec.Skip == breaker.SkipProbing:
+		// Its cooldown has passed: the latest a probe of the key may
+		// still run is when its lease runs out (none: no time to give).
+		if end := leasesEnd(c.Leases); !end.IsZero() {
+			e.Until = store.Stamp(end)
+		}
+	case !c.RetryAfter.IsZero():
+		e.Until = store.Stamp(c.RetryAfter)
+	}
+	return e
 }
 
 // witness returns alive, asking tx first where it knows from the state

@@ -32,6 +32,20 @@ type OutcomeRecorder interface {
 	UpdateOutcome(now time.Time, wait time.Duration, fn func(tx CircuitTx) (changed bool, err error)) error
 }
 
+// A SkipCounter is a Circuits that can count a skip without the state's
+// lock and without rewriting the state (the file: its skip tally, which
+// its next update folds into the totals, and which its snapshots add):
+// guard run's call whose circuit the lock-free read shows open, with
+// nothing else to change, then costs no write of the state. The count is
+// never lost nor made twice, and the totals a snapshot shows never go
+// down. A backend whose writes are cheap rows (PostgreSQL) need not be one.
+type SkipCounter interface {
+	// CountSkip counts a call of key not run, blocked or not, and logs its
+	// event ev. An error leaves nothing counted: the caller counts it
+	// under the lock instead.
+	CountSkip(key string, blocked bool, ev Event) error
+}
+
 // A CircuitTx is the state inside one Update.
 type CircuitTx interface {
 	CircuitView

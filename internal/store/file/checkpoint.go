@@ -11,9 +11,17 @@ import (
 // A checkpoint is a state file's store.Checkpoint: its export and import,
 // whole.
 type checkpoint struct {
-	s     *stateFile
+	s     wholeFile
 	check func([]byte) error
 	empty any // the document to export when there is none
+}
+
+// A wholeFile is a state file as a checkpoint reads and replaces it:
+// *stateFile, or *Circuits, which folds its skip tally in first.
+type wholeFile interface {
+	Export() ([]byte, error)
+	Import(data []byte, now time.Time, from string, keep func(old []byte) (kept string, err error)) error
+	Path() string
 }
 
 func (c checkpoint) Export() ([]byte, error) {

@@ -19,6 +19,7 @@ import (
 type Circuits struct {
 	*stateFile
 	retention hookstate.Retention
+	tally     *skipTally // the skips counted without the lock (skiptally.go)
 
 	// onSetAside, if set, hears of each entry an update set aside (see
 	// store.Aside), once it is kept in the quarantine file.
@@ -28,6 +29,7 @@ type Circuits struct {
 var (
 	_ store.Circuits        = (*Circuits)(nil)
 	_ store.OutcomeRecorder = (*Circuits)(nil)
+	_ store.SkipCounter     = (*Circuits)(nil)
 )
 
 // openCircuits opens the hook state file at path. retention says which idle
@@ -38,22 +40,87 @@ func openCircuits(path string, opts statefile.Options, retention hookstate.Reten
 	if err != nil {
 		return nil, err
 	}
-	return &Circuits{stateFile: fs, retention: retention}, nil
+	return &Circuits{stateFile: fs, retention: retention, tally: &skipTally{path: tallyPath(fs.Path()), owner: fs.Path()}}, nil
 }
 
 // QuarantinePath is where entries set aside are kept: one JSON line each,
 // {"time", "key", "error", "entry"}, appended.
 func (s *Circuits) QuarantinePath() string { return s.Path() + ".quarantine" }
 
-// Snapshot reads the current state without the lock (store.Circuits). A
-// missing file is an empty state; a file that does not parse gives an
-// error matching store.ErrCorrupt.
+// Snapshot reads the current state without the lock (store.Circuits),
+// with the skips of the skip tally it does not hold yet added to its keys'
+// totals. A missing file is an empty state; a file that does not parse
+// gives an error matching store.ErrCorrupt.
+//
+// The state read and the tally read must go together: a fold between the
+// two that also rotated the tally would leave out the records it folded.
+// So the state is read again after the tally: if it changed, both are
+// read again (a fold writes the state before it rotates the tally).
 func (s *Circuits) Snapshot() (store.CircuitView, error) {
-	d, err := s.document()
-	if err != nil {
+	for try := 0; ; try++ {
+		before, _ := os.Stat(s.Path())
+		d, err := s.document()
+		if err != nil {
+			return nil, err
+		}
+		pending, err := s.tally.pending(d.GlobalStats.SkipTally)
+		if err != nil {
+			return d, nil // counts not folded yet are left out; the next write folds them
+		}
+		after, _ := os.Stat(s.Path())
+		if try < 8 && before != nil && (after == nil || !os.SameFile(before, after) || !after.ModTime().Equal(before.ModTime())) {
+			continue
+		}
+		for key, c := range pending {
+			d.AddSkips(key, c.skips, c.blocked)
+		}
+		return d, nil
+	}
+}
+
+// CountSkip counts a call of key skipped without the state's lock, blocked
+// or not, in the skip tally, and logs its event ev (store.SkipCounter): the
+// state is not written; its next update folds the count in.
+func (s *Circuits) CountSkip(key string, blocked bool, ev store.Event) error {
+	if err := s.tally.add(key, blocked); err != nil {
+		return err
+	}
+	s.Append(ev)
+	return nil
+}
+
+// Export returns the state file's bytes, read under the lock, or nil if
+// there is no state, with the skip tally folded in first.
+func (s *Circuits) Export() ([]byte, error) {
+	if err := s.update(0, time.Now(), func(store.CircuitTx) (bool, error) { return false, nil }); err != nil {
 		return nil, err
 	}
-	return d, nil
+	return s.stateFile.Export()
+}
+
+// Import replaces the state file with data under the lock (see
+// stateFile.Import). The skip tally starts afresh: the skips it held and the
+// state had not folded yet were the replaced state's, and the state
+// imported counts from the new tally's start, whatever its own mark says.
+func (s *Circuits) Import(data []byte, now time.Time, from string, keep func(old []byte) (kept string, err error)) error {
+	return s.stateFile.Import(data, now, from, func(old []byte) (string, error) {
+		kept, err := keep(old)
+		if err != nil {
+			return "", err
+		}
+		tr, err := s.tally.readLocked("")
+		if err != nil {
+			return "", err
+		}
+		defer tr.close()
+		if tr.f != nil {
+			tr.size = tallyRotateAt // rotated whatever its size
+			if err := tr.rotate(s.tally); err != nil {
+				return "", fmt.Errorf("cannot start the skip tally afresh: %w", err)
+			}
+		}
+		return kept, nil
+	})
 }
 
 // document reads the current state without the lock.
@@ -107,8 +174,28 @@ func (s *Circuits) update(wait time.Duration, now time.Time, fn func(tx store.Ci
 	if wait <= 0 {
 		wait = s.File().LockTimeout()
 	}
+	var tally *tallyRead
+	defer func() { tally.close() }()
 	err := statefile.UpdateWithin(s.File(), wait, func(d *hookstate.Document) (bool, error) {
+		folded := false
+		if tally == nil {
+			// The skips counted without the lock go into the totals
+			// with this write; a tally that cannot be read waits for
+			// another (a snapshot still counts it).
+			tally, _ = s.tally.readLocked(d.GlobalStats.SkipTally)
+		}
+		if tally != nil && tally.mark != d.GlobalStats.SkipTally {
+			for key, c := range tally.counts {
+				d.AddSkips(key, c.skips, c.blocked)
+			}
+			d.GlobalStats.SkipTally = tally.mark
+			folded = true
+		}
 		changed, err := fn(d)
+		if folded && !changed {
+			d.Relax() // only counters moved
+		}
+		changed = changed || folded
 		pending = d.Pending()
 		if err != nil {
 			return false, docError(err)
@@ -128,7 +215,13 @@ func (s *Circuits) update(wait time.Duration, now time.Time, fn func(tx store.Ci
 		}
 		swept = d.Tidy(now, s.retention)
 		return true, nil
-	}, func() { s.Append(pending...) })
+	}, func() {
+		s.Append(pending...)
+		if tally != nil {
+			// The state now holds all of the tally: it may start afresh.
+			tally.rotate(s.tally)
+		}
+	})
 	if err == nil && swept {
 		sweepRuns(RunsDir(s.Path()), now)
 	}

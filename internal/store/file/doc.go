@@ -13,17 +13,23 @@
 //   - STATE.events.jsonl (beside the state, or logging.event_log) is the
 //     audit trail, appended under its own flock and rotated at a size
 //     (eventlog.go).
+//   - STATE.skips is the skip tally: the skips guard run counts without the
+//     state's lock and without rewriting the state, folded into the totals
+//     by the next update, which records how far it has folded; a snapshot
+//     adds the rest (skiptally.go, store.SkipCounter).
 //   - Exports and imports of a whole file (checkpoint.go).
 //
-// Three flocks, each for a reason. The state's sidecar lock is waited for
+// Four flocks, each for a reason. The state's sidecar lock is waited for
 // in the kernel's queue with a timeout (gofrs/flock, in statefile), because
 // a caller must give up after lock_timeout and run the hook unguarded (the
 // record of an outcome, after the command ran, waits record_timeout). The
 // slot files are tried without blocking (tryLockFile), one after the other:
 // an unlimited key takes the first free one, and a max_concurrent key's run
 // polls its key's slots, with back-off, until its queue_timeout has passed
-// (then it is refused with store.ErrFull). Only the event log's lock blocks
-// (lockFile): appends are short, and taken under the state lock already.
+// (then it is refused with store.ErrFull). The event log's lock and the
+// skip tally's block (lockFile): appends are short, most are taken under
+// the state lock already, and a fold of the tally holds its lock only
+// until the state is written.
 // Each is flock(2) on Linux and macOS (lock_unix.go) and LockFileEx on
 // Windows (lock_windows.go), where a lock is mandatory for the range it
 // covers: guard's cover a byte past any content, so that readers of the log

@@ -49,7 +49,7 @@ func OpenHooks(cfg *config.Config, path string, o store.Options) (*store.Hooks, 
 		Circuits:   s,
 		Runs:       Runs{Dir: RunsDir(s.Path()), Host: o.Host},
 		Events:     EventLogs{s.Log()},
-		Checkpoint: checkpoint{s.stateFile, hookstate.Validate, &hookstate.Document{Version: hookstate.Version}},
+		Checkpoint: checkpoint{s, hookstate.Validate, &hookstate.Document{Version: hookstate.Version}},
 		Where:      s.Path(),
 	}, nil
 }

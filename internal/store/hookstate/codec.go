@@ -137,6 +137,9 @@ func writeGlobalStats(b *bytes.Buffer, g *GlobalStats, indent string, compact bo
 	if !g.LastSweep.IsZero() {
 		w.OffsetTime("last_sweep", g.LastSweep.Time)
 	}
+	if g.SkipTally != "" {
+		w.String("skip_tally", g.SkipTally)
+	}
 	w.Extra(g.Extra)
 	w.Close()
 }
@@ -564,6 +567,7 @@ func (g *GlobalStats) UnmarshalJSON(raw []byte) error {
 		"hooks_disabled":   intField(&g.HooksDisabled),
 		"last_updated":     timeField(&g.LastUpdated),
 		"last_sweep":       timeField(&g.LastSweep),
+		"skip_tally":       stringField(&g.SkipTally),
 	}, &g.Extra)
 }
 

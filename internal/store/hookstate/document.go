@@ -430,7 +430,13 @@ type GlobalStats struct {
 	HooksDisabled   int // keys now open
 	LastUpdated     jsonx.Time
 	LastSweep       jsonx.Time // guard's: when idle keys were last pruned
-	Extra           jsonx.Extra
+	// SkipTally is guard's: how much of the skip tally beside the file
+	// (the skips guard run counted without the state's lock) the totals
+	// hold already, as "ID:OFFSET": the tally's ID, and the offset its
+	// unfolded records start at; "" for none (see the file backend's
+	// skiptally.go).
+	SkipTally string
+	Extra     jsonx.Extra
 }
 
 // A Hook is one key's entry. The fields up to RetryAfter are the Python

@@ -103,3 +103,22 @@ func (d *Document) Tidy(now time.Time, retention Retention) (swept bool) {
 	d.GlobalStats.HooksDisabled = open
 	return true
 }
+
+// AddSkips adds skips calls not run, blocked of them blocked, to the
+// totals of key's circuit, if key has an entry: the skips guard run
+// counted in the skip tally, without the state's lock, folded in. It
+// reports whether key has an entry (a key gone since, pruned or removed,
+// takes none). A snapshot's totals take them the same way, unwritten.
+func (d *Document) AddSkips(key string, skips, blocked int64) (bool, error) {
+	if !d.Has(key) {
+		return false, nil
+	}
+	c, err := d.Circuit(key)
+	if err != nil {
+		return false, err
+	}
+	c.Totals.Skips += skips
+	c.Totals.SkipsBlocked += blocked
+	d.put(key, c)
+	return true, nil
+}
