@@ -402,3 +402,33 @@ func TestPluginPolicyWarningGivesARuleThatHolds(t *testing.T) {
 		t.Errorf("doctor without the rule does not give it:\n%s%s", out, stderr)
 	}
 }
+
+// TestOneBrokenPluginLeavesTheOthersWrapped: a plugin whose hooks file is
+// not valid JSON (Claude Code skips its hooks) does not stop install
+// --plugins, its SessionStart hook or uninstall --plugins from doing the
+// other plugins': before, the first broken file ended them, and every
+// plugin after it stayed bare (or wrapped) for good.
+func TestOneBrokenPluginLeavesTheOthersWrapped(t *testing.T) {
+	h := newPluginHome(t, "home")
+	h.plugin(claudetest.Plugin{Name: "a-broken", Market: "mkt", Version: "1", Files: map[string]string{"hooks/hooks.json": `{"hooks": {`}})
+	root := h.plugin(claudetest.Plugin{Name: "b-fine", Market: "mkt", Version: "1", Files: policyFiles})
+	h.write(filepath.Join(h.claude, "settings.json"), `{"enabledPlugins": {"a-broken@mkt": true, "b-fine@mkt": true}}`)
+	hooksFile := filepath.Join(root, "hooks", "hooks.json")
+	for _, step := range []struct {
+		args    []string
+		code    int
+		wrapped bool
+	}{
+		{[]string{"install", "--plugins", "--session-start", "--binary", guardBin}, 0, true}, // never fails a session's start
+		{[]string{"uninstall", "--plugins"}, 1, false},
+		{[]string{"install", "--plugins", "--binary", guardBin}, 1, true},
+	} {
+		code, out, stderr := h.guard(step.args...)
+		if code != step.code || !strings.Contains(stderr, "plugin a-broken@mkt: not ") {
+			t.Errorf("%v: exit %d; want %d, and a warning naming the broken plugin\n%s%s", step.args, code, step.code, out, stderr)
+		}
+		if got := strings.Contains(h.read(hooksFile), `"args"`); got != step.wrapped {
+			t.Errorf("%v: b-fine's hooks wrapped: %v; want %v\n%s%s", step.args, got, step.wrapped, out, stderr)
+		}
+	}
+}

@@ -166,6 +166,7 @@ func (e *env) wrapPlugins(c *cli.Context, quiet bool) error {
 	}
 	denv := e.doctorEnv()
 	wrapped, files := 0, 0
+	var failed []error
 	for _, p := range plugins {
 		if !p.Enabled || p.Unloaded != "" {
 			continue
@@ -176,7 +177,11 @@ func (e *env) wrapPlugins(c *cli.Context, quiet bool) error {
 		for _, file := range p.HookFiles {
 			f, err := e.rewriteSettings(c, settingsTarget{path: file, backupDir: e.backupDir()}, "plugin "+p.ID+": ", "install", rewrite)
 			if err != nil {
-				return err
+				// One plugin's broken file (Claude Code skips its hooks
+				// too) must not leave every other plugin's bare.
+				failed = append(failed, err)
+				e.Warnf("plugin %s: not wrapped: %v", p.ID, err)
+				continue
 			}
 			files++
 			wrapped += len(f.Changes)
@@ -193,9 +198,9 @@ func (e *env) wrapPlugins(c *cli.Context, quiet bool) error {
 		}
 	}
 	if quiet {
-		return nil
+		return nil // each failure was a warning
 	}
-	if files == 0 {
+	if files == 0 && len(failed) == 0 {
 		fmt.Fprintf(e.Stdout, "no enabled plugin has hooks (plugins are read from %s and the settings' enabledPlugins)\n", filepath.Join(src.ClaudeDir, "plugins"))
 	}
 	for _, p := range plugins {
@@ -206,12 +211,23 @@ func (e *env) wrapPlugins(c *cli.Context, quiet bool) error {
 		}
 	}
 	if c.Bool("auto") {
-		return e.addAutoHook(c, bin)
-	}
-	if wrapped > 0 && !c.Bool("dry-run") {
+		if err := e.addAutoHook(c, bin); err != nil {
+			return err
+		}
+	} else if wrapped > 0 && !c.Bool("dry-run") {
 		fmt.Fprintf(e.Stdout, "a plugin update puts its hooks back as they were: guard doctor says so; guard install --plugins --auto wraps them again at the start of each session\n")
 	}
-	return nil
+	return notAll("wrapped", failed)
+}
+
+// notAll is the error of install or uninstall --plugins when the files of
+// some plugins could not be rewritten (each told as a warning already),
+// or nil.
+func notAll(done string, failed []error) error {
+	if len(failed) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d plugin hooks files could not be %s (see the warnings above); the others were", len(failed), done)
 }
 
 // uninstallPlugins is guard uninstall --plugins: it unwraps the hooks of
@@ -229,15 +245,21 @@ func (e *env) uninstallPlugins(c *cli.Context) error {
 		return err
 	}
 	done := map[string]bool{}
+	var failed []error
+	unwrap := func(p claude.Plugin, file, label string) {
+		if _, err := e.rewriteSettings(c, settingsTarget{path: file, backupDir: e.backupDir()}, label, "uninstall", claude.Uninstall); err != nil {
+			// One plugin's broken file must not leave the others wrapped.
+			failed = append(failed, err)
+			e.Warnf("plugin %s: not unwrapped: %v", p.ID, err)
+		}
+	}
 	for _, p := range plugins {
 		if p.Unloaded != "" {
 			continue
 		}
 		for _, file := range p.HookFiles {
 			done[file] = true
-			if _, err := e.rewriteSettings(c, settingsTarget{path: file, backupDir: e.backupDir()}, "plugin "+p.ID+": ", "uninstall", claude.Uninstall); err != nil {
-				return err
-			}
+			unwrap(p, file, "plugin "+p.ID+": ")
 		}
 	}
 	// The copies Claude Code does not load here that install may have
@@ -261,12 +283,13 @@ func (e *env) uninstallPlugins(c *cli.Context) error {
 			if r, err := claude.Uninstall(doc); err != nil || len(r.Changes) == 0 {
 				continue
 			}
-			if _, err := e.rewriteSettings(c, settingsTarget{path: file, backupDir: e.backupDir()}, "plugin "+p.ID+" ("+p.Root+"): ", "uninstall", claude.Uninstall); err != nil {
-				return err
-			}
+			unwrap(p, file, "plugin "+p.ID+" ("+p.Root+"): ")
 		}
 	}
-	return e.removeAutoHook(c)
+	if err := e.removeAutoHook(c); err != nil {
+		return err
+	}
+	return notAll("unwrapped", failed)
 }
 
 // An autoHook is the SessionStart hook install --plugins --auto adds to
