@@ -81,8 +81,10 @@ type doctorReport struct {
 	Checked  []doctor.Checked `json:"checked"`
 	Problems []doctor.Finding `json:"problems"`
 	Warnings []doctor.Finding `json:"warnings"`
-	// Notes are what this platform cannot keep of guard's promises, or
-	// keeps otherwise (doctor_platform.go): not problems, nothing to fix.
+	// Notes are not problems: what this platform cannot keep of guard's
+	// promises, or keeps otherwise (doctor_platform.go), and the keys in
+	// observe mode whose circuit would skip their calls, which run
+	// (doctorCircuits).
 	Notes []doctor.Finding `json:"notes"`
 }
 
@@ -108,9 +110,12 @@ func (e *env) doctor(c *cli.Context) error {
 	r := doctorReport{Checked: []doctor.Checked{}, Problems: []doctor.Finding{}, Warnings: []doctor.Finding{}, Notes: []doctor.Finding{}}
 	found := func(fs []doctor.Finding) {
 		for _, f := range fs {
-			if f.Warning {
+			switch {
+			case f.Note:
+				r.Notes = append(r.Notes, f)
+			case f.Warning:
 				r.Warnings = append(r.Warnings, f)
-			} else {
+			default:
 				r.Problems = append(r.Problems, f)
 			}
 		}
@@ -268,7 +273,10 @@ func (e *env) doctorGuard(c *cli.Context, check func(doctor.Checked, []doctor.Fi
 	check(budgets, probs)
 }
 
-// doctorCircuits reports the open and half-open circuits.
+// doctorCircuits reports the open and half-open circuits in force as
+// problems, and those of keys in observe mode as notes: such a key's
+// calls all run (issue 33: observe is a state of its own, never one that
+// skips), so doctor says what it would skip, which is nothing to fix.
 func (e *env) doctorCircuits(cfg *config.Config, v store.CircuitView, check func(doctor.Checked, []doctor.Finding)) {
 	now := e.Now()
 	sts, err := view.Statuses(v, nil, nil, now, guardrun.Liveness(guardrun.Host(e.Getenv)).Alive)
@@ -277,35 +285,53 @@ func (e *env) doctorCircuits(cfg *config.Config, v store.CircuitView, check func
 		return
 	}
 	view.ApplyConfig(sts, cfg, now)
-	var probs []doctor.Finding
+	var found []doctor.Finding
+	skipping, observing := 0, 0
 	for _, st := range sts {
+		ks := st.KeyState()
 		// A disabled key is not guarded: whatever its old circuit says is
-		// in force nowhere, and is no problem.
-		if st.State == view.StateDisabled || st.Circuit == string(breaker.Closed) {
+		// in force nowhere, and is no problem. A closed circuit skips
+		// nothing, in observe mode or not.
+		if ks.Name == view.StateDisabled || ks.Circuit == breaker.Closed {
 			continue
 		}
-		problem := "circuit " + st.KeyState().Word()
-		if st.State == view.StateObserve {
-			problem = "circuit " + strings.ReplaceAll(st.Circuit, "_", "-")
-			problem += " in observe mode (the hook still runs: nothing is skipped)"
-		}
+		why := ""
 		if st.OpenReason != nil {
-			problem += ": " + *st.OpenReason
+			why += ": " + *st.OpenReason
 		}
 		if st.LastError != nil {
-			problem += "; last error: " + view.LastError(*st.LastError, 120)
+			why += "; last error: " + view.LastError(*st.LastError, 120)
 		}
-		fix := "fix the hook, then guard reset " + circuit.KeyArg(st.Key)
-		if st.Circuit == string(breaker.Open) && !st.RetryAfter.IsZero() {
-			fix += " (or it probes by itself at " + st.RetryAfter.UTC().Format("2006-01-02T15:04:05Z") + ")"
+		reset := "guard reset " + circuit.KeyArg(st.Key)
+		probes := ""
+		if ks.Circuit == breaker.Open && !st.RetryAfter.IsZero() {
+			probes = " (or it probes by itself at " + st.RetryAfter.UTC().Format("2006-01-02T15:04:05Z") + ")"
 		}
-		probs = append(probs, doctor.Finding{Where: "key " + st.Key, Problem: problem, Fix: fix, Key: st.Key})
+		if ks.Name == view.StateObserve {
+			observing++
+			would := "its calls"
+			if ks.Circuit == breaker.HalfOpen {
+				would = "its calls but the probes"
+			}
+			found = append(found, doctor.Finding{Note: true, Where: "key " + st.Key, Key: st.Key,
+				Problem: "circuit " + view.KeyState{Circuit: ks.Circuit}.Word() + " in observe mode" + why + "; guard would skip " + would + ", and runs them",
+				Fix:     "nothing is skipped while it observes; " + reset + " closes it" + probes})
+			continue
+		}
+		if ks.Skipping() {
+			skipping++
+		}
+		found = append(found, doctor.Finding{Where: "key " + st.Key, Key: st.Key,
+			Problem: "circuit " + ks.Word() + why, Fix: "fix the hook, then " + reset + probes})
 	}
-	detail := fmt.Sprintf("%d keys, %d not closed", len(sts), len(probs))
+	detail := fmt.Sprintf("%d keys, %d not closed", len(sts), skipping)
+	if observing > 0 {
+		detail += fmt.Sprintf(", %d in observe mode that would skip (runs them: see the notes)", observing)
+	}
 	if n := countState(sts, view.StateDisabled); n > 0 {
 		detail += fmt.Sprintf(", %d disabled (not guarded)", n)
 	}
-	check(doctor.Checked{What: "circuits", Detail: detail}, probs)
+	check(doctor.Checked{What: "circuits", Detail: detail}, found)
 }
 
 // countState counts the statuses in state s.
@@ -393,10 +419,24 @@ func writeDoctor(e *env, r doctorReport) {
 	for _, ch := range r.Checked {
 		fmt.Fprintf(e.Stdout, "checked  %s: %s\n", view.Printable(ch.What), ch.Detail)
 	}
-	if len(r.Notes) > 0 {
-		fmt.Fprintf(e.Stdout, "\nWhat %s does not keep (docs/platforms.md):\n", r.Notes[0].Where)
-		for _, n := range r.Notes {
+	var platform, keys []doctor.Finding
+	for _, n := range r.Notes {
+		if n.Key != "" {
+			keys = append(keys, n)
+		} else {
+			platform = append(platform, n)
+		}
+	}
+	if len(platform) > 0 {
+		fmt.Fprintf(e.Stdout, "\nWhat %s does not keep (docs/platforms.md):\n", platform[0].Where)
+		for _, n := range platform {
 			fmt.Fprintf(e.Stdout, " -  %s\n    instead: %s\n", view.Printable(n.Problem), view.Printable(n.Fix))
+		}
+	}
+	if len(keys) > 0 {
+		fmt.Fprintf(e.Stdout, "\n%d %s in observe mode would skip calls (they run: not counted as problems):\n", len(keys), plural(len(keys), "key", "keys"))
+		for i, n := range keys {
+			fmt.Fprintf(e.Stdout, "%2d. key %s: %s\n    %s\n", i+1, view.KeyText(n.Key), view.Printable(n.Problem), view.Printable(n.Fix))
 		}
 	}
 	if len(r.Warnings) > 0 {

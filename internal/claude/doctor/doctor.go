@@ -19,12 +19,15 @@ import (
 // A Finding is one problem, where it is, and what to do about it. A
 // warning is something to look at that may be meant so (a policy hook
 // that does not fail closed): guard doctor lists it apart, and does not
-// fail for it.
+// fail for it. A note is no problem at all, only worth knowing (a key in
+// observe mode whose circuit would skip its calls, which run): doctor
+// lists it with the notes.
 type Finding struct {
 	Where   string `json:"where"`
 	Problem string `json:"problem"`
 	Fix     string `json:"fix"`
 	Warning bool   `json:"-"`
+	Note    bool   `json:"-"`
 	// Key is the circuit key a finding is about, if it is about one: the
 	// text report writes it so that two keys never show the same (Where
 	// keeps it as it is, for JSON).
