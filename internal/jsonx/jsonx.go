@@ -164,6 +164,29 @@ func (w *ObjectWriter) OffsetTime(k string, t time.Time) {
 	AppendOffsetTime(w.b, t)
 }
 
+// OffsetTimeMilli writes a member whose value is t as AppendOffsetTimeMilli
+// writes it.
+func (w *ObjectWriter) OffsetTimeMilli(k string, t time.Time) {
+	w.key(k)
+	AppendOffsetTimeMilli(w.b, t)
+}
+
+// AppendOffsetTimeMilli writes t as AppendOffsetTime does, but to the
+// millisecond, "2026-02-10T23:32:15.250+00:00" (truncated: callers round
+// up first where a time must never come early), for the one stamp that
+// needs it: min_interval's last start, since an interval may be shorter
+// than a second. Python 3.10's datetime.fromisoformat reads it too.
+func AppendOffsetTimeMilli(b *bytes.Buffer, t time.Time) {
+	if t.IsZero() {
+		b.WriteString("null")
+		return
+	}
+	var buf [40]byte
+	out := append(buf[:0], '"')
+	out = t.UTC().Truncate(time.Millisecond).AppendFormat(out, OffsetTimeMilliLayout)
+	b.Write(append(out, '"'))
+}
+
 // AppendOffsetTime writes t in UTC seconds with a numeric offset,
 // "2026-02-10T23:32:15+00:00", or null: the form Python's isoformat gives
 // an aware UTC time, and the only RFC 3339 form that Python 3.10's

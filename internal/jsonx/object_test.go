@@ -1,6 +1,7 @@
 package jsonx
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 	"time"
@@ -95,6 +96,33 @@ func TestTimeWritesSecondsInUTC(t *testing.T) {
 	out, _ = json.Marshal(Time{})
 	if string(out) != "null" {
 		t.Errorf("Marshal(zero) = %s; want null", out)
+	}
+}
+
+// TestOffsetTimeMilli: min_interval's last start is written to the
+// millisecond, always three digits, in UTC with +00:00, and read back as
+// written (a whole second keeps its .000).
+func TestOffsetTimeMilli(t *testing.T) {
+	zone := time.FixedZone("x", 3600)
+	for _, st := range []struct {
+		in   time.Time
+		want string
+	}{
+		{time.Date(2026, 2, 11, 0, 32, 15, 987654321, zone), `"2026-02-10T23:32:15.987+00:00"`},
+		{time.Date(2026, 2, 10, 23, 32, 15, 0, time.UTC), `"2026-02-10T23:32:15.000+00:00"`},
+		{time.Date(2026, 2, 10, 23, 32, 15, 5e6, time.UTC), `"2026-02-10T23:32:15.005+00:00"`},
+		{time.Time{}, "null"},
+	} {
+		var b bytes.Buffer
+		AppendOffsetTimeMilli(&b, st.in)
+		if b.String() != st.want {
+			t.Errorf("AppendOffsetTimeMilli(%v) = %s; want %s", st.in, b.String(), st.want)
+			continue
+		}
+		var back Time
+		if err := json.Unmarshal(b.Bytes(), &back); err != nil || !back.Equal(st.in.Truncate(time.Millisecond)) {
+			t.Errorf("read back %s = %v, %v; want %v", b.String(), back.Time, err, st.in.Truncate(time.Millisecond))
+		}
 	}
 }
 

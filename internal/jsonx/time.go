@@ -26,6 +26,10 @@ const TimeLayout = "2006-01-02T15:04:05Z"
 // offset is literal text, not a layout element).
 const OffsetTimeLayout = "2006-01-02T15:04:05+00:00"
 
+// OffsetTimeMilliLayout is OffsetTimeLayout to the millisecond, always
+// with three digits (see AppendOffsetTimeMilli).
+const OffsetTimeMilliLayout = "2006-01-02T15:04:05.000+00:00"
+
 // MarshalJSON implements json.Marshaler.
 func (t Time) MarshalJSON() ([]byte, error) {
 	if t.IsZero() {

@@ -59,10 +59,27 @@ func SkipNotice(key string, why breaker.SkipReason, c breaker.Circuit, now time.
 }
 
 // IntervalNotice is the one line that explains a call skipped under
-// min_interval: the last call guard let run started at last.
+// min_interval: the last call guard let run started at last. It counts in
+// seconds, or in milliseconds for an interval that is not whole seconds
+// (500ms: "it ran 120ms ago ... next run in 380ms", not "0s ago ... in
+// 1s"); the wait is rounded up, so the next run is never sooner than it
+// says.
 func IntervalNotice(key string, last time.Time, interval time.Duration, now time.Time) string {
+	ago, next := max(now.Sub(last), 0).Round(time.Second).String(), Until(last.Add(interval), now)
+	if interval%time.Second != 0 {
+		ago = max(now.Sub(last), 0).Round(time.Millisecond).String()
+		next = ceilDuration(max(last.Add(interval).Sub(now), 0), time.Millisecond).String()
+	}
 	return fmt.Sprintf("guard: skipped %s: it ran %s ago, and runs at most once per %s (min_interval); next run in %s",
-		circuit.KeyWord(key), max(now.Sub(last), 0).Round(time.Second), config.FormatDuration(interval), Until(last.Add(interval), now))
+		circuit.KeyWord(key), ago, config.FormatDuration(interval), next)
+}
+
+// ceilDuration rounds d up to a multiple of unit.
+func ceilDuration(d, unit time.Duration) time.Duration {
+	if r := d.Truncate(unit); r != d {
+		return r + unit
+	}
+	return d
 }
 
 // RejectedNotice is the one line that explains a call not run because

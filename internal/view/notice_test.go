@@ -108,3 +108,31 @@ func TestUntil(t *testing.T) {
 		}
 	}
 }
+
+// TestIntervalNotice: a call skipped under min_interval is told how long
+// ago the last one ran and when the next may, in seconds for an interval
+// of whole seconds and in milliseconds for a shorter or finer one (TE item
+// 4: min_interval: 500ms said "it ran 0s ago ... next run in 1s"); the
+// wait is never said to be shorter than it is.
+func TestIntervalNotice(t *testing.T) {
+	last := time.Date(2026, 2, 10, 23, 36, 30, 0, time.UTC)
+	for i, st := range []struct {
+		interval, since time.Duration
+		want            string
+	}{
+		{time.Minute, 3 * time.Second, "it ran 3s ago, and runs at most once per 1m (min_interval); next run in 57s"},
+		{time.Minute, 3400 * time.Millisecond, "it ran 3s ago, and runs at most once per 1m (min_interval); next run in 56s"},
+		{500 * time.Millisecond, 120 * time.Millisecond, "it ran 120ms ago, and runs at most once per 500ms (min_interval); next run in 380ms"},
+		{500 * time.Millisecond, 0, "it ran 0s ago, and runs at most once per 500ms (min_interval); next run in 500ms"},
+		{500 * time.Millisecond, 119*time.Millisecond + 400*time.Microsecond, "it ran 119ms ago, and runs at most once per 500ms (min_interval); next run in 381ms"},
+		{1500 * time.Millisecond, 1200 * time.Millisecond, "it ran 1.2s ago, and runs at most once per 1.5s (min_interval); next run in 300ms"},
+		// A last start a little ahead (stored rounded up): no negative
+		// time, and the wait rounded up.
+		{500 * time.Millisecond, -400 * time.Microsecond, "it ran 0s ago, and runs at most once per 500ms (min_interval); next run in 501ms"},
+	} {
+		got := IntervalNotice("tick", last, st.interval, last.Add(st.since))
+		if want := "guard: skipped tick: " + st.want; got != want {
+			t.Errorf("step %d: IntervalNotice(%s after, %s) =\n%s\nwant\n%s", i+1, st.since, st.interval, got, want)
+		}
+	}
+}

@@ -77,7 +77,7 @@ func writeHook(b *bytes.Buffer, h *Hook, indent string, compact bool) {
 		w.OffsetTime("last_run", h.LastRun.Time)
 	}
 	if !h.LastStart.IsZero() {
-		w.OffsetTime("last_start", h.LastStart.Time)
+		w.OffsetTimeMilli("last_start", h.LastStart.Time)
 	}
 	if d := h.Disabled; d != nil {
 		o := w.Object("disabled")

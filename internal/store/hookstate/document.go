@@ -465,7 +465,7 @@ type Hook struct {
 	TrialFailures int              // failed trials since it went half-open (failure_rate)
 	ProbeLeases   []Lease          // probes running now
 	LastRun       jsonx.Time       // last outcome recorded
-	LastStart     jsonx.Time       // last call let run, under min_interval (rounded up to the second)
+	LastStart     jsonx.Time       // last call let run, under min_interval (rounded up to the millisecond)
 	Disabled      *Disabled        // guard disable: who turned the key off by hand; nil: it is on
 	Totals        Totals
 	// RunTimes is the run-time histogram kept beside the totals (run_ms),
@@ -641,9 +641,10 @@ func (h *Hook) setCircuit(c breaker.Circuit) {
 	h.OpenReason = c.OpenReason
 	h.Forced = c.Forced
 	h.LastRun = jsonx.TimeOf(c.LastRun)
-	// Stored to the second, rounded up: a call under min_interval waits
-	// at most a second more, never less.
-	h.LastStart = jsonx.TimeOf(ceilSecond(c.LastStart))
+	// Stored to the millisecond, rounded up: a call under min_interval
+	// waits at most a millisecond more, never less, however short the
+	// interval (500ms is kept as 500ms, not as up to 1.5s).
+	h.LastStart = jsonx.TimeOf(ceilTo(c.LastStart, time.Millisecond))
 	if d := c.Disabled; d == nil {
 		h.Disabled = nil
 	} else {
@@ -689,9 +690,12 @@ func (h *Hook) setCircuit(c breaker.Circuit) {
 
 // ceilSecond rounds a deadline up to the second, the precision the file
 // keeps, so that storing it never makes it come early.
-func ceilSecond(t time.Time) time.Time {
-	if r := t.Truncate(time.Second); !r.Equal(t) {
-		return r.Add(time.Second)
+func ceilSecond(t time.Time) time.Time { return ceilTo(t, time.Second) }
+
+// ceilTo rounds t up to a multiple of unit.
+func ceilTo(t time.Time, unit time.Duration) time.Time {
+	if r := t.Truncate(unit); !r.Equal(t) {
+		return r.Add(unit)
 	}
 	return t
 }
