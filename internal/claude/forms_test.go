@@ -119,7 +119,8 @@ func TestPluginHooksInExecForm(t *testing.T) {
         ]
       }
     ],
-    "Stop": [{"hooks": [{"type": "command", "command": "bash '${CLAUDE_PROJECT_DIR}/stop.sh'", "async": true}]}]
+    "Stop": [{"hooks": [{"type": "command", "command": "bash '${CLAUDE_PROJECT_DIR}/stop.sh'", "async": true},
+      {"type": "command", "command": "bash \"$CLAUDE_PROJECT_DIR/stop2.sh\" $CLAUDE_PROJECT_DIR_X $CLAUDE_PROJECT_DIR"}]}]
   }
 }
 `
@@ -150,6 +151,11 @@ func TestPluginHooksInExecForm(t *testing.T) {
 	if stop[3] != "plugin safety-net@mkt: bash '${CLAUDE_PROJECT_DIR}/stop.sh'" {
 		t.Errorf("Stop key %q: ${CLAUDE_PROJECT_DIR} should stay, for a circuit per project", stop[3])
 	}
+	// Without braces it is written with them, which Claude Code fills in:
+	// a circuit per project too, however the hook spells it.
+	if stop2 := argvOf(hookOf(t, out, "Stop", 1)); stop2[3] != `plugin safety-net@mkt: bash "${CLAUDE_PROJECT_DIR}/stop2.sh" $CLAUDE_PROJECT_DIR_X ${CLAUDE_PROJECT_DIR}` {
+		t.Errorf("Stop key %q: $CLAUDE_PROJECT_DIR should become ${CLAUDE_PROJECT_DIR}, for a circuit per project", stop2[3])
+	}
 
 	// What Claude Code runs: each arg with the placeholders filled in,
 	// for roots that would break a shell's quoting: nothing of the root is
@@ -168,7 +174,7 @@ func TestPluginHooksInExecForm(t *testing.T) {
 
 	// Without the exec form, a plugin's hooks are left alone, and why.
 	r, err := Install([]byte(doc), Options{Binary: bin, Plugin: "safety-net@mkt"})
-	if err != nil || len(r.Changes) != 1 || len(r.Left) != 3 || r.Left[0].Why != WhyNoExec {
+	if err != nil || len(r.Changes) != 1 || len(r.Left) != 4 || r.Left[0].Why != WhyNoExec {
 		t.Errorf("without Exec: changes %+v, left %+v (%v)", r.Changes, r.Left, err)
 	}
 }

@@ -22,9 +22,20 @@ var pluginPlaceholders = sync.OnceValue(func() *regexp.Regexp {
 // update of the plugin keeps its hooks' circuits. ${CLAUDE_PROJECT_DIR}
 // stays, and becomes the project, so that such a hook has a circuit per
 // project, as guard keeps one for a settings file's hook.
+//
+// $CLAUDE_PROJECT_DIR written without braces is written ${CLAUDE_PROJECT_DIR},
+// which Claude Code fills in, so that a hook that refers to the project has
+// a circuit per project however it spells the variable.
 func PluginKey(plugin, own string) string {
-	return "plugin " + plugin + ": " + pluginPlaceholders().ReplaceAllString(own, "$$$1")
+	own = pluginPlaceholders().ReplaceAllString(own, "$$$1")
+	return "plugin " + plugin + ": " + bareProjectDir().ReplaceAllString(own, "$${CLAUDE_PROJECT_DIR}$1")
 }
+
+// bareProjectDir is $CLAUDE_PROJECT_DIR without braces, and what follows
+// it (not part of a longer name).
+var bareProjectDir = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$CLAUDE_PROJECT_DIR([^A-Za-z0-9_]|$)`)
+})
 
 // shellVars are the placeholders Claude Code fills into the args of an
 // exec-form hook, and also exports to it as variables.
