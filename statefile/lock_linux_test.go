@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -36,6 +37,7 @@ func TestLockServesWaitersInTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	var cmds []*exec.Cmd
+	var pids []int
 	defer func() {
 		for _, c := range cmds {
 			c.Process.Kill()
@@ -51,10 +53,12 @@ func TestLockServesWaitersInTurn(t *testing.T) {
 			t.Fatal(err)
 		}
 		cmds = append(cmds, cmd)
-		// The next waiter starts once this one waits in the kernel's queue.
-		for start := time.Now(); blockedOn(t, st.Ino) < i+1; time.Sleep(5 * time.Millisecond) {
-			if time.Since(start) > time.Minute {
-				t.Fatalf("waiter %d never queued for the lock in the kernel (/proc/locks shows %d blocked)", i, blockedOn(t, st.Ino))
+		pids = append(pids, cmd.Process.Pid)
+		// The next waiter starts once this one waits in the kernel's queue
+		// (a slow machine only makes this wait longer).
+		for start := time.Now(); blockedOn(t, st.Ino, pids...) < i+1; time.Sleep(5 * time.Millisecond) {
+			if time.Since(start) > 2*time.Minute {
+				t.Fatalf("waiter %d never queued for the lock in the kernel (/proc/locks shows %d blocked)", i, blockedOn(t, st.Ino, pids...))
 			}
 		}
 	}
@@ -109,9 +113,9 @@ func TestLockGivenUpIsReleased(t *testing.T) {
 		}
 		got <- err
 	}()
-	for start := time.Now(); blockedOn(t, st.Ino) < 2; time.Sleep(5 * time.Millisecond) {
-		if time.Since(start) > time.Minute {
-			t.Fatalf("/proc/locks shows %d waiters; want the one given up on and the next", blockedOn(t, st.Ino))
+	for start := time.Now(); blockedOn(t, st.Ino, os.Getpid()) < 2; time.Sleep(5 * time.Millisecond) {
+		if time.Since(start) > 2*time.Minute {
+			t.Fatalf("/proc/locks shows %d waiters; want the one given up on and the next", blockedOn(t, st.Ino, os.Getpid()))
 		}
 	}
 	unlock()
@@ -127,7 +131,11 @@ func TestChildWaitsInTurn(t *testing.T) {
 	if path == "" {
 		t.Skip("run by TestLockServesWaitersInTurn")
 	}
-	f, err := Open(path, Options{LockTimeout: 2 * time.Minute})
+	// The first waiter waits while every other one starts and queues,
+	// which on a busy machine (a load of hundreds) took minutes: its wait
+	// is bounded by go test's timeout, not by a guess at the machine's
+	// speed (a lock timeout here made it give up, and the order lacked it).
+	f, err := Open(path, Options{LockTimeout: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,9 +154,14 @@ func TestChildWaitsInTurn(t *testing.T) {
 	}
 }
 
-// blockedOn counts the processes /proc/locks shows blocked on a lock of
-// the file with inode ino.
-func blockedOn(t *testing.T, ino uint64) int {
+// blockedOn counts the processes of pids that /proc/locks shows blocked on
+// a lock of the file with inode ino. It counts only those processes: a
+// file of another filesystem may have the same inode number (/proc/locks
+// names the device too, but a stat of a file on an overlay may not give
+// the device its locks show), and on a busy machine another process may
+// be blocked on a lock of one, which counted would let the next waiter
+// start before this one queued.
+func blockedOn(t *testing.T, ino uint64, pids ...int) int {
 	t.Helper()
 	f, err := os.Open("/proc/locks")
 	if err != nil {
@@ -164,11 +177,12 @@ func blockedOn(t *testing.T, ino uint64) int {
 		if len(fields) < 7 || fields[1] != "->" {
 			continue
 		}
-		for _, f := range fields {
-			if strings.HasSuffix(f, suffix) && strings.Count(f, ":") == 2 {
-				n++
-				break
-			}
+		pid, err := strconv.Atoi(fields[5])
+		if err != nil || !slices.Contains(pids, pid) {
+			continue
+		}
+		if f := fields[6]; strings.HasSuffix(f, suffix) && strings.Count(f, ":") == 2 {
+			n++
 		}
 	}
 	return n

@@ -18,9 +18,24 @@ import (
 // pgGuard runs guard against the database at url, as host.
 func pgGuard(t *testing.T, url, host string, args ...string) (int, string, string) {
 	t.Helper()
+	return pgGuardEnv(t, url, host, nil, args...)
+}
+
+// patient are the settings of guard processes that count what many of
+// them did at once: a loaded machine (connecting, the server's row locks)
+// must not turn a slow call into one run unguarded, which the count would
+// miss (8 hosts at once with the default 1s connect and 2s lock timeouts
+// all warned "cannot reach the database" on a machine at a load of
+// hundreds).
+var patient = []string{"GUARDRAILS_CONNECT_TIMEOUT=2m", "GUARDRAILS_LOCK_TIMEOUT=2m", "GUARDRAILS_RECORD_TIMEOUT=2m"}
+
+// pgGuardEnv is pgGuard with env added to guard's environment.
+func pgGuardEnv(t *testing.T, url, host string, env []string, args ...string) (int, string, string) {
+	t.Helper()
 	cmd := exec.Command(guardBin, args...)
 	cmd.Env = append(os.Environ(), "GUARD_STATE="+url, "GUARD_COOLDOWN_STATE="+url, "GUARD_HOST="+host,
 		"HOME="+t.TempDir(), "GUARD_CONFIG=", "CLAUDE_PROJECT_DIR=")
+	cmd.Env = append(cmd.Env, env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -59,7 +74,8 @@ func exportedTotals(t *testing.T, url, key string) map[string]int {
 }
 
 // TestHostsShareOneCircuit: 8 hosts × 50 runs of one key, all at once,
-// count exactly 400 in one database.
+// count exactly 400 in one database (with patient timeouts: what is
+// counted is sharing, not speed).
 func TestHostsShareOneCircuit(t *testing.T) {
 	url := pgtest.Shared(t).NewDB(t)
 	hosts, runs := 8, 50
@@ -72,7 +88,7 @@ func TestHostsShareOneCircuit(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range runs {
-				if code, _, stderr := pgGuard(t, url, fmt.Sprintf("host%d", h), "run", "--name", "shared", "--", "true"); code != 0 || stderr != "" {
+				if code, _, stderr := pgGuardEnv(t, url, fmt.Sprintf("host%d", h), patient, "run", "--name", "shared", "--", "true"); code != 0 || stderr != "" {
 					t.Errorf("host%d: exit %d: %s", h, code, stderr)
 					return
 				}
@@ -86,7 +102,8 @@ func TestHostsShareOneCircuit(t *testing.T) {
 }
 
 // TestBudgetHoldsAcrossHosts: 10 racers on 5 hosts for a restart whose
-// limit is 2: exactly 2 run.
+// limit is 2: exactly 2 run (with patient timeouts: a racer that could
+// not connect in time would run unguarded, a third restart).
 func TestBudgetHoldsAcrossHosts(t *testing.T) {
 	url := pgtest.Shared(t).NewDB(t)
 	ran := filepath.Join(t.TempDir(), "ran")
@@ -96,7 +113,7 @@ func TestBudgetHoldsAcrossHosts(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			code, _, _ := pgGuard(t, url, fmt.Sprintf("host%d", i%5), "cooldown", "run", "web", "restart", "--", "sh", "-c", "echo x >> "+ran)
+			code, _, _ := pgGuardEnv(t, url, fmt.Sprintf("host%d", i%5), patient, "cooldown", "run", "web", "restart", "--", "sh", "-c", "echo x >> "+ran)
 			codes <- code
 		}()
 	}
