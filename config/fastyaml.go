@@ -20,12 +20,18 @@ import (
 // FuzzFastParse.
 //
 // doc is the document's root node, nil for a file of comments only.
-func fastParse(data []byte) (doc *Node, ok bool) {
+func fastParse(data []byte) (doc *Node, ok bool) { return fastParseWithout(data, "") }
+
+// fastParseWithout is fastParse, leaving out the top-level key skip and its
+// value ("": none): the lines from its own, at no indent, to the next at no
+// indent (or the end) are not parsed, as if they were not there.
+func fastParseWithout(data []byte, skip string) (doc *Node, ok bool) {
 	if !plainText(data) {
 		return nil, false
 	}
 	src := string(data)
 	p := fastParser{lines: make([]fastLine, 0, bytes.Count(data, []byte{'\n'})+1)}
+	skipping := false
 	for no := 1; len(src) > 0; no++ {
 		line := src
 		if i := strings.IndexByte(src, '\n'); i >= 0 {
@@ -39,6 +45,13 @@ func fastParse(data []byte) (doc *Node, ok bool) {
 			continue
 		case len(text) == len(line) && (strings.HasPrefix(text, "---") || strings.HasPrefix(text, "...") || text[0] == '%'):
 			return nil, false // a document marker or directive
+		}
+		if skip != "" && len(text) == len(line) {
+			// A top-level line: the skipped key's starts its lines.
+			skipping = keyLength(text) == len(skip) && strings.HasPrefix(text, skip)
+		}
+		if skipping {
+			continue
 		}
 		p.lines = append(p.lines, fastLine{no: no, indent: len(line) - len(text), text: text, raw: line})
 	}

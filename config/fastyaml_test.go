@@ -210,7 +210,57 @@ func FuzzFastParse(f *testing.F) {
 			return // yaml.v3 can take long on large odd input
 		}
 		checkFastParse(t, data)
+		checkFastParseWithout(t, data)
 	})
+}
+
+// checkFastParseWithout fails t if fastParseWithout(data, "cooldown")
+// builds anything but yaml.v3's tree without its cooldown member, where
+// both take data (guard run's reading: see Options.NoCooldown).
+func checkFastParseWithout(t *testing.T, data []byte) {
+	t.Helper()
+	fast, ok := fastParseWithout(data, "cooldown")
+	if !ok {
+		return
+	}
+	v3, err := yamlV3Doc(data)
+	if err != nil || v3 == nil || v3.Kind != MappingNode || fast == nil {
+		return // a broken cooldown section is the point: nothing to hold it to
+	}
+	v3.dropMember("cooldown")
+	if d := sameTree(fast, v3, ""); d != "" {
+		t.Fatalf("fastParseWithout and yaml.v3 without cooldown differ at %s in:\n%s", d, data)
+	}
+}
+
+// TestNoCooldown: guard run's reading of a config leaves its cooldown
+// section out, unread and unchecked, whichever parser reads the rest; the
+// rest is read as a full Load reads it.
+func TestNoCooldown(t *testing.T) {
+	home := t.TempDir()
+	for _, tc := range []struct{ name, yaml string }{
+		{"bad budget", "circuit_breaker:\n  failure_threshold: 7\ncooldown:\n  actions:\n    restart: {field: x, limt: 2}\n"},
+		{"bad pattern", "cooldown:\n  patterns:\n    - {regex: '(', action: restart}\ncircuit_breaker:\n  failure_threshold: 7\n"},
+		{"anchored", "circuit_breaker: &cb\n  failure_threshold: 7\ncooldown:\n  retention: soon\n"},
+		{"flow", "cooldown: {retention: soon}\ncircuit_breaker: {failure_threshold: 7}\n"},
+		{"quoted", "\"cooldown\":\n  retention: soon\ncircuit_breaker:\n  failure_threshold: 7\n"},
+	} {
+		path := filepath.Join(home, tc.name+".yaml")
+		os.WriteFile(path, []byte(tc.yaml), 0o600)
+		opts := testOptions(home, path)
+		if _, err := Load(opts); err == nil {
+			t.Errorf("%s: a full Load took it", tc.name)
+		}
+		opts.NoCooldown = true
+		c, err := Load(opts)
+		if err != nil {
+			t.Errorf("%s: Load with NoCooldown: %v", tc.name, err)
+			continue
+		}
+		if c.CircuitBreaker.FailureThreshold != 7 || c.Cooldown.Retention != Default(home).Cooldown.Retention {
+			t.Errorf("%s: failure_threshold %d, cooldown retention %v; want 7 and the default", tc.name, c.CircuitBreaker.FailureThreshold, c.Cooldown.Retention)
+		}
+	}
 }
 
 // BenchmarkParse compares the two ways the example config is parsed to a
@@ -237,4 +287,15 @@ func BenchmarkParse(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkLoad is a whole Load of the example config, as guard run makes
+// it on every call: read, parse, decode, apply.
+func BenchmarkLoad(b *testing.B) {
+	opts := Options{Path: "../guardrails.example.yaml", Home: b.TempDir(), Getenv: func(string) string { return "" }, Environ: func() []string { return nil }}
+	for b.Loop() {
+		if _, err := Load(opts); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -33,6 +33,14 @@ type Options struct {
 	// Stdin, a Path of "-" is an error: under guard run, standard input is
 	// the hook's.
 	Stdin io.Reader
+
+	// NoCooldown leaves the file's cooldown section out: it is neither
+	// read nor checked, and Config.Cooldown keeps its defaults (guard run,
+	// which keeps no budgets: a mistake in them is guard cooldown's and
+	// config check's to report, never a reason to run every hook
+	// unguarded; and the section is about half of the example config's
+	// reading).
+	NoCooldown bool
 }
 
 // StdinSource is the Source of a configuration read from standard input.
@@ -217,12 +225,20 @@ func expandLocation(p string, opts Options) (string, error) {
 
 // loadYAML applies the config file data, read from file.
 func (c *Config) loadYAML(file string, data []byte, opts Options) error {
-	doc, ok := fastParse(data)
+	skip := ""
+	if opts.NoCooldown {
+		skip = "cooldown"
+	}
+	doc, ok := fastParseWithout(data, skip)
 	if !ok {
 		var err error
 		if doc, err = parseYAML(file, data); err != nil {
 			return err
 		}
+	}
+	if doc != nil && doc.Kind == MappingNode && skip != "" {
+		// What fastParseWithout left in (a quoted key), or yaml.v3 read.
+		doc.dropMember(skip)
 	}
 	if doc == nil {
 		return nil // an empty file

@@ -197,3 +197,13 @@ func timestamp(s string) bool {
 	}
 	return false
 }
+
+// dropMember removes the member key from the mapping n, if it has it.
+func (n *Node) dropMember(key string) {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Kind == ScalarNode && n.Content[i].Value == key {
+			n.Content = append(n.Content[:i:i], n.Content[i+2:]...)
+			i -= 2
+		}
+	}
+}

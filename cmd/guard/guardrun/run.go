@@ -42,7 +42,7 @@ func (e *Env) Run(l RunLine) (err error) {
 		e.Warnf("--shell %s: not found %s; %s runs the command", view.Printable(l.Shell), shellPlaces(), view.Printable(argv[0]))
 	}
 	e.runShell = l.Shell // found, if ever needed, by a fallback
-	cfg, err := e.LoadConfigFrom(l.Config, l.State)
+	cfg, err := e.loadRunConfig(l.Config, l.State)
 	if errors.Is(err, config.ErrNeedsYAML) {
 		// A config outside the plain YAML this guard reads: guard-cli
 		// runs the whole call, reading it with yaml.v3 (nothing has been

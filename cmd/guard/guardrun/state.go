@@ -24,12 +24,21 @@ func (e *Env) LoadConfigFrom(path, state string) (*config.Config, error) {
 // LoadConfigReading is loadConfigFrom, with a path of "-" read from stdin
 // if stdin is not nil ('guard config check -').
 func (e *Env) LoadConfigReading(path, state string, stdin io.Reader) (*config.Config, error) {
-	cfg, err := config.Load(config.Options{
-		Path:    path,
-		Getenv:  e.Getenv,
-		Environ: e.Environ,
-		Stdin:   stdin,
-	})
+	return e.loadConfig(config.Options{Path: path, Stdin: stdin}, state)
+}
+
+// loadRunConfig is LoadConfigFrom for guard run, which keeps no budgets:
+// the config's cooldown section is neither read nor checked (see
+// config.Options.NoCooldown).
+func (e *Env) loadRunConfig(path, state string) (*config.Config, error) {
+	return e.loadConfig(config.Options{Path: path, NoCooldown: true}, state)
+}
+
+// loadConfig loads the config opts name, in this command's environment,
+// with the state file overridden by state if it is not empty.
+func (e *Env) loadConfig(opts config.Options, state string) (*config.Config, error) {
+	opts.Getenv, opts.Environ = e.Getenv, e.Environ
+	cfg, err := config.Load(opts)
 	if err != nil {
 		return nil, err
 	}

@@ -132,6 +132,16 @@ type tallyRead struct {
 // global_stats.skip_tally) does not cover, holding the tally's lock until
 // close. No tally is none to fold.
 func (t *skipTally) readLocked(mark string) (*tallyRead, error) {
+	// Most folds find nothing new: no tally, or the very one the mark
+	// ends with, of the size and time it had then. That is told from one
+	// stat, without opening or locking it.
+	fi, err := os.Stat(t.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return &tallyRead{mark: mark}, nil
+	}
+	if m := parseMark(mark); err == nil && fi.Size() < tallyRotateAt && m.end == fi.Size() && m.stamp != 0 && m.stamp == fi.ModTime().UnixNano() {
+		return &tallyRead{mark: mark}, nil
+	}
 	for {
 		f, err := statefile.OpenBeside(t.path, os.O_RDWR|syscall.O_NONBLOCK, 0)
 		if errors.Is(err, os.ErrNotExist) {
@@ -160,6 +170,11 @@ func (t *skipTally) readLocked(mark string) (*tallyRead, error) {
 			return nil, fmt.Errorf("cannot read the skip tally: %w", err)
 		}
 		counts, newMark := tallyRecords(data, mark)
+		if m := parseMark(newMark); m.end == int64(len(data)) {
+			// All of it: the time it was last written says, next time,
+			// whether it still is (see above).
+			newMark += ":" + strconv.FormatInt(held.ModTime().UnixNano(), 10)
+		}
 		return &tallyRead{f: f, counts: counts, mark: newMark, size: int64(len(data))}, nil
 	}
 }
@@ -218,10 +233,8 @@ func tallyRecords(data []byte, mark string) (map[string]skipCount, string) {
 		return nil, mark // not a tally (yet): nothing to count
 	}
 	from := int64(len(first) + 1)
-	if markID, off, ok := strings.Cut(mark, ":"); ok && markID == id {
-		if n, err := strconv.ParseInt(off, 10, 64); err == nil && n >= from && n <= int64(len(data)) {
-			from = n
-		}
+	if m := parseMark(mark); m.id == id && m.end >= from && m.end <= int64(len(data)) {
+		from = m.end
 	}
 	end := int64(len(data))
 	if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
@@ -244,4 +257,30 @@ func tallyRecords(data []byte, mark string) (map[string]skipCount, string) {
 		counts[key] = c
 	}
 	return counts, id + ":" + strconv.FormatInt(end, 10)
+}
+
+// A tallyMark is the state's global_stats.skip_tally, "ID:END[:STAMP]": the
+// tally (its ID) whose records before offset END the totals hold, and, if
+// they hold all of it, the time it was last written then (its mtime, in
+// nanoseconds).
+type tallyMark struct {
+	id         string
+	end, stamp int64
+}
+
+// parseMark reads a mark; a malformed one is none.
+func parseMark(s string) tallyMark {
+	parts := strings.Split(s, ":")
+	if len(parts) < 2 || len(parts) > 3 {
+		return tallyMark{}
+	}
+	end, err := strconv.ParseInt(parts[1], 10, 64)
+	if err != nil {
+		return tallyMark{}
+	}
+	m := tallyMark{id: parts[0], end: end}
+	if len(parts) == 3 {
+		m.stamp, _ = strconv.ParseInt(parts[2], 10, 64)
+	}
+	return m
 }

@@ -433,8 +433,8 @@ type GlobalStats struct {
 	// SkipTally is guard's: how much of the skip tally beside the file
 	// (the skips guard run counted without the state's lock) the totals
 	// hold already, as "ID:OFFSET": the tally's ID, and the offset its
-	// unfolded records start at; "" for none (see the file backend's
-	// skiptally.go).
+	// unfolded records start at (and the tally's mtime, once the totals
+	// hold all of it); "" for none (see the file backend's skiptally.go).
 	SkipTally string
 	Extra     jsonx.Extra
 }
