@@ -44,6 +44,15 @@ func (e *Env) HandOver() error {
 		if exe, err := os.Executable(); err == nil {
 			dir = filepath.Dir(exe)
 		}
+		if goRun(dir) {
+			// go run ./cmd/guard from a checkout, as the README's first
+			// command: the other commands are go run ./cmd/guard-cli.
+			cmd := "go run ./cmd/guard-cli"
+			if sub, ok := strings.CutPrefix(what, "guard "); ok {
+				cmd += " " + sub
+			}
+			return fmt.Errorf("%s needs guard-cli, guard's other commands: from a checkout, run them with %s ... (go run ./cmd/guard only runs hooks), or install both with make install", what, cmd)
+		}
 		return fmt.Errorf("%s needs guard-cli, guard's other commands, which is neither beside this guard (in %s) nor on PATH: install it with make install (or go install ./cmd/...); guard itself only runs hooks (guard run)", what, dir)
 	}
 	self, err := os.Executable()
@@ -189,3 +198,15 @@ func buildVersion(info *debug.BuildInfo) string {
 
 // handedOver marks the environment of a guard another guard handed over to.
 const handedOver = "GUARD_HANDED_OVER"
+
+// goRun reports whether dir, the directory of guard's executable, is one
+// go run builds in: a directory of Go's build cache (GOCACHE/xx/...-d) or
+// a go-build temporary directory.
+func goRun(dir string) bool {
+	for _, part := range strings.FieldsFunc(dir, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if part == "go-build" || strings.HasPrefix(part, "go-build") && strings.Trim(part[len("go-build"):], "0123456789") == "" {
+			return true
+		}
+	}
+	return false
+}
