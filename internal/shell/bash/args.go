@@ -795,7 +795,10 @@ func (r *reader) tee(words []string, lit []bool, stdin input, text string) {
 	add := false
 	for i := 1; i < len(words); i++ {
 		switch a := words[i]; {
-		case !lit[i]:
+		case !lit[i]: // ~/.bashrc, "$REPO/.git/hooks/x": a name guard cannot know, but where it is, as for > NAME
+			if runsLater(a) != "" {
+				r.later = append(r.later, r.installed(a, stdin, text))
+			}
 		case a == "-a" || a == "--append":
 			add = true
 		case strings.HasPrefix(a, "-") && a != "-":
