@@ -286,3 +286,43 @@ func TestClip(t *testing.T) {
 		}
 	}
 }
+
+// TestReadArithmeticAssigns: arithmetic that assigns a variable, in ((
+// )), let, [[ ]] or a word's $((...)), makes what guard knew of it
+// unknown: bash runs web2 for N=1; ((N+=1)); docker restart web$N, which
+// guard read as web1 when it took (( )) for no assignment at all (the
+// assignment operators are not a range of syntax's: Assgn comes after
+// ShrAssgn), so web2's budget went unspent.
+func TestReadArithmeticAssigns(t *testing.T) {
+	runReadSteps(t, []struct{ line, runs string }{
+		{"N=1; ((N+=1)); docker restart web$N", "docker restart <web$N>"},
+		{"S=web; (( S = 1 )); docker restart $S", "docker restart <$S>"},
+		{"S=web; let S=2; docker restart $S", "docker restart <$S>"},
+		{"S=web; let S++; docker restart $S", "docker restart <$S>"},
+		{"N=1; (( N <<= 2 )); docker restart web$N", "docker restart <web$N>"},
+		{"N=1; [[ $((N=5)) ]]; docker restart web$N", "docker restart <web$N>"},
+		{"N=1; echo $((N=5)); docker restart web$N", "echo <$((N=5))>; docker restart <web$N>"},
+		// Arithmetic that only reads a variable leaves it known.
+		{"N=1; (( N > 0 )) && docker restart web$N", "docker restart web1"},
+		{"N=1; echo $((N+1)); docker restart web$N", "echo 2; docker restart web1"},
+		{"N=1; for ((i=0; i<2; i++)); do N=$N; done; docker restart web$N", "docker restart web1"},
+	})
+}
+
+// TestReadAssignments: what each kind of assignment leaves guard knowing.
+func TestReadAssignments(t *testing.T) {
+	runReadSteps(t, []struct{ line, runs string }{
+		{"S=web; S+=-1; docker restart $S", "docker restart web-1"},
+		{"S+=x; docker restart $S", "docker restart <$S>"},
+		{"S=web; S[1]=db; docker restart $S", "docker restart <$S>"},
+		{"a=(web $X); docker restart ${a[0]}", "docker restart <${a[0]}>"},
+		{"S=web; bash <<\\EOF\ndocker restart $S\nEOF", "docker restart <$S>"},
+		{"export S=web; bash <<'EOF'\ndocker restart $S\nEOF", "docker restart web"},
+		{"S=web; bash <<EOF\ndocker restart \\$S\nEOF", "docker restart <$S>"},
+		{"S=web; export S; sh -c 'docker restart $S'", "docker restart web"},
+		{"f() { docker restart $#; }; f a b c", "docker restart 3"},
+		{"f() { docker restart $5; }; f a", "docker restart"},
+		{"f() { declare S=db; }; S=web; f; docker restart $S", "docker restart web"},
+		{"f() { declare -g S=db; }; S=web; f; docker restart $S", "docker restart db"},
+	})
+}

@@ -632,6 +632,7 @@ func (r *reader) command(sc *scope, cmd syntax.Command, stdin input) *Node {
 		sc.forgetAssigned(x)
 		return seq(r.substs(sc, x)...)
 	case *syntax.TestClause:
+		sc.forgetAssigned(x) // [[ $((N=5)) ]]
 		return seq(r.substs(sc, x)...)
 	case *syntax.DeclClause:
 		return r.decl(sc, x)
@@ -764,6 +765,7 @@ func (r *reader) call(sc *scope, x *syntax.CallExpr, stdin input) *Node {
 		}
 	}
 	words, lit := r.fields(sc, x.Args, &pre)
+	sc.forgetAssigned(x) // echo $((N=5)) sets N in the shell
 	return seq(append(pre, r.dispatch(env, words, lit, sc.text(x), stdin, true))...)
 }
 

@@ -236,7 +236,9 @@ func (sc *scope) forgetAssigned(node syntax.Node) {
 	syntax.Walk(node, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.BinaryArithm:
-			if x.Op >= syntax.Assgn && x.Op <= syntax.ShrAssgn {
+			switch x.Op { // not a range: Assgn comes after ShrAssgn among the operators
+			case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn, syntax.RemAssgn,
+				syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn, syntax.PowAssgn:
 				if w, ok := x.X.(*syntax.Word); ok {
 					sc.forget(w.Lit())
 				}
