@@ -326,3 +326,23 @@ func TestReadAssignments(t *testing.T) {
 		{"f() { declare -g S=db; }; S=web; f; docker restart $S", "docker restart db"},
 	})
 }
+
+// TestReadConfigAndRemoteForms: git config writing a command to a file
+// (-f, --file) installs it as it does in the repository's config; ansible's
+// joined options; a shell of su or runuser given no command reads an
+// empty stdin.
+func TestReadConfigAndRemoteForms(t *testing.T) {
+	runReadSteps(t, []struct{ line, runs string }{
+		{"git config -f x.cfg alias.r '!docker restart web'", "git config -f x.cfg alias.r !docker restart web; ?*(docker restart web)"},
+		{"git config --file x.cfg core.sshCommand 'docker restart web'",
+			"git config --file x.cfg core.sshCommand docker restart web; ?*(docker restart web)"},
+		{"git config user.email x@y", "git config user.email x@y"},
+		{"git -c alias.r='!docker restart web' r", "docker restart web; git -c alias.r=!docker restart web r"},
+		{"ansible all -m command --args='docker restart web'", "docker restart web"},
+		{"ansible all --module-name=ping", "ansible all --module-name=ping"},
+		{"tmux -S /tmp/s new-session 'docker restart web'", "docker restart web"},
+		{"entr", ""},
+		{"su ops", ""},
+		{"runuser -u ops", ""},
+	})
+}
