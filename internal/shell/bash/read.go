@@ -806,14 +806,26 @@ func (r *reader) substs(sc *scope, node syntax.Node) []*Node {
 // decl reads declare, local, export, readonly and typeset.
 func (r *reader) decl(sc *scope, x *syntax.DeclClause) *Node {
 	var pre []*Node
-	exported := x.Variant != nil && x.Variant.Value == "export"
+	isExport := x.Variant != nil && x.Variant.Value == "export"
+	exported, unexported := isExport, false
 	for _, a := range x.Args {
 		pre = append(pre, r.substs(sc, a)...)
 		if a.Naked && a.Name == nil {
-			if s, ok := r.literal(sc, a.Value); ok && strings.HasPrefix(s, "-") && strings.Contains(s, "x") {
+			s, ok := r.literal(sc, a.Value)
+			switch {
+			case !ok:
+			case isExport && strings.HasPrefix(s, "-") && strings.Contains(s, "n"),
+				!isExport && strings.HasPrefix(s, "+") && strings.Contains(s, "x"):
+				// export -n NAME, declare +x NAME: NAME stays, no longer
+				// in the environment of what the line runs next.
+				unexported = true
+			case strings.HasPrefix(s, "-") && strings.Contains(s, "x"):
 				exported = true
 			}
 		}
+	}
+	if unexported {
+		exported = false
 	}
 	// In a function, local, declare and typeset make their variables the
 	// function's own (but declare -g).
@@ -831,10 +843,15 @@ func (r *reader) decl(sc *scope, x *syntax.DeclClause) *Node {
 		}
 		switch {
 		case a.Name == nil:
+		case a.Naked && unexported:
+			sc.unexport(a.Name.Value)
 		case a.Naked:
 			sc.export(a.Name.Value, exported)
 		default:
 			r.assign(sc, a, exported)
+			if unexported {
+				sc.unexport(a.Name.Value)
+			}
 			pre = append(pre, r.commandVar(sc, a)...)
 		}
 	}

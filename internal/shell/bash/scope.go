@@ -230,6 +230,15 @@ func (sc *scope) export(name string, exported bool) {
 	}
 }
 
+// unexport takes name out of the environment of the programs the line
+// runs next (export -n, declare +x), keeping what guard knows of its value.
+func (sc *scope) unexport(name string) {
+	if v, ok := sc.vars[name]; ok {
+		v.Exported = false
+		sc.vars[name] = v
+	}
+}
+
 // forgetAssigned makes the variables that arithmetic in node assigns
 // unknown.
 func (sc *scope) forgetAssigned(node syntax.Node) {
