@@ -34,6 +34,13 @@ type Protocol struct {
 	// as any update.
 	RecordWait time.Duration
 
+	// Ready, if set, is called once, before the protocol first takes
+	// anything a signal must not kill the process holding: a lock, a
+	// lease, a slot, a count. guard run waits there for its signal
+	// handlers, so that a call decided from the lock-free read alone (a
+	// closed circuit) reads its state while they are being set up.
+	Ready func()
+
 	slot store.Slot // the slot Start took, while it is held
 }
 
@@ -41,6 +48,14 @@ type Protocol struct {
 func (p *Protocol) moved(key string, c breaker.Circuit, evs []breaker.Event) {
 	if p.Moved != nil && len(evs) > 0 {
 		p.Moved(key, c, evs)
+	}
+}
+
+// ready calls Ready, the first time.
+func (p *Protocol) ready() {
+	if p.Ready != nil {
+		p.Ready()
+		p.Ready = nil
 	}
 }
 
@@ -89,6 +104,7 @@ func (p *Protocol) Admit(key string, s breaker.Settings, now time.Time) (breaker
 			peeked, pc = &d, c
 		}
 	}
+	p.ready()
 	if sc, ok := p.Circuits.(store.SkipCounter); ok && peeked != nil && p.slot == nil && !s.Observe {
 		// A skip with nothing else to change (no probe due, no lease to
 		// reap, no slot to give back) is counted without the state's lock,
@@ -147,6 +163,7 @@ func (p *Protocol) Start(key string, limit int, wait time.Duration, now, deadlin
 			return nil, nil
 		}
 	}
+	p.ready()
 	slot, err := p.Runs.Acquire(store.Run{Key: key, Holder: p.self(), Started: now, Deadline: deadline, KillGrace: p.KillGrace}, max(limit, 0), wait, stop)
 	if err == nil {
 		p.slot = slot
@@ -157,6 +174,7 @@ func (p *Protocol) Start(key string, limit int, wait time.Duration, now, deadlin
 // Register lists a started run of an unlimited key, so that status shows
 // it. It is best effort: it returns nil if the run could not be listed.
 func (p *Protocol) Register(key string, now, deadline time.Time, childPID int) store.Slot {
+	p.ready()
 	slot, err := p.Runs.Acquire(store.Run{Key: key, Holder: p.self(), ChildPID: childPID, Started: now, Deadline: deadline}, 0, 0, nil)
 	if err != nil {
 		return nil
@@ -207,6 +225,7 @@ func outcome(res *supervise.Result, b config.Breaker) breaker.Outcome {
 // Record applies the result of a run of key, in one transaction, with the
 // release of its slot where the store sends that with it (store.Queued).
 func (p *Protocol) Record(key string, s breaker.Settings, now time.Time, r breaker.Result, run Run) error {
+	p.ready()
 	p.releaseQueued()
 	var evs []breaker.Event
 	var c breaker.Circuit
@@ -235,6 +254,7 @@ func (p *Protocol) Record(key string, s breaker.Settings, now time.Time, r break
 // Reject counts a call of key that found every slot taken, and whether
 // its action was blocked.
 func (p *Protocol) Reject(key string, now time.Time, reason string, blocked bool) error {
+	p.ready()
 	return p.Circuits.Update(now, func(tx store.CircuitTx) (bool, error) {
 		return true, Reject(tx, key, store.TxNow(tx, now), reason, blocked)
 	})

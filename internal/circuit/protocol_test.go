@@ -289,3 +289,105 @@ func TestOnlyHealthyCountersAreRelaxed(t *testing.T) {
 		t.Errorf("a successful probe was relaxed (probe %v)", dec.Probe)
 	}
 }
+
+// lockCheck is a file store that fails the test when the protocol takes
+// its lock, counts a skip or takes a slot before it has called Ready.
+type lockCheck struct {
+	store.Circuits
+	t     *testing.T
+	ready *bool
+}
+
+func (c lockCheck) check(what string) {
+	c.t.Helper()
+	if !*c.ready {
+		c.t.Errorf("%s before Ready", what)
+	}
+}
+
+func (c lockCheck) Update(now time.Time, fn func(store.CircuitTx) (bool, error)) error {
+	c.check("Update")
+	return c.Circuits.Update(now, fn)
+}
+
+func (c lockCheck) CountSkip(key string, blocked bool, ev store.Event) error {
+	c.check("CountSkip")
+	return c.Circuits.(store.SkipCounter).CountSkip(key, blocked, ev)
+}
+
+type runsCheck struct {
+	store.Runs
+	c lockCheck
+}
+
+func (r runsCheck) Acquire(run store.Run, limit int, wait time.Duration, stop func() bool) (store.Slot, error) {
+	r.c.check("Acquire")
+	return r.Runs.Acquire(run, limit, wait, stop)
+}
+
+// Protocol.Ready comes before anything a signal must not kill guard
+// holding (a lock, a lease, a slot, a skip's count), and not at all for a
+// call the lock-free read decides alone (a closed circuit): guard run sets
+// its signal handlers up meanwhile (issue 36).
+func TestReadyBeforeLocks(t *testing.T) {
+	b := backends(t)["file"]()
+	ready := false
+	c := lockCheck{b.circuits, t, &ready}
+	p := proto(backend{c, runsCheck{b.runs, c}, b.events}, "h", os.Getpid(), everyoneAlive)
+	calls := 0
+	p.Ready = func() { calls++; ready = true }
+
+	dec, _, err := p.Admit("k", settings, t0)
+	if err != nil || !dec.Run {
+		t.Fatalf("Admit of a new key = %+v, %v", dec, err)
+	}
+	if calls != 0 {
+		t.Fatalf("a closed circuit's admission called Ready")
+	}
+	if err := p.Record("k", settings, t0, breaker.Result{Outcome: breaker.Failure}, circuit.Run{Exit: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 {
+		t.Fatalf("Record called Ready %d times, want 1", calls)
+	}
+
+	// A skip counted without the state's lock, a slot, a run's listing:
+	// each after Ready, in a protocol of its own.
+	for i := 0; i < 2; i++ {
+		if err := p.Record("k", settings, t0, breaker.Result{Outcome: breaker.Failure}, circuit.Run{Exit: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, step := range map[string]func(p *circuit.Protocol) error{
+		"skip": func(p *circuit.Protocol) error {
+			dec, _, err := p.Admit("k", settings, t0.Add(time.Second))
+			if err == nil && dec.Run {
+				t.Errorf("an open circuit ran")
+			}
+			return err
+		},
+		"slot": func(p *circuit.Protocol) error {
+			s, err := p.Start("other", 1, 0, t0, time.Time{}, nil)
+			if s != nil {
+				s.Release()
+			}
+			return err
+		},
+		"register": func(p *circuit.Protocol) error {
+			if s := p.Register("other", t0, time.Time{}, os.Getpid()); s != nil {
+				s.Release()
+			}
+			return nil
+		},
+	} {
+		ready = false
+		p := proto(backend{c, runsCheck{b.runs, c}, b.events}, "h", os.Getpid(), everyoneAlive)
+		p.Ready = func() { ready = true }
+		if err := step(p); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if !ready {
+			t.Errorf("%s: Ready not called", name)
+		}
+	}
+}

@@ -4,7 +4,9 @@
 //
 // Subscribing to a signal takes a round trip to the Go runtime's signal
 // thread, a few hundred microseconds for the four signals guard run passes
-// on; guard run waits for it before it starts the child. A package's init
+// on; guard run waits for it before it takes a lock, a lease or a slot,
+// and before it starts the child (a closed circuit's lock-free read goes on
+// meanwhile). A package's init
 // runs as soon as the packages it imports are set up, and this one imports
 // only os and os/signal, so it starts the subscription before the larger
 // packages (YAML, the command-line parser) spend their own set-up time.

@@ -74,9 +74,6 @@ func (e *Env) Run(l RunLine) (err error) {
 	}
 	b = e.hookBudget(b)
 
-	// From here guard may wait for a lock, and a signal must then end it
-	// with 128+n (its handler in place), not kill it by default.
-	<-e.SigsReady
 	hooks, err := e.OpenHooks(cfg)
 	if err != nil {
 		return e.guardFailed(cfg, b, argv, key, err)
@@ -87,6 +84,12 @@ func (e *Env) Run(l RunLine) (err error) {
 		Circuits: hooks.Circuits, Runs: hooks.Runs,
 		Live: leaseLiveness(Host, hooks.Runs), Self: store.Holder{Host: Host, PID: os.Getpid()},
 		KillGrace: b.KillGrace,
+		// Before guard takes a lock, a lease or a slot, which it may wait
+		// for, a signal must end it with 128+n (its handler in place), not
+		// kill it by default holding them. Until then (opening the state,
+		// the lock-free read that decides a closed circuit) the handlers
+		// are set up meanwhile.
+		Ready: func() { <-e.SigsReady },
 	}
 	if b.OnStateChange != "" {
 		// Transitions start on_state_change, detached, once the call is
@@ -268,8 +271,9 @@ func (e *Env) launchFailureExit(key string, b config.Breaker, res *supervise.Res
 // must not kill guard holding a probe lease. Subscribing hands each signal
 // to the runtime's signal thread in turn, which takes a few hundred
 // microseconds of waiting, so it goes on in the background while guard
-// reads its config and state; the child starts once it is done. In the
-// guard process itself it was started before main (see earlysig).
+// reads its config and state: guard waits for it before it takes a lock,
+// a lease or a slot (circuit.Protocol.Ready), and before the child starts.
+// In the guard process itself it was started before main (see earlysig).
 func (e *Env) subscribeSignals() {
 	if e.Sigs != nil {
 		return
@@ -476,6 +480,9 @@ func (e *Env) logGuardSkip(key string, b config.Breaker, reason, why string) {
 // guardFailed handles guard's own failure before the child ran: by default
 // it runs the child anyway; with failure_mode: closed it skips it.
 func (e *Env) guardFailed(cfg *config.Config, b config.Breaker, argv []string, key string, err error) error {
+	if e.SigsReady != nil {
+		<-e.SigsReady
+	}
 	if sig, ok := e.TakeSignal(); ok {
 		// A signal while guard read or waited for the state (its lock, say)
 		// ends guard at once, and nothing runs.
