@@ -74,6 +74,12 @@ func (e *Env) Run(l RunLine) (err error) {
 	}
 	b = e.hookBudget(b)
 
+	if config.IsDatabaseURL(cfg.StateFile) {
+		// Connecting may wait: a signal meanwhile ends guard with 128+n
+		// (its handler in place). A state file opens without waiting,
+		// while the handlers are set up (see Protocol.Ready below).
+		<-e.SigsReady
+	}
 	hooks, err := e.OpenHooks(cfg)
 	if err != nil {
 		return e.guardFailed(cfg, b, argv, key, err)
