@@ -47,10 +47,22 @@ func fastParseWithout(data []byte, skip string) (doc *Node, ok bool) {
 			return nil, false // a document marker or directive
 		}
 		if skip != "" && len(text) == len(line) {
-			// A top-level line: the skipped key's starts its lines.
+			// A top-level line: the skipped key's starts its lines, and
+			// another key's ends them. Any other line at no indent after
+			// them (a list item, a quoted key) is left to a full parse.
+			was := skipping
 			skipping = keyLength(text) == len(skip) && strings.HasPrefix(text, skip)
+			if was && !skipping && keyLength(text) == 0 {
+				return nil, false
+			}
 		}
 		if skipping {
+			if !flowClosed(text) {
+				// A flow collection or quoted scalar that goes on over the
+				// next line, which may be at no indent yet still the
+				// skipped value's: only a full parse tells.
+				return nil, false
+			}
 			continue
 		}
 		p.lines = append(p.lines, fastLine{no: no, indent: len(line) - len(text), text: text, raw: line})
@@ -68,6 +80,59 @@ func fastParseWithout(data []byte, skip string) (doc *Node, ok bool) {
 		return nil, false
 	}
 	return root, true
+}
+
+// flowClosed reports whether a line's text (its indent cut) leaves no flow
+// collection ({...}, [...]) or quoted scalar open at its end. A quote or a
+// bracket starts one only where YAML lets it start a node (after the
+// line's start, ':', '-', '?', ',', '[' or '{' and a space or flow
+// indicator), so "don't" or "a[1]" in a plain scalar open nothing; a #
+// after a space, outside a scalar, starts a comment.
+func flowClosed(text string) bool {
+	depth := 0
+	prev := byte(0) // the last byte before this one that is not a space; 0 at the start
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		starts := prev == 0 || strings.IndexByte(":-?,[{", prev) >= 0
+		switch {
+		case c == ' ':
+			continue
+		case c == '#' && (i == 0 || text[i-1] == ' '):
+			return depth == 0
+		case (c == '\'' || c == '"') && starts:
+			end := closingQuote(text, i)
+			if end < 0 {
+				return false
+			}
+			i = end
+		case c == '!' && starts:
+			return false // a tag: a full parse reads what it tags
+		case (c == '[' || c == '{') && (starts || depth > 0):
+			depth++
+		case (c == ']' || c == '}') && depth > 0:
+			depth--
+		}
+		prev = text[i]
+	}
+	return depth == 0
+}
+
+// closingQuote returns the index of the quote that closes the quoted
+// scalar opening at text[open], or -1 if the line ends first: ” is a
+// quote inside single quotes, a backslash escapes inside double quotes.
+func closingQuote(text string, open int) int {
+	q := text[open]
+	for i := open + 1; i < len(text); i++ {
+		switch {
+		case q == '"' && text[i] == '\\':
+			i++
+		case text[i] == q && q == '\'' && i+1 < len(text) && text[i+1] == '\'':
+			i++
+		case text[i] == q:
+			return i
+		}
+	}
+	return -1
 }
 
 // plainText reports whether data has only the characters fastParse

@@ -299,3 +299,58 @@ func BenchmarkLoad(b *testing.B) {
 		}
 	}
 }
+
+// TestFastParseWithoutStaysInItsSection: a skipped section ends only at
+// the next top-level key, and a line of it that goes on over the next
+// (a flow collection, a quoted scalar, which YAML lets continue at no
+// indent) leaves the file to a full parse, so that no line of the section
+// is ever read as a setting of the file's own (review of 94399b3); the
+// example config, whose budgets are one line each, stays on the fast path.
+func TestFastParseWithoutStaysInItsSection(t *testing.T) {
+	for _, text := range []string{
+		"cooldown:\n  actions:\n    restart: {field: restarts,\nlimit: 2}\n",
+		"cooldown:\n  actions:\n    restart: [a,\nb]\n",
+		"cooldown:\n  x: \"a long\nhooks: x\"\n",
+		"cooldown:\n  x: 'it''s\nhooks: x'\n",
+		"cooldown:\n  x: \"a \\\" b\nhooks: x\"\n",
+		"cooldown: {retention: 48h,\nhooks: []}\n",
+		"hooks:\ncooldown:\n- match: \"*\"\n  failure_threshold: 1\n",
+		"cooldown:\n  x: !tag \"a\nhooks: x\"\n",
+	} {
+		if _, ok := fastParseWithout([]byte(text), "cooldown"); ok {
+			t.Errorf("fastParseWithout took %q", text)
+		}
+	}
+	for _, text := range []string{
+		"cooldown:\n  x: don't [stop] {it}   # it's fine\n  y: a[1]\nhooks: []\n",
+		"cooldown:\n  x: 'it''s [' # ]\n  y: \"\\\" {\"\nhooks: []\n",
+		"cooldown:\n  patterns:\n    - {regex: '^a (?P<s>[\\w.]+)\\b', action: restart}\nhooks: []\n",
+	} {
+		doc, ok := fastParseWithout([]byte(text), "cooldown")
+		if !ok || doc == nil || len(doc.Content) != 2 || doc.Content[0].Value != "hooks" {
+			t.Errorf("fastParseWithout(%q) = %v, %v; want the hooks member alone", text, doc, ok)
+		}
+	}
+	// Whole Loads of such files, as guard run makes them, take the file as
+	// a full Load does (they are valid YAML and valid settings).
+	home := t.TempDir()
+	for i, text := range []string{
+		"circuit_breaker:\n  failure_threshold: 7\ncooldown:\n  actions:\n    restart: {field: restarts,\nlimit: 2}\n",
+		"circuit_breaker:\n  failure_threshold: 7\ncooldown:\n  actions:\n    restart:\n      field: \"a long\nhooks: x\"\n",
+	} {
+		path := filepath.Join(home, fmt.Sprintf("%d.yaml", i))
+		os.WriteFile(path, []byte(text), 0o600)
+		opts := testOptions(home, path)
+		opts.NoCooldown = true
+		if c, err := Load(opts); err != nil || c.CircuitBreaker.FailureThreshold != 7 {
+			t.Errorf("Load with NoCooldown of %q: %v", text, err)
+		}
+	}
+	example, err := os.ReadFile("../guardrails.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := fastParseWithout(example, "cooldown"); !ok {
+		t.Error("the example config left the fast path")
+	}
+}
