@@ -683,7 +683,7 @@ func (r *reader) diskFile(what, path string) *Node {
 // systemd its units), or "" for a file no program is known to run so.
 // Writing a command there installs it, as crontab does.
 func runsLater(path string) string {
-	p := "/" + filepath.ToSlash(path)
+	p := "/" + filepath.ToSlash(unquoted(path))
 	base := filepath.Base(p)
 	switch {
 	case strings.Contains(p, "/.git/hooks/") || strings.Contains(p, "/.husky/") || gitHooks()[base]:
@@ -799,6 +799,7 @@ func (r *reader) tee(words []string, lit []bool, stdin input, text string) {
 			if runsLater(a) != "" {
 				r.later = append(r.later, r.installed(a, stdin, text))
 			}
+			r.noteBase(unquoted(a), stdin)
 		case a == "-a" || a == "--append":
 			add = true
 		case strings.HasPrefix(a, "-") && a != "-":
@@ -852,6 +853,15 @@ func (r *reader) copyTo(path string, in input, text string) {
 	if runsLater(path) != "" {
 		r.later = append(r.later, r.installed(path, in, text))
 	}
+}
+
+// unquoted is the text of a word guard cannot expand ("$HOME/.bashrc")
+// without its quotes, so that its base name and where it is can be told.
+func unquoted(text string) string {
+	if !strings.ContainsAny(text, `"'`) {
+		return text
+	}
+	return strings.NewReplacer(`"`, "", "'", "").Replace(text)
 }
 
 // noteBase notes what the line wrote to a file by the file's base name,

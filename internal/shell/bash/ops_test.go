@@ -113,6 +113,11 @@ func TestReadRedirectionsAndFiles(t *testing.T) {
 		{"cat <<EOF > /tmp/x.sh\ndocker restart web\nEOF\nbash /tmp/x.sh", "cat; docker restart web"},
 		{"cat > /tmp/x.sh <<'EOF'\n#!/bin/sh\ndocker restart $1\nEOF\nchmod +x /tmp/x.sh; /tmp/x.sh web", "cat; chmod +x /tmp/x.sh; docker restart web"},
 		{"echo 'docker restart web' > x.sh && chmod +x x.sh && ./x.sh", "echo docker restart web; chmod +x x.sh; docker restart web"},
+		// A name guard cannot expand, written by tee or in quotes, is still
+		// known by its base name (review of a56898b).
+		{"echo 'docker restart web' | tee $HOME/bin/dep; chmod +x $HOME/bin/dep; dep", "echo docker restart web; tee <$HOME/bin/dep>; chmod +x <$HOME/bin/dep>; docker restart web"},
+		{`echo 'docker restart web' | tee "$HOME/bin/dep"; dep`, `echo docker restart web; tee <"$HOME/bin/dep">; docker restart web`},
+		{`echo 'docker restart web' > "$HOME/bin/dep"; dep`, "echo docker restart web; docker restart web"},
 		{"printf 'docker restart %s\\n' web db > x.sh; sh x.sh", "printf docker restart %s\\n web db; docker restart web; docker restart db"},
 		{"echo 'docker restart web' > a.sh; cp a.sh b.sh; bash b.sh", "echo docker restart web; cp a.sh b.sh; docker restart web"},
 		{"echo 'docker restart web' | tee a.sh; bash a.sh", "echo docker restart web; tee a.sh; docker restart web"},
@@ -146,6 +151,11 @@ func TestReadInstalls(t *testing.T) {
 		{"echo 'docker restart web' | tee -a ~/.bashrc", "a program runs at its start"},
 		{"echo 'docker restart web' | tee $HOME/.profile >/dev/null", "a program runs at its start"},
 		{`echo 'docker restart web' | tee "$REPO/.git/hooks/pre-commit"`, "git runs as a hook"},
+		// ... and in double quotes, whose base name is the file's.
+		{`echo 'docker restart web' | tee "$HOME/.bashrc"`, "a program runs at its start"},
+		{`echo 'docker restart web' | tee -a "$HOME/.bashrc"`, "a program runs at its start"},
+		{`echo 'docker restart web' >> "$HOME/.bashrc"`, "a program runs at its start"},
+		{`echo 'docker restart web' | tee "$D/hooks/pre-commit"`, "git runs as a hook"},
 	} {
 		n := Read(st.line)
 		u := firstUnread(n)

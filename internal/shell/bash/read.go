@@ -481,7 +481,7 @@ func (r *reader) noteWrites(sc *scope, st *syntax.Stmt, stdin input) {
 			if runsLater(sc.text(rd.Word)) != "" {
 				r.later = append(r.later, r.installed(sc.text(rd.Word), out, sc.text(st)))
 			}
-			r.noteBase(sc.text(rd.Word), out)
+			r.noteBase(unquoted(sc.text(rd.Word)), out)
 			continue
 		}
 		r.write(path, out, rd.Op == syntax.AppOut || rd.Op == syntax.AppAll, sc.text(st))
