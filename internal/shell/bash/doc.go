@@ -33,8 +33,12 @@
 // line itself sets (in the shell, a subshell, a function with its local
 // variables, sh -c's arguments, exported ones into a new shell), joined
 // across branches: a variable two branches set apart is one it cannot
-// know. A word that needs what it cannot know (a variable from outside, a
-// command's output, a glob) stays as written and is marked not literal.
+// know. What a word's expansion assigns as it runs (arithmetic's N=2 or
+// N++, in (( )), let's words, $((...)) or an array's index; ${N:=W}), and
+// what is assigned to a variable declared -i (arithmetic), it makes
+// unknown before the words after it are expanded. A word that needs what
+// it cannot know (a variable from outside, a command's output, a glob)
+// stays as written and is marked not literal.
 //
 // What it marks: Unread for a part it cannot read, with the Reason:
 // Hidden when that part may run any command (eval "$CMD", curl ... | bash,

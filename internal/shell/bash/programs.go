@@ -73,6 +73,8 @@ func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, st
 				case strings.HasPrefix(w, "-"):
 				case fn:
 					delete(sc.funcs, w)
+				case strings.Contains(w, "["): // unset 'a[N=2]': an element, and its index's arithmetic
+					sc.forgetName(w)
 				default:
 					sc.unset(w)
 				}
@@ -81,7 +83,7 @@ func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, st
 		case "read", "mapfile", "readarray", "getopts":
 			for _, w := range words[1:] {
 				if !strings.HasPrefix(w, "-") {
-					sc.forget(w)
+					sc.forgetName(w)
 				}
 			}
 			return nil
@@ -117,7 +119,7 @@ func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, st
 		case "printf":
 			for i := 1; i+1 < len(words) && strings.HasPrefix(words[i], "-"); i++ {
 				if words[i] == "-v" {
-					sc.forget(words[i+1])
+					sc.forgetName(words[i+1])
 				}
 			}
 		}

@@ -424,6 +424,9 @@ func (r *reader) stmt(sc *scope, st *syntax.Stmt, stdin input) *Node {
 	var pre []*Node
 	in := stdin
 	for _, rd := range st.Redirs {
+		sc.forgetAssigned(rd) // > $((N=2)), <<EOF ${N:=3}
+	}
+	for _, rd := range st.Redirs {
 		pre = append(pre, r.substs(sc, rd.Word)...)
 		switch rd.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
@@ -603,6 +606,12 @@ func (r *reader) command(sc *scope, cmd syntax.Command, stdin input) *Node {
 	case *syntax.ForClause:
 		return r.forClause(sc, x, stdin)
 	case *syntax.CaseClause:
+		sc.forgetAssigned(x.Word) // case ${N:=3} in
+		for _, item := range x.Items {
+			for _, p := range item.Patterns { // a pattern may be expanded
+				sc.forgetAssigned(p)
+			}
+		}
 		pre := r.substs(sc, x.Word)
 		branches := []*Node{nil} // no pattern matches
 		scopes := []*scope{sc.fork()}
@@ -629,8 +638,7 @@ func (r *reader) command(sc *scope, cmd syntax.Command, stdin input) *Node {
 		sc.forgetAssigned(x)
 		return seq(r.substs(sc, x)...)
 	case *syntax.LetClause:
-		sc.forgetAssigned(x)
-		return seq(r.substs(sc, x)...)
+		return r.let(sc, x)
 	case *syntax.TestClause:
 		sc.forgetAssigned(x) // [[ $((N=5)) ]]
 		return seq(r.substs(sc, x)...)
@@ -667,6 +675,7 @@ func (r *reader) ifClause(sc *scope, x *syntax.IfClause, stdin input) *Node {
 }
 
 func (r *reader) forClause(sc *scope, x *syntax.ForClause, stdin input) *Node {
+	sc.forgetAssigned(x.Loop) // for x in ${N:=3}; the C-style loop's parts
 	if x.Select {
 		body := sc.fork()
 		n := r.stmts(body, x.Do, stdin)
@@ -705,7 +714,6 @@ func (r *reader) forClause(sc *scope, x *syntax.ForClause, stdin input) *Node {
 		return seq(append(pre, loop(Unknown, "in a for loop over words guard cannot read", n))...)
 	case *syntax.CStyleLoop:
 		pre := r.substs(sc, l)
-		sc.forgetAssigned(l)
 		body := sc.fork()
 		n := r.stmts(body, x.Do, stdin)
 		sc.join(sc.fork(), body)
@@ -717,6 +725,10 @@ func (r *reader) forClause(sc *scope, x *syntax.ForClause, stdin input) *Node {
 // call reads a simple command: its assignments, the commands its words'
 // substitutions run, then the command.
 func (r *reader) call(sc *scope, x *syntax.CallExpr, stdin input) *Node {
+	// What its words' arithmetic and ${N:=W} assign, in the shell, before
+	// any word is expanded: N=1; docker restart $((N=2)) web$N restarts
+	// web2.
+	sc.forgetAssigned(x)
 	var pre []*Node
 	for _, a := range x.Assigns {
 		pre = append(pre, r.substs(sc, a)...)
@@ -765,7 +777,6 @@ func (r *reader) call(sc *scope, x *syntax.CallExpr, stdin input) *Node {
 		}
 	}
 	words, lit := r.fields(sc, x.Args, &pre)
-	sc.forgetAssigned(x) // echo $((N=5)) sets N in the shell
 	return seq(append(pre, r.dispatch(env, words, lit, sc.text(x), stdin, true))...)
 }
 
@@ -803,15 +814,52 @@ func (r *reader) substs(sc *scope, node syntax.Node) []*Node {
 	return out
 }
 
+// let reads let's words: each one's text, quoted or not, is arithmetic
+// bash evaluates once the words are expanded (let "N=2" assigns N).
+func (r *reader) let(sc *scope, x *syntax.LetClause) *Node {
+	pre := r.substs(sc, x)
+	sc.forgetAssigned(x) // let N=2, and what expanding the words assigns
+	var texts []string
+	unknown := false
+	for _, e := range x.Exprs {
+		w, ok := e.(*syntax.Word)
+		if !ok {
+			continue
+		}
+		// As a command's words: split, quotes and backslashes removed
+		// (let N\=2).
+		fs, ok := r.expand(sc, w)
+		if !ok { // let "$(cat f)": a text guard cannot know may assign anything
+			unknown = true
+		}
+		texts = append(texts, fs...)
+	}
+	if unknown {
+		sc.forgetAll()
+		return seq(pre...)
+	}
+	for _, s := range texts {
+		sc.forgetArith(s)
+	}
+	return seq(pre...)
+}
+
 // decl reads declare, local, export, readonly and typeset.
 func (r *reader) decl(sc *scope, x *syntax.DeclClause) *Node {
+	sc.forgetAssigned(x) // declare x=$((N=2)), a[N=2]=x
 	var pre []*Node
 	isExport := x.Variant != nil && x.Variant.Value == "export"
 	exported, unexported := isExport, false
+	// declare -i, typeset -i, local -i: what is assigned to its names is
+	// arithmetic; options guard cannot read may be -i.
+	integer := false
 	for _, a := range x.Args {
 		pre = append(pre, r.substs(sc, a)...)
 		if a.Naked && a.Name == nil {
 			s, ok := r.literal(sc, a.Value)
+			if !ok || strings.HasPrefix(s, "-") && strings.Contains(s, "i") {
+				integer = true
+			}
 			switch {
 			case !ok:
 			case isExport && strings.HasPrefix(s, "-") && strings.Contains(s, "n"),
@@ -837,9 +885,15 @@ func (r *reader) decl(sc *scope, x *syntax.DeclClause) *Node {
 			}
 		}
 	}
+	if x.Variant == nil || x.Variant.Value != "declare" && x.Variant.Value != "typeset" && x.Variant.Value != "local" {
+		integer = false
+	}
 	for _, a := range x.Args {
 		if local && a.Name != nil {
 			sc.local(a.Name.Value)
+		}
+		if integer && a.Name != nil {
+			sc.ints[a.Name.Value] = true
 		}
 		switch {
 		case a.Name == nil:

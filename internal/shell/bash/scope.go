@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -59,7 +60,11 @@ type state struct {
 	vars    map[string]expand.Variable
 	funcs   map[string][]function // the bodies a name may have; a zero one: maybe undefined
 	aliases map[string][]string
-	params  []string // $1, $2, ...
+	// ints are the variables that may have the integer attribute
+	// (declare -i): bash evaluates what is assigned to them as
+	// arithmetic.
+	ints   map[string]bool
+	params []string // $1, $2, ...
 	// paramLit[i] reports whether params[i] is known; nil: none is known.
 	paramLit []bool
 	arg0     string
@@ -74,6 +79,7 @@ type function struct {
 func newScope(src string) *scope {
 	return &scope{src: src, state: &state{
 		vars: map[string]expand.Variable{}, funcs: map[string][]function{}, aliases: map[string][]string{},
+		ints: map[string]bool{},
 	}}
 }
 
@@ -97,6 +103,7 @@ func (sc *scope) fork() *scope {
 	st.vars = maps.Clone(sc.vars)
 	st.funcs = maps.Clone(sc.funcs)
 	st.aliases = maps.Clone(sc.aliases)
+	st.ints = maps.Clone(sc.ints)
 	c.state = &st
 	return &c
 }
@@ -163,6 +170,9 @@ func (sc *scope) join(outs ...*scope) {
 	funcs := map[string][]function{}
 	aliases := map[string][]string{}
 	for _, o := range outs {
+		for k := range o.ints { // an integer in any branch may be one after
+			sc.ints[k] = true
+		}
 		for k := range o.funcs {
 			funcs[k] = nil
 		}
@@ -204,8 +214,14 @@ func (sc *scope) define(name string, body *syntax.Stmt, src string) {
 	sc.funcs[name] = []function{{body: body, src: src}}
 }
 
-// set gives name a known value.
+// set gives name a known value; an integer variable (declare -i) is
+// given it only if it is a plain decimal, which bash's arithmetic leaves
+// as it is, and is unknown otherwise.
 func (sc *scope) set(name, value string, exported bool) {
+	if sc.ints[name] && !plainDecimal(value) {
+		sc.forget(name)
+		return
+	}
 	old := sc.vars[name]
 	sc.vars[name] = expand.Variable{Set: true, Kind: expand.String, Str: value, Exported: exported || old.Exported}
 }
@@ -239,26 +255,121 @@ func (sc *scope) unexport(name string) {
 	}
 }
 
-// forgetAssigned makes the variables that arithmetic in node assigns
-// unknown.
+// forgetAssigned makes the variables that node's expansions assign as
+// they run unknown: arithmetic's assignments (N=2, N+=1, N++, a[0]=5), in
+// (( )), let, $((...)) or an array's index (a[N=2]=x, ${a[N=2]}), and
+// ${N:=W} and ${N=W}. A command's words are expanded one after the other,
+// each seeing what the ones before it assigned: its caller forgets before
+// it expands any of them.
 func (sc *scope) forgetAssigned(node syntax.Node) {
+	if node == nil || reflect.ValueOf(node).IsNil() {
+		return
+	}
 	syntax.Walk(node, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.BinaryArithm:
 			switch x.Op { // not a range: Assgn comes after ShrAssgn among the operators
 			case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn, syntax.RemAssgn,
 				syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn, syntax.PowAssgn:
-				if w, ok := x.X.(*syntax.Word); ok {
-					sc.forget(w.Lit())
-				}
+				sc.forget(arithName(x.X))
 			}
 		case *syntax.UnaryArithm:
-			if w, ok := x.X.(*syntax.Word); ok && (x.Op == syntax.Inc || x.Op == syntax.Dec) {
-				sc.forget(w.Lit())
+			if x.Op == syntax.Inc || x.Op == syntax.Dec {
+				sc.forget(arithName(x.X))
+			}
+		case *syntax.ParamExp:
+			if x.Exp == nil || x.Exp.Op != syntax.AssignUnset && x.Exp.Op != syntax.AssignUnsetOrNull {
+				break
+			}
+			switch {
+			case x.Excl: // ${!R=W} assigns the variable R names
+				sc.forgetAll()
+			case x.Param != nil:
+				sc.forget(x.Param.Value)
 			}
 		}
 		return true
 	})
+}
+
+// arithName returns the variable that arithmetic assigns to in x: N, or a
+// in a[i].
+func arithName(x syntax.ArithmExpr) string {
+	w, ok := x.(*syntax.Word)
+	if !ok {
+		return ""
+	}
+	if len(w.Parts) == 1 {
+		if p, ok := w.Parts[0].(*syntax.ParamExp); ok && p.Param != nil {
+			return p.Param.Value
+		}
+	}
+	return w.Lit()
+}
+
+// forgetArith makes the variables that the arithmetic text s assigns
+// unknown (let's words, an index given as text: unset 'a[N=2]'); if s
+// does not parse, every name in it.
+func (sc *scope) forgetArith(s string) {
+	x, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Arithmetic(strings.NewReader(s))
+	if err != nil {
+		for _, name := range names(s) {
+			sc.forget(name)
+		}
+		return
+	}
+	sc.forgetAssigned(x)
+}
+
+// names returns the words of s that could name a variable (and some that
+// do not, as x in 0x1F: forgetting one more is safe).
+func names(s string) []string {
+	var out []string
+	for i := 0; i < len(s); {
+		if !isNameByte(s[i], true) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(s) && isNameByte(s[j], false) {
+			j++
+		}
+		out = append(out, s[i:j])
+		i = j
+	}
+	return out
+}
+
+func isNameByte(c byte, first bool) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || !first && c >= '0' && c <= '9'
+}
+
+// forgetName makes the variable a builtin's word names unknown (read,
+// unset, printf -v): NAME, or NAME[INDEX], whose index is arithmetic
+// that may assign too.
+func (sc *scope) forgetName(w string) {
+	name, index, ok := strings.Cut(w, "[")
+	if ok {
+		sc.forgetArith(strings.TrimSuffix(index, "]"))
+	}
+	sc.forget(name)
+}
+
+// plainDecimal reports whether s is a number that bash's arithmetic
+// leaves as it is (not 012, which is octal, nor 1+1).
+func plainDecimal(s string) bool {
+	if s == "0" {
+		return true
+	}
+	if s == "" || len(s) > 18 || s[0] < '1' || s[0] > '9' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // paramsKnown reports whether every positional parameter is known.
@@ -280,7 +391,8 @@ func (r *reader) assign(sc *scope, a *syntax.Assign, exported bool) {
 		return
 	}
 	name := a.Name.Value
-	if a.Index != nil {
+	if a.Index != nil || sc.ints[name] && (a.Append || a.Array != nil) {
+		// An element; N+=1 or a=(1+1) of an integer variable, arithmetic.
 		sc.forget(name)
 		return
 	}
