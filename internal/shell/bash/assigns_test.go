@@ -1,6 +1,11 @@
 package bash
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
+)
 
 // The tests of what a word's expansion assigns as it runs: a variable whose
 // value guard reads wrong lets a restart dodge its budget (hostile-user-3
@@ -111,4 +116,204 @@ func TestReadIndexAssigns(t *testing.T) {
 		// An index that only reads leaves the variables known.
 		{"N=1; a=(x web); docker restart ${a[N]}$N", "docker restart web1"},
 	})
+}
+
+// TestReadValueBackslashes: an assignment's value loses its unquoted
+// backslashes as a command's words do (review of 2d10b5f: S=we\b; docker
+// restart $S read as we\b, bash restarts web); in double quotes a
+// backslash goes only before $ ` " \, and in single quotes it stays.
+func TestReadValueBackslashes(t *testing.T) {
+	runReadSteps(t, []struct{ line, runs string }{
+		{`S=we\b; docker restart $S`, "docker restart web"},
+		{`S=w\e\b; docker restart "$S"`, "docker restart web"},
+		{`S=we\\b; docker restart "$S"`, `docker restart we\b`},
+		{`S=\~x; docker restart "$S"`, "docker restart ~x"},
+		{`S="we\b"; docker restart "$S"`, `docker restart we\b`},
+		{`S="w\$\"\\b"; docker restart "$S"`, `docker restart w$"\b`},
+		{`S='we\b'; docker restart "$S"`, `docker restart we\b`},
+		{`export S=we\b; sh -c 'docker restart $S'`, "docker restart web"},
+		{`docker restart we\b "w\e\$b"`, `docker restart web w\e$b`},
+		// A string run as a script: its words as bash splits them.
+		{`sh -c docker\ restart\ we\\b`, `docker restart web`},
+	})
+}
+
+// TestReadNamerefs: assigning to a nameref assigns what it refers to
+// (review of 2d10b5f: N=1; declare -n R=N; R=2; docker restart web$N read
+// as web1, bash restarts web2); a nameref reads what it refers to.
+func TestReadNamerefs(t *testing.T) {
+	runReadSteps(t, []struct{ line, runs string }{
+		{"N=1; declare -n R=N; R=2; docker restart web$N", "docker restart <web$N>"},
+		{"N=1; declare -n R=N; docker restart web$R", "docker restart <web$R>"}, // bash: web1
+		{"N=1; typeset -n R=N; R+=2; docker restart web$N", "docker restart <web$N>"},
+		{"N=1; f() { local -n R=$1; R=2; }; f N; docker restart web$N", "docker restart <web$N>"},
+		{"N=1; declare -n R; R=N; R=2; docker restart web$N", "docker restart <web$N>"},
+		{"N=1; declare -n R=N; for R in 2; do :; done; docker restart web$N", ":; docker restart <web$N>"},
+		{"N=1; declare -n R=N; read R; docker restart web$N", "docker restart <web$N>"},
+		{"N=1; declare -n R=N; (( R=2 )); docker restart web$N", "docker restart <web$N>"},
+		{"N=1; declare -n R=N; unset R; docker restart web$N", "docker restart <web$N>"},
+		{"N=1; declare -n A=B; declare -n B=N; A=2; docker restart web$N", "docker restart <web$N>"},
+		{"N=1; true && declare -n R=N; R=2; docker restart web$N", "true; docker restart <web$N>"},
+		// Options guard cannot read, or code it cannot read, may make any
+		// variable a nameref (X='declare -n R=N').
+		{"N=1; declare $O R=N; R=2; docker restart web$N", "docker restart <web$N>"},
+		{`eval "$X"; N=1; R=2; docker restart web$N`, `!?(eval "$X"); docker restart <web$N>`},
+		// Another variable is what it was.
+		{"N=1; declare -n R=N; M=2; docker restart web$N", "docker restart web1"},
+		{"N=1; declare -n R=N; unset -n R; R=2; docker restart web$N$R", "docker restart web12"},
+	})
+}
+
+// TestReadArithmeticText: bash evaluates the text arithmetic expands to,
+// and a variable's value arithmetic reads, as arithmetic, which may assign
+// (review of 2d10b5f: N=1; (( $X )); docker restart web$N read as web1,
+// bash restarts web2 with X='N=2'). A value guard does not know makes
+// every variable unknown, unless it is known to be a number: arithmetic
+// assigned it, as (( i++ )) in a loop.
+func TestReadArithmeticText(t *testing.T) {
+	runReadSteps(t, []struct{ line, runs string }{
+		{"N=1; (( $(cat f) )); docker restart web$N", "cat f; docker restart <web$N>"},
+		{"N=1; (( $X )); docker restart web$N", "docker restart <web$N>"},
+		{"N=1; x=$(( $X )); docker restart web$N", "docker restart <web$N>"},
+		{"N=1; x=$(( X )); docker restart web$N", "docker restart <web$N>"},
+		{"N=1; (( X )); docker restart web$N", "docker restart <web$N>"},
+		{"N=1; X='N=2'; (( X )); docker restart web$N", "docker restart <web$N>"},
+		{"N=1; X='N=2'; (( $X )); docker restart web$N", "docker restart <web$N>"},
+		{"N=1; X=Y; Y='N=2'; (( X )); docker restart web$N", "docker restart <web$N>"},
+		{"N=1; X='N=2'; let X; docker restart web$N", "docker restart <web$N>"},
+		{"N=1; [[ $X -eq 1 ]]; docker restart web$N", "docker restart <web$N>"},
+		{"N=1; [[ X -lt 1 ]]; docker restart web$N", "docker restart <web$N>"},
+		{"N=1; for (( i=0; i<X; i++ )); do :; done; docker restart web$N", "?*(:); docker restart <web$N>"},
+		{"N=1; echo ${S:X}; docker restart web$N", "echo <${S:X}>; docker restart <web$N>"},
+		{"N=1; declare -i M; M='N=2'; docker restart web$N", "docker restart <web$N>"},
+		// Numbers, and variables arithmetic assigned, assign nothing.
+		{"N=1; X=5; (( $X + X )); docker restart web$N", "docker restart web1"},
+		{"N=1; i=0; while (( i < 3 )); do (( i++ )); done; (( i++ )); docker restart web$N", "docker restart web1"},
+		{"N=1; for ((i=0; i<3; i++)); do :; done; (( i++ )); docker restart web$N", "?*(:); docker restart web1"},
+		{"N=1; i=0; while [ $i -lt 3 ]; do i=$((i+1)); done; echo $((i+1)); docker restart web$N", "?*([ 0 -lt 3 ]); echo <$((i+1))>; docker restart web1"},
+		{"N=1; (( RANDOM % 2 )); docker restart web$N", "docker restart web1"},
+		// What came from outside the line may be any text.
+		{"N=1; read i; (( i++ )); docker restart web$N", "docker restart <web$N>"},
+	})
+}
+
+// TestReadUnknownNames: a declaration or unset whose word guard cannot
+// read may assign or unset any variable (review of 2d10b5f: N=1; declare
+// "$X"; docker restart web$N read as web1, bash restarts web2 with
+// X=N=2).
+func TestReadUnknownNames(t *testing.T) {
+	runReadSteps(t, []struct{ line, runs string }{
+		{`N=1; declare "$X"; docker restart web$N`, "docker restart <web$N>"},
+		{`N=1; export "$X"; docker restart web$N`, "docker restart <web$N>"},
+		{`N=1; f() { local $X; }; f; docker restart web$N`, "docker restart <web$N>"},
+		{`N=1; readonly $X; docker restart web$N`, "docker restart <web$N>"},
+		{`N=1; unset $V; docker restart web$N`, "docker restart <web$N>"},
+		{`N=1; unset "$V"; docker restart web$N`, "docker restart <web$N>"},
+		{`N=1; read $V; docker restart web$N`, "docker restart <web$N>"},
+		{`N=1; printf -v "$V" 2; docker restart web$N`, `printf -v <"$V"> 2; docker restart <web$N>`},
+		// A quoted word guard can read is an assignment, as bash reads it.
+		{`N=1; declare "N=2"; docker restart web$N`, "docker restart web2"},
+		{`N=1; export "N=2"; docker restart web$N`, "docker restart web2"},
+		{`N=1; declare "N+=2"; docker restart web$N`, "docker restart <web$N>"},
+		// local N is a new variable, unset (the caller's, with localvar_inherit).
+		{`N=1; f() { local N; docker restart web$N; }; f`, "docker restart <web$N>"},
+		{`N=1; unset M; docker restart web$N`, "docker restart web1"},
+	})
+}
+
+// TestReadAssignVariants: more forms of each class above, as a check of
+// the class rather than the example (review of 2d10b5f).
+func TestReadAssignVariants(t *testing.T) {
+	runReadSteps(t, []struct{ line, runs string }{
+		// Backslashes: in a value, a declaration's, an environment's, a
+		// here-string's and a redirection's name.
+		{`declare S=we\b; docker restart $S`, "docker restart web"},
+		{`local S=we\b 2>/dev/null; docker restart $S`, "docker restart web"},
+		{`S=we\b docker restart "$S"`, "docker restart <\"$S\">"},
+		{`S=w\eb; T=${S}\2; docker restart $T`, "docker restart web2"},
+		{`S=we\b; S+=\1; docker restart $S`, "docker restart web1"},
+		{`a=(we\b d\b); docker restart ${a[0]} ${a[1]}`, "docker restart web db"},
+		{`for S in we\b; do docker restart $S; done`, "docker restart web"},
+		{`bash <<< docker\ restart\ we\b`, "docker restart web"},
+		{`echo docker restart we\\\\b > x.sh; bash x.sh`, `echo docker restart we\\b; docker restart we\b`},
+		{"S=\"we\\`\"; docker restart \"$S\"", "docker restart we`"},
+		{`S=$'we\b'; docker restart "$S"`, "docker restart we\b"},
+		{`S=we\ b; docker restart "$S"`, "docker restart we b"},
+		// Namerefs through local, typeset and a function's argument.
+		{"S=web; f() { local -n R=$1; R=db; }; f S; docker restart $S", "docker restart <$S>"},
+		{"S=web; typeset -n R=S; R=db; docker restart $S", "docker restart <$S>"},
+		{"S=web; declare -n R=S; R=(db); docker restart $S", "docker restart <$S>"},
+		{"S=web; declare -n R=S; declare R=db; docker restart $S", "docker restart <$S>"},
+		{"S=web; declare -n R=S; : ${R:=db}; docker restart $S", ": <${R:=db}>; docker restart <$S>"},
+		{"S=web; declare -n R=S; printf -v R db; docker restart $S", "printf -v R db; docker restart <$S>"},
+		{"S=web; declare -n R='a[0]'; R=db; docker restart $S", "docker restart web"},
+		{"S=web; declare -n R=$X; R=db; docker restart $S", "docker restart <$S>"},
+		{"S=web; (declare -n R=S; R=db); docker restart $S", "docker restart web"},
+		{"S=web; if true; then declare -n R=S; fi; R=db; docker restart $S", "true; docker restart <$S>"},
+		{"S=web; source ./env.sh; S=web; R=db; docker restart $S", "source ./env.sh; docker restart <$S>"},
+		// Arithmetic text: in a C-style for, let, an index and a slice.
+		{"N=1; for (( i=$X; i<3; i++ )); do :; done; docker restart web$N", "?*(:); docker restart <web$N>"},
+		{"N=1; let i=$X; docker restart web$N", "docker restart <web$N>"},
+		{"N=1; a=(x y); echo ${a[$X]}; docker restart web$N", "echo <${a[$X]}>; docker restart <web$N>"},
+		{"N=1; a=(x y); echo ${a[X]}; docker restart web$N", "echo <${a[X]}>; docker restart <web$N>"},
+		{"N=1; S=abc; echo ${S:$X:1}; docker restart web$N", "echo <${S:$X:1}>; docker restart <web$N>"},
+		{"N=1; a[X]=1; docker restart web$N", "docker restart <web$N>"},
+		{"N=1; X='M=1, N=2'; (( X )); docker restart web$N", "docker restart <web$N>"},
+		{"N=1; a=('N=2'); (( a[0] )); docker restart web$N", "docker restart <web$N>"},
+		{"N=1; X='N=2 +'; (( X )); docker restart web$N", "docker restart <web$N>"},
+		{"N=1; X=X; (( X )); docker restart web$N", "docker restart <web$N>"},
+		{"N=1; (( $(echo M=2) )); docker restart web$N", "echo M=2; docker restart <web$N>"},
+		// Numbers: known, or left by arithmetic in each branch.
+		{"N=1; X=3; (( X > 2 )) && docker restart web$N", "docker restart web1"},
+		{"N=1; X=-3; (( $X < 2 )) && docker restart web$N", "docker restart web1"},
+		{"N=1; (( i = 5 )); (( i++ )); docker restart web$N", "docker restart web1"},
+		{"N=1; (( i = 5 )); echo $(( $i + 1 )); docker restart web$N", "echo <$(( $i + 1 ))>; docker restart web1"},
+		{"N=1; if true; then i=1; else i=2; fi; (( i++ )); docker restart web$N", "true; docker restart web1"},
+		{"N=1; if true; then i=1; else i=x; fi; (( i++ )); docker restart web$N", "true; docker restart <web$N>"},
+		{"N=1; f() { local i; (( i++ )); }; f; (( i++ )); docker restart web$N", "docker restart <web$N>"},
+		{"N=1; [[ 3 -gt 2 ]] && docker restart web$N", "docker restart web1"},
+		// Unknown words in declarations and unset.
+		{`N=1; typeset $X; docker restart web$N`, "docker restart <web$N>"},
+		{`N=1; declare -x "$X"; docker restart web$N`, "docker restart <web$N>"},
+		{`N=1; declare "$X"; N=1; R=2; docker restart web$N`, "docker restart <web$N>"},
+		{`N=1; declare "$X"; N=1; docker restart web$N`, "docker restart web1"},
+		{`N=1; unset -v "$V"; docker restart web$N`, "docker restart <web$N>"},
+		{`N=1; unset $(cat f); docker restart web$N`, "cat f; docker restart <web$N>"},
+		{`N=1; mapfile "$V" < f; docker restart web$N`, "docker restart <web$N>"},
+		{`N=1; declare "M=2"; docker restart web$N$M`, "docker restart web12"},
+		{`N=1; declare "a[N=2]=x"; docker restart web$N`, "docker restart <web$N>"},
+		{`N=1; f() { local "N=2"; }; f; docker restart web$N`, "docker restart web1"},
+		{`N=1; f() { local "N"; N=2; }; f; docker restart web$N`, "docker restart web1"},
+		{`N=1; f() { declare -p N; docker restart web$N; }; f`, "docker restart web1"},
+	})
+}
+
+// TestUnescaped: unescaped leaves a word without unquoted backslashes as
+// it is, and single-quotes what each unquoted backslash quotes.
+func TestUnescaped(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`web`, `web`},
+		{`we\b`, `we'b'`},
+		{`\$X"\b"`, `'$'X"\b"`},
+		{`\~x\ y`, `'~'x' 'y`},
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader("x "+tc.in), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, p := range unescaped(f.Stmts[0].Cmd.(*syntax.CallExpr).Args[1]).Parts {
+			switch p := p.(type) {
+			case *syntax.Lit:
+				b.WriteString(p.Value)
+			case *syntax.SglQuoted:
+				b.WriteString("'" + p.Value + "'")
+			case *syntax.DblQuoted:
+				b.WriteString(`"` + p.Parts[0].(*syntax.Lit).Value + `"`)
+			}
+		}
+		if got := b.String(); got != tc.want {
+			t.Errorf("unescaped(%s) = %s; want %s", tc.in, got, tc.want)
+		}
+	}
 }

@@ -28,17 +28,33 @@
 // the line wrote files, is searched as the text the line wrote (it may be
 // one of them under another name: cp to a directory, cd, ln, dd).
 //
-// What it expands, as bash does: quotes, backslashes, $'...' and $"...",
+// What it expands, as bash does: quotes, backslashes (in a command's
+// words and an assignment's value alike: S=we\b is web), $'...' and $"...",
 // brace expansion, arithmetic, and variables and positional parameters the
 // line itself sets (in the shell, a subshell, a function with its local
 // variables, sh -c's arguments, exported ones into a new shell), joined
 // across branches: a variable two branches set apart is one it cannot
 // know. What a word's expansion assigns as it runs (arithmetic's N=2 or
-// N++, in (( )), let's words, $((...)) or an array's index; ${N:=W}), and
-// what is assigned to a variable declared -i (arithmetic), it makes
-// unknown before the words after it are expanded. A word that needs what
-// it cannot know (a variable from outside, a command's output, a glob)
-// stays as written and is marked not literal.
+// N++, in (( )), let's words, $((...)), [[ X -eq Y ]] or an array's
+// index; ${N:=W}), and what is assigned to a variable declared -i
+// (arithmetic), it makes unknown before the words after it are expanded.
+// Arithmetic evaluates the text it expands to and the values of the
+// variables it reads as arithmetic in turn (X='N=2'; (( X )) assigns N):
+// a value it cannot know makes every variable unknown, unless it is known
+// to be a number (arithmetic assigned it, or each branch left it one), so
+// (( i++ )) in a loop forgets only i, but (( X )) or (( $X )) with X from
+// outside the line, or read from input, forgets all. A nameref (declare,
+// local or typeset -n, or options it cannot read) is unknown, and
+// assigning or unsetting it makes what it refers to unknown (every
+// variable when it cannot tell what). A declaration, unset or read whose
+// word it cannot read (declare "$X", unset $V), and code it cannot read
+// (eval "$X", source of a file it does not have), may assign or unset any
+// variable: all become unknown, and after such code any variable may be a
+// nameref or an integer, so each assignment after it forgets all the
+// others too. A function's local N is unknown (unset, or the caller's
+// value with localvar_inherit). A word that needs what it cannot know (a
+// variable from outside, a command's output, a glob) stays as written
+// and is marked not literal.
 //
 // What it marks: Unread for a part it cannot read, with the Reason:
 // Hidden when that part may run any command (eval "$CMD", curl ... | bash,

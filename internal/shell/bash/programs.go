@@ -46,7 +46,7 @@ func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, st
 		case "eval":
 			n := r.runString(sc.eval, sc, words[1:], lit[1:], " ", text, stdin, "eval")
 			if n != nil && n.Kind == Unread {
-				sc.forgetAll() // a string guard cannot read may set anything
+				sc.unreadable() // a string guard cannot read may set anything
 			}
 			return n
 		case "trap":
@@ -68,9 +68,16 @@ func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, st
 			return nil
 		case "unset":
 			fn := slices.Contains(words[1:], "-f")
-			for _, w := range words[1:] {
+			ref := slices.Contains(words[1:], "-n")
+			for i, w := range words[1:] {
 				switch {
+				case !lit[i+1]:
+					// unset $V: any variable may be unset now.
+					sc.forgetAll()
 				case strings.HasPrefix(w, "-"):
+				case ref: // unset -n R: R itself, not what it refers to
+					delete(sc.refs, w)
+					sc.vars[w] = expand.Variable{}
 				case fn:
 					delete(sc.funcs, w)
 				case strings.Contains(w, "["): // unset 'a[N=2]': an element, and its index's arithmetic
@@ -81,8 +88,10 @@ func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, st
 			}
 			return nil
 		case "read", "mapfile", "readarray", "getopts":
-			for _, w := range words[1:] {
-				if !strings.HasPrefix(w, "-") {
+			for i, w := range words[1:] {
+				if !lit[i+1] { // read $V: any variable
+					sc.forgetAll()
+				} else if !strings.HasPrefix(w, "-") {
 					sc.forgetName(w)
 				}
 			}
@@ -109,7 +118,7 @@ func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, st
 					return r.stdinScript(sc.eval, sc, in, text, name)
 				}
 			}
-			sc.forgetAll() // a file guard does not read may set anything
+			sc.unreadable() // a file guard does not read may set anything
 			if len(words) > 1 {
 				if n := r.diskFile(name, words[1]); n != nil {
 					return seq(r.program(words, lit, text, stdin), n)
@@ -118,7 +127,9 @@ func (r *reader) dispatch(sc *scope, words []string, lit []bool, text string, st
 			return r.program(words, lit, text, stdin)
 		case "printf":
 			for i := 1; i+1 < len(words) && strings.HasPrefix(words[i], "-"); i++ {
-				if words[i] == "-v" {
+				if words[i] == "-v" && !lit[i+1] {
+					sc.forgetAll()
+				} else if words[i] == "-v" {
 					sc.forgetName(words[i+1])
 				}
 			}

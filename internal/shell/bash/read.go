@@ -848,63 +848,121 @@ func (r *reader) let(sc *scope, x *syntax.LetClause) *Node {
 func (r *reader) decl(sc *scope, x *syntax.DeclClause) *Node {
 	sc.forgetAssigned(x) // declare x=$((N=2)), a[N=2]=x
 	var pre []*Node
-	isExport := x.Variant != nil && x.Variant.Value == "export"
+	variant := ""
+	if x.Variant != nil {
+		variant = x.Variant.Value
+	}
+	isExport := variant == "export"
+	typed := variant == "declare" || variant == "typeset" || variant == "local"
 	exported, unexported := isExport, false
 	// declare -i, typeset -i, local -i: what is assigned to its names is
-	// arithmetic; options guard cannot read may be -i.
-	integer := false
+	// arithmetic. declare -n: its names are namerefs.
+	integer, nameref, display := false, false, false
+	// In a function, local, declare and typeset make their variables the
+	// function's own (but declare -g).
+	local := typed
+	// A word guard cannot read (declare "$X", local $X) may be any
+	// option or assignment: code guard cannot read.
+	var words []*syntax.Assign
 	for _, a := range x.Args {
 		pre = append(pre, r.substs(sc, a)...)
-		if a.Naked && a.Name == nil {
-			s, ok := r.literal(sc, a.Value)
-			if !ok || strings.HasPrefix(s, "-") && strings.Contains(s, "i") {
-				integer = true
+		if !a.Naked || a.Name != nil {
+			words = append(words, a)
+			continue
+		}
+		s, ok := r.literal(sc, a.Value)
+		switch {
+		case !ok:
+			sc.unreadable()
+			continue
+		case strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+"):
+		default: // declare "N=2": an assignment, as bash reads the word
+			at := 0 // declare "a[N=2]=x": the = after the index
+			if i := strings.IndexAny(s, "[="); i >= 0 && s[i] == '[' {
+				at = max(strings.IndexByte(s, ']'), 0)
 			}
-			switch {
-			case !ok:
-			case isExport && strings.HasPrefix(s, "-") && strings.Contains(s, "n"),
-				!isExport && strings.HasPrefix(s, "+") && strings.Contains(s, "x"):
-				// export -n NAME, declare +x NAME: NAME stays, no longer
-				// in the environment of what the line runs next.
-				unexported = true
-			case strings.HasPrefix(s, "-") && strings.Contains(s, "x"):
-				exported = true
+			name, value, assigns := strings.Cut(s[at:], "=")
+			name = strings.TrimSuffix(s[:at]+name, "+")
+			base, _, _ := strings.Cut(name, "[")
+			if !validName(base) {
+				continue // bash rejects it
 			}
+			if !assigns {
+				words = append(words, &syntax.Assign{Naked: true, Name: &syntax.Lit{Value: base}})
+				continue
+			}
+			if local {
+				sc.local(base)
+			}
+			sc.forgetName(name)
+			if !strings.Contains(name, "[") && !strings.HasSuffix(s[:len(name)+1], "+") && !integer && !nameref {
+				sc.set(base, value, exported)
+			}
+			continue
+		}
+		on := strings.HasPrefix(s, "-")
+		if on && typed && strings.Contains(s, "i") {
+			integer = true
+		}
+		if on && typed && strings.Contains(s, "n") {
+			nameref = true
+		}
+		if on && strings.ContainsAny(s, "pfF") {
+			display = true // declare -p, -f: it shows, and sets nothing
+		}
+		if on && strings.Contains(s, "g") {
+			local = false
+		}
+		switch {
+		case isExport && on && strings.Contains(s, "n"),
+			!isExport && !on && strings.Contains(s, "x"):
+			// export -n NAME, declare +x NAME: NAME stays, no longer
+			// in the environment of what the line runs next.
+			unexported = true
+		case on && strings.Contains(s, "x"):
+			exported = true
 		}
 	}
 	if unexported {
 		exported = false
 	}
-	// In a function, local, declare and typeset make their variables the
-	// function's own (but declare -g).
-	local := x.Variant != nil && (x.Variant.Value == "local" || x.Variant.Value == "declare" || x.Variant.Value == "typeset")
-	for _, a := range x.Args {
-		if a.Naked && a.Name == nil {
-			if s, ok := r.literal(sc, a.Value); ok && strings.HasPrefix(s, "-") && strings.Contains(s, "g") {
-				local = false
-			}
+	for _, a := range words {
+		if a.Name == nil {
+			continue
 		}
-	}
-	if x.Variant == nil || x.Variant.Value != "declare" && x.Variant.Value != "typeset" && x.Variant.Value != "local" {
-		integer = false
-	}
-	for _, a := range x.Args {
-		if local && a.Name != nil {
-			sc.local(a.Name.Value)
+		name := a.Name.Value
+		if local {
+			sc.local(name)
 		}
-		if integer && a.Name != nil {
-			sc.ints[a.Name.Value] = true
+		if integer {
+			sc.ints[name] = true
 		}
 		switch {
-		case a.Name == nil:
+		case nameref:
+			// declare -n R=N: R refers to N; assigning R assigns N.
+			t := ""
+			if a.Value != nil && a.Index == nil {
+				if s, ok := r.literal(sc, a.Value); ok {
+					t = s
+				}
+			}
+			sc.refs[name] = t
+			delete(sc.vars, name)
+			delete(sc.nums, name)
 		case a.Naked && unexported:
-			sc.unexport(a.Name.Value)
+			sc.unexport(name)
+		case a.Naked && local && sc.locals != nil && !display:
+			// local N: a new variable of the function's, unset (or
+			// the caller's value, with localvar_inherit).
+			delete(sc.vars, name)
+			delete(sc.nums, name)
+			sc.export(name, exported)
 		case a.Naked:
-			sc.export(a.Name.Value, exported)
+			sc.export(name, exported)
 		default:
 			r.assign(sc, a, exported)
 			if unexported {
-				sc.unexport(a.Name.Value)
+				sc.unexport(name)
 			}
 			pre = append(pre, r.commandVar(sc, a)...)
 		}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -46,6 +47,7 @@ func (sc *scope) local(name string) {
 // restore gives back what the variables a call made local held before it.
 func (sc *scope) restore(locals map[string]*expand.Variable) {
 	for name, old := range locals {
+		delete(sc.nums, name)
 		if old == nil {
 			delete(sc.vars, name)
 		} else {
@@ -63,7 +65,18 @@ type state struct {
 	// ints are the variables that may have the integer attribute
 	// (declare -i): bash evaluates what is assigned to them as
 	// arithmetic.
-	ints   map[string]bool
+	ints map[string]bool
+	// nums are variables guard does not know whose value is a number
+	// (arithmetic assigned them, or each branch gave them one): arithmetic
+	// that reads one assigns nothing through it.
+	nums map[string]bool
+	// refs are the variables that may be namerefs (declare -n R=N), each
+	// with the variable it refers to ("": one guard cannot tell). A
+	// nameref is unknown, and assigning to it assigns what it refers to.
+	refs map[string]string
+	// wild reports that code guard cannot read (eval "$X", declare $X)
+	// ran in this shell: any variable may be a nameref or an integer.
+	wild   bool
 	params []string // $1, $2, ...
 	// paramLit[i] reports whether params[i] is known; nil: none is known.
 	paramLit []bool
@@ -79,7 +92,7 @@ type function struct {
 func newScope(src string) *scope {
 	return &scope{src: src, state: &state{
 		vars: map[string]expand.Variable{}, funcs: map[string][]function{}, aliases: map[string][]string{},
-		ints: map[string]bool{},
+		ints: map[string]bool{}, nums: map[string]bool{}, refs: map[string]string{},
 	}}
 }
 
@@ -104,6 +117,8 @@ func (sc *scope) fork() *scope {
 	st.funcs = maps.Clone(sc.funcs)
 	st.aliases = maps.Clone(sc.aliases)
 	st.ints = maps.Clone(sc.ints)
+	st.nums = maps.Clone(sc.nums)
+	st.refs = maps.Clone(sc.refs)
 	c.state = &st
 	return &c
 }
@@ -167,12 +182,40 @@ func (sc *scope) join(outs ...*scope) {
 			vars[k] = v
 		}
 	}
+	// A variable each branch leaves a number, known or not, is a number.
+	nums := map[string]bool{}
+	for _, o := range outs {
+		for k := range o.nums {
+			nums[k] = true
+		}
+		for k := range o.vars {
+			nums[k] = true
+		}
+	}
+	for k := range nums {
+		_, drop := vars[k]
+		for _, o := range outs {
+			v, ok := o.vars[k]
+			drop = drop || !(o.nums[k] || ok && v.Kind == expand.String && number(v.Str))
+		}
+		if drop {
+			delete(nums, k)
+		}
+	}
+	sc.nums = nums
 	funcs := map[string][]function{}
 	aliases := map[string][]string{}
 	for _, o := range outs {
 		for k := range o.ints { // an integer in any branch may be one after
 			sc.ints[k] = true
 		}
+		for k, t := range o.refs { // a nameref in any branch may be one after
+			if old, ok := sc.refs[k]; ok && old != t {
+				t = ""
+			}
+			sc.refs[k] = t
+		}
+		sc.wild = sc.wild || o.wild
 		for k := range o.funcs {
 			funcs[k] = nil
 		}
@@ -216,24 +259,105 @@ func (sc *scope) define(name string, body *syntax.Stmt, src string) {
 
 // set gives name a known value; an integer variable (declare -i) is
 // given it only if it is a plain decimal, which bash's arithmetic leaves
-// as it is, and is unknown otherwise.
+// as it is, and is unknown otherwise (and what that arithmetic assigns,
+// too); a nameref stays unknown, and what it refers to becomes unknown.
 func (sc *scope) set(name, value string, exported bool) {
-	if sc.ints[name] && !plainDecimal(value) {
+	if (sc.ints[name] || sc.wild) && !plainDecimal(value) {
+		sc.arithText(value, 0)
 		sc.forget(name)
+		if sc.ints[name] {
+			sc.nums[name] = true
+		}
 		return
 	}
+	sc.through(name)
 	old := sc.vars[name]
+	delete(sc.nums, name)
 	sc.vars[name] = expand.Variable{Set: true, Kind: expand.String, Str: value, Exported: exported || old.Exported}
 }
 
-// unset makes name known to be unset.
-func (sc *scope) unset(name string) { sc.vars[name] = expand.Variable{} }
+// unset makes name known to be unset (and, if it is a nameref, what it
+// refers to unknown).
+func (sc *scope) unset(name string) {
+	sc.through(name)
+	delete(sc.nums, name)
+	sc.vars[name] = expand.Variable{}
+}
 
 // forgetAll makes every variable unknown.
-func (sc *scope) forgetAll() { clear(sc.vars) }
+func (sc *scope) forgetAll() {
+	clear(sc.vars)
+	clear(sc.nums)
+}
 
-// forget makes name unknown.
-func (sc *scope) forget(name string) { delete(sc.vars, name) }
+// unreadable notes that code guard cannot read ran in this shell (eval
+// "$X", declare $X): it may have assigned any variable and made any one a
+// nameref or an integer.
+func (sc *scope) unreadable() {
+	sc.forgetAll()
+	sc.wild = true
+}
+
+// forget makes name unknown, as something assigned it (and, if it is a
+// nameref, what it refers to).
+func (sc *scope) forget(name string) {
+	sc.through(name)
+	delete(sc.vars, name)
+	delete(sc.nums, name)
+}
+
+// through makes unknown what an assignment to name assigns if name is a
+// nameref: the variable it refers to (and on, along namerefs), or, when
+// guard cannot tell which, every variable.
+func (sc *scope) through(name string) {
+	if sc.wild {
+		sc.forgetAll()
+		return
+	}
+	for range MaxDepth {
+		t, ok := sc.refs[name]
+		if !ok {
+			return
+		}
+		target, index, _ := strings.Cut(t, "[")
+		if !validName(target) {
+			break
+		}
+		if index != "" { // declare -n R='a[N=2]'
+			sc.arithText(strings.TrimSuffix(index, "]"), 0)
+		}
+		delete(sc.vars, target)
+		delete(sc.nums, target)
+		name = target
+	}
+	sc.forgetAll()
+}
+
+// validName reports whether s is a variable's name.
+func validName(s string) bool {
+	if s == "" || !isNameByte(s[0], true) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !isNameByte(s[i], false) {
+			return false
+		}
+	}
+	return true
+}
+
+// number reports whether s is a number, which arithmetic reading it
+// evaluates to itself: it assigns nothing.
+func number(s string) bool {
+	s = strings.TrimSpace(s)
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+")
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 // export marks name exported, keeping what guard knows of its value.
 func (sc *scope) export(name string, exported bool) {
@@ -257,39 +381,206 @@ func (sc *scope) unexport(name string) {
 
 // forgetAssigned makes the variables that node's expansions assign as
 // they run unknown: arithmetic's assignments (N=2, N+=1, N++, a[0]=5), in
-// (( )), let, $((...)) or an array's index (a[N=2]=x, ${a[N=2]}), and
-// ${N:=W} and ${N=W}. A command's words are expanded one after the other,
-// each seeing what the ones before it assigned: its caller forgets before
-// it expands any of them.
+// (( )), let, $((...)), a C-style for, an array's index or a slice's
+// offset (a[N=2]=x, ${a[N=2]}), or [[ X -eq Y ]]; what the values
+// arithmetic reads assign when bash evaluates them as arithmetic in turn
+// (X='N=2'; (( X )), (( $X ))); and ${N:=W} and ${N=W}. A command's words
+// are expanded one after the other, each seeing what the ones before it
+// assigned: its caller forgets before it expands any of them.
 func (sc *scope) forgetAssigned(node syntax.Node) {
 	if node == nil || reflect.ValueOf(node).IsNil() {
 		return
 	}
 	syntax.Walk(node, func(n syntax.Node) bool {
 		switch x := n.(type) {
-		case *syntax.BinaryArithm:
-			switch x.Op { // not a range: Assgn comes after ShrAssgn among the operators
-			case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn, syntax.RemAssgn,
-				syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn, syntax.PowAssgn:
-				sc.forget(arithName(x.X))
+		case *syntax.ArithmCmd:
+			sc.arith(x.X, 0)
+		case *syntax.ArithmExp:
+			sc.arith(x.X, 0)
+		case *syntax.LetClause:
+			for _, e := range x.Exprs {
+				sc.arith(e, 0)
 			}
-		case *syntax.UnaryArithm:
-			if x.Op == syntax.Inc || x.Op == syntax.Dec {
-				sc.forget(arithName(x.X))
-			}
+		case *syntax.CStyleLoop:
+			sc.arith(x.Init, 0)
+			sc.arith(x.Cond, 0)
+			sc.arith(x.Post, 0)
+		case *syntax.Assign:
+			sc.arith(x.Index, 0)
 		case *syntax.ParamExp:
-			if x.Exp == nil || x.Exp.Op != syntax.AssignUnset && x.Exp.Op != syntax.AssignUnsetOrNull {
-				break
+			sc.paramAssigns(x)
+			if v, ok := sc.vars[paramName(x)]; !ok || v.Kind != expand.Associative {
+				sc.arith(x.Index, 0)
 			}
-			switch {
-			case x.Excl: // ${!R=W} assigns the variable R names
-				sc.forgetAll()
-			case x.Param != nil:
-				sc.forget(x.Param.Value)
+			if x.Slice != nil {
+				sc.arith(x.Slice.Offset, 0)
+				sc.arith(x.Slice.Length, 0)
+			}
+		case *syntax.BinaryTest:
+			switch x.Op {
+			case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
+				// [[ X -eq 1 ]] evaluates both sides as arithmetic.
+				for _, side := range []syntax.TestExpr{x.X, x.Y} {
+					if w, ok := side.(*syntax.Word); ok {
+						sc.arith(w, 0)
+					}
+				}
 			}
 		}
 		return true
 	})
+}
+
+// paramAssigns makes what ${N:=W} and ${N=W} assign unknown.
+func (sc *scope) paramAssigns(x *syntax.ParamExp) {
+	if x.Exp == nil || x.Exp.Op != syntax.AssignUnset && x.Exp.Op != syntax.AssignUnsetOrNull {
+		return
+	}
+	switch {
+	case x.Excl: // ${!R=W} assigns the variable R names
+		sc.forgetAll()
+	case x.Param != nil:
+		sc.forget(x.Param.Value)
+	}
+}
+
+func paramName(x *syntax.ParamExp) string {
+	if x.Param == nil {
+		return ""
+	}
+	return x.Param.Value
+}
+
+// maxArith is how deep guard follows values that arithmetic reads and
+// evaluates as arithmetic in turn (X='Y', Y='N=2').
+const maxArith = 8
+
+// arith makes unknown what bash's evaluation of the arithmetic x
+// assigns: its own assignments (a plain name they assign holds a number
+// after), and, for each value it reads, what that value's text assigns as
+// arithmetic. A value guard does not know, and that is not known to be a
+// number, may assign any variable: every one becomes unknown. (So may one
+// from outside the line: (( X )) with X='N=2' assigns N.)
+func (sc *scope) arith(x syntax.ArithmExpr, depth int) {
+	if x == nil || reflect.ValueOf(x).IsNil() {
+		return
+	}
+	if depth > maxArith {
+		sc.forgetAll()
+		return
+	}
+	// What it reads first (the values are read before they are
+	// assigned): every word but the name that a plain = assigns.
+	assigned := map[*syntax.Word]bool{}
+	syntax.Walk(x, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.BinaryArithm:
+			if w, ok := x.X.(*syntax.Word); ok && x.Op == syntax.Assgn {
+				assigned[w] = true
+			}
+		case *syntax.Word:
+			if !assigned[x] {
+				sc.arithWord(x, depth)
+			}
+		}
+		return true
+	})
+	syntax.Walk(x, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.BinaryArithm:
+			switch x.Op { // not a range: Assgn comes after ShrAssgn among the operators
+			case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn, syntax.RemAssgn,
+				syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn, syntax.PowAssgn:
+				sc.arithAssigned(x.X)
+			}
+		case *syntax.UnaryArithm:
+			if x.Op == syntax.Inc || x.Op == syntax.Dec {
+				sc.arithAssigned(x.X)
+			}
+		case *syntax.ParamExp:
+			sc.paramAssigns(x)
+		}
+		return true
+	})
+}
+
+// arithAssigned makes the variable arithmetic assigns to in x unknown: a
+// plain name holds a number after.
+func (sc *scope) arithAssigned(x syntax.ArithmExpr) {
+	name := arithName(x)
+	sc.forget(name)
+	if w, ok := x.(*syntax.Word); ok && len(w.Parts) == 1 {
+		if _, ok := w.Parts[0].(*syntax.Lit); ok && validName(name) {
+			sc.nums[name] = true
+		}
+	}
+}
+
+// arithWord makes unknown what evaluating the word w of arithmetic
+// assigns through what it reads: a name's value, or the text w expands to.
+func (sc *scope) arithWord(w *syntax.Word, depth int) {
+	if len(w.Parts) == 1 {
+		switch p := w.Parts[0].(type) {
+		case *syntax.Lit:
+			if validName(p.Value) {
+				sc.arithRead(p.Value, depth)
+			}
+			return // a number
+		case *syntax.ParamExp:
+			if !p.Dollar.IsValid() && p.Param != nil { // a[i]: an element's value
+				sc.arithRead(p.Param.Value, depth)
+				return
+			}
+		}
+	}
+	e := &env{sc: sc, numbers: true}
+	s, err := func() (s string, err error) {
+		defer func() {
+			if recover() != nil {
+				err = errUnknown
+			}
+		}()
+		return expand.Document(&expand.Config{Env: e}, unescaped(w))
+	}()
+	if err != nil || e.unknown {
+		sc.forgetAll()
+		return
+	}
+	sc.arithText(s, depth+1)
+}
+
+// arithRead makes unknown what arithmetic reading the variable name
+// assigns as its value is evaluated: what the text of each of its values
+// assigns, or, for a value guard does not know and that is not known to
+// be a number, every variable.
+func (sc *scope) arithRead(name string, depth int) {
+	if _, ok := sc.refs[name]; ok || sc.wild {
+		sc.forgetAll()
+		return
+	}
+	v, ok := sc.vars[name]
+	switch {
+	case ok:
+		vals := append([]string{v.Str}, v.List...)
+		for _, s := range v.Map {
+			vals = append(vals, s)
+		}
+		for _, s := range vals {
+			if !number(s) {
+				sc.arithText(s, depth+1)
+			}
+		}
+	case sc.nums[name], numberVars[name]:
+	default:
+		sc.forgetAll()
+	}
+}
+
+// numberVars are bash's own variables that hold a number.
+var numberVars = map[string]bool{
+	"RANDOM": true, "SRANDOM": true, "SECONDS": true, "LINENO": true, "EPOCHSECONDS": true,
+	"BASHPID": true, "PPID": true, "UID": true, "EUID": true, "OPTIND": true, "COLUMNS": true, "LINES": true,
+	"SHLVL": true, "HISTCMD": true,
 }
 
 // arithName returns the variable that arithmetic assigns to in x: N, or a
@@ -308,17 +599,26 @@ func arithName(x syntax.ArithmExpr) string {
 }
 
 // forgetArith makes the variables that the arithmetic text s assigns
-// unknown (let's words, an index given as text: unset 'a[N=2]'); if s
-// does not parse, every name in it.
-func (sc *scope) forgetArith(s string) {
+// unknown (let's words, an index given as text: unset 'a[N=2]').
+func (sc *scope) forgetArith(s string) { sc.arithText(s, 0) }
+
+// arithText makes unknown what bash's evaluation of the arithmetic text s
+// assigns (see arith); if s does not parse, every name in it, and what
+// reading each assigns.
+func (sc *scope) arithText(s string, depth int) {
+	if depth > maxArith {
+		sc.forgetAll()
+		return
+	}
 	x, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Arithmetic(strings.NewReader(s))
 	if err != nil {
 		for _, name := range names(s) {
+			sc.arithRead(name, depth)
 			sc.forget(name)
 		}
 		return
 	}
-	sc.forgetAssigned(x)
+	sc.arith(x, depth)
 }
 
 // names returns the words of s that could name a variable (and some that
@@ -401,6 +701,10 @@ func (r *reader) assign(sc *scope, a *syntax.Assign, exported bool) {
 		sc.forget(name)
 		return
 	}
+	if _, ok := sc.refs[name]; a.Array != nil && (ok || sc.wild) {
+		sc.forget(name) // R=(x): what R refers to
+		return
+	}
 	if a.Array != nil {
 		var list []string
 		var pre []*Node
@@ -446,11 +750,16 @@ type env struct {
 	// tokens, if set, gives a variable guard does not know a stand-in for
 	// its value (template), instead of noting it unknown.
 	tokens *reader
+	// numbers, if set, gives one known to hold a number 0 (arithmetic
+	// reads it: it assigns nothing).
+	numbers bool
 }
 
 func (e *env) Get(name string) expand.Variable {
-	if v, ok := e.sc.vars[name]; ok {
-		return v
+	if _, ref := e.sc.refs[name]; !ref { // a nameref reads what it refers to
+		if v, ok := e.sc.vars[name]; ok {
+			return v
+		}
 	}
 	switch name {
 	case "IFS", "PWD": // the default word splitting; no globbing
@@ -475,6 +784,9 @@ func (e *env) Get(name string) expand.Variable {
 				return expand.Variable{Set: true, Kind: expand.String, Str: e.sc.params[n-1]}
 			}
 		}
+	}
+	if e.numbers && (e.sc.nums[name] || numberVars[name]) {
+		return expand.Variable{Set: true, Kind: expand.String, Str: "0"}
 	}
 	if e.tokens != nil {
 		return expand.Variable{Set: true, Kind: expand.String, Str: e.tokens.token("$" + name)}
@@ -597,7 +909,7 @@ func (r *reader) template(sc *scope, w *syntax.Word) (s string, ok bool) {
 			s, ok = "", false
 		}
 	}()
-	s, err := expand.Literal(cfg, w)
+	s, err := expand.Literal(cfg, unescaped(w))
 	if err != nil {
 		return "", false
 	}
@@ -627,11 +939,48 @@ func (r *reader) literal(sc *scope, w *syntax.Word) (s string, ok bool) {
 			s, ok = "", false
 		}
 	}()
-	s, err := expand.Literal(r.config(sc, e), w)
+	s, err := expand.Literal(r.config(sc, e), unescaped(w))
 	if err != nil || e.unknown {
 		return "", false
 	}
 	return s, true
+}
+
+// unescaped returns w with each unquoted backslash and the character it
+// quotes as that character in single quotes: expand.Literal keeps an
+// unquoted backslash (we\b), where bash takes it off (web), as
+// expand.Fields does. Inside double quotes expand.Literal already takes
+// one off only before $, `, " and \ (and the parser drops a backslash
+// before a newline everywhere).
+func unescaped(w *syntax.Word) *syntax.Word {
+	var parts []syntax.WordPart
+	for i, p := range w.Parts {
+		l, ok := p.(*syntax.Lit)
+		if !ok || !strings.Contains(l.Value, `\`) {
+			if parts != nil {
+				parts = append(parts, p)
+			}
+			continue
+		}
+		if parts == nil {
+			parts = slices.Clone(w.Parts[:i])
+		}
+		v := l.Value
+		for {
+			j := strings.IndexByte(v, '\\')
+			if j < 0 || j == len(v)-1 { // a trailing backslash stays
+				break
+			}
+			_, size := utf8.DecodeRuneInString(v[j+1:])
+			parts = append(parts, &syntax.Lit{Value: v[:j]}, &syntax.SglQuoted{Value: v[j+1 : j+1+size]})
+			v = v[j+1+size:]
+		}
+		parts = append(parts, &syntax.Lit{Value: v})
+	}
+	if parts == nil {
+		return w
+	}
+	return &syntax.Word{Parts: parts}
 }
 
 // document expands a here-document's body.
