@@ -317,3 +317,111 @@ func TestUnescaped(t *testing.T) {
 		}
 	}
 }
+
+// TestReadArithmeticValues: arithmetic reads a variable's value as
+// arithmetic in turn, and puts the text of $X into the expression before
+// it parses it, where mvdan.cc/sh's expand reads a value that is not a
+// number as 0 (hostile-user-3 M4's class, issue 35: X=1+1; docker
+// restart web$((X)) read as web0, bash restarts web2). Guard expands
+// arithmetic only when each operand is a number both read alike.
+func TestReadArithmeticValues(t *testing.T) {
+	runReadSteps(t, []struct{ line, runs string }{
+		// bash: web2.
+		{`X=1+1; docker restart web$((X))`, "docker restart <web$((X))>"},
+		// bash: web3 ($X is text: 1+1 * 2).
+		{`X=1+1; docker restart web$(( $X * 2 ))`, "docker restart <web$(( $X * 2 ))>"},
+		{`X=1+1; docker restart "web$[X]"`, `docker restart <"web$[X]">`},
+		// bash: db.
+		{`a=(web db); i=1+0; docker restart ${a[i]}`, "docker restart <${a[i]}>"},
+		{`a=(web db); i=1+0; docker restart ${a[$i]}`, "docker restart <${a[$i]}>"},
+		{`a=(web 1+0); b=(web db); docker restart ${b[a[1]]}`, "docker restart <${b[a[1]]}>"},
+		// bash: weC (offset 2).
+		{`s=webCD; X=1+1; docker restart ${s:0:2}${s:X:1}`, "docker restart <${s:0:2}${s:X:1}>"},
+		{`s=webCD; X=1+1; docker restart ${s:0:$X}`, "docker restart <${s:0:$X}>"},
+		// A value that names a variable is read through it (bash: web4).
+		{`X=Y; Y=1+3; docker restart web$((X))`, "docker restart <web$((X))>"},
+		{`X=Y; Y=4; docker restart web$((X)) web$(($X))`, "docker restart web4 web4"},
+		// Text bash reads as an error, or guard cannot tell is read
+		// alike, is unknown.
+		{`X=08; docker restart web$((X))`, "docker restart <web$((X))>"},
+		{`X='3 4'; docker restart web$((X))`, "docker restart <web$((X))>"},
+		{`docker restart web$((08))`, "docker restart <web$((08))>"},
+		{`X=-3; docker restart web$((1-$X))`, "docker restart <web$((1-$X))>"},
+		{`docker restart web$(( $(echo 1+1) ))`, "echo 1+1; docker restart <web$(( $(echo 1+1) ))>"},
+		{`docker restart web$(( $(echo 2) ))`, "echo 2; docker restart web2"},
+		// Numbers both read alike.
+		{`X=; docker restart web$((X))`, "docker restart web0"},
+		{`unset X; docker restart web$((X))`, "docker restart web0"},
+		{`X='  3 '; docker restart web$((X)) web$(( $X ))`, "docker restart web3 web3"},
+		{`X=0x10; docker restart web$((X)) web$(($X))`, "docker restart web16 web16"},
+		{`X=010; docker restart web$((X))`, "docker restart web8"},
+		{`X=2#101; docker restart web$((X)) web$(($X))`, "docker restart web5 web5"},
+		{`X=-3; docker restart web$((X)) web$((2*X))`, "docker restart web-3 web-6"},
+		{`a=(web db); i=1; docker restart ${a[i]} ${a[-1]} ${a[@]}`, "docker restart db db web db"},
+		{`s=webCD; X=2; docker restart ${s:0:3}${s:X+1:1}`, "docker restart webC"},
+		// Arithmetic in a word of ${...}, a case word, an assignment.
+		{`X=1+1; docker restart ${U:-web$((X))}`, "docker restart <${U:-web$((X))}>"},
+		{`X=1+1; s=webX; docker restart ${s/X/$((X))}`, "docker restart <${s/X/$((X))}>"},
+		{`X=2; s=webX; U=; docker restart ${s/X/$((X))} ${U:-db$((X))}`, "docker restart web2 db2"},
+		{`X=1+1; S=web$((X)); docker restart $S`, "docker restart <$S>"},
+		{`X=1+1; Y=$((X)); docker restart web$Y`, "docker restart <web$Y>"},
+		{"X=1+1; case $((X)) in 2) docker restart web;; esac", "{ | docker restart web}"},
+		// Deeper than guard follows.
+		{`A=B B=C C=D D=E E=F F=G G=H H=I I=J J=K K=3; docker restart web$((A))`, "docker restart <web$((A))>"},
+		{`A=B B=3; docker restart web$((A))`, "docker restart web3"},
+		// Loops stay precise.
+		{`i=0; i=$((i+1)); i=$((i+1)); docker restart web$i`, "docker restart web2"},
+		{`i=1+1; [[ i -eq 2 ]] && docker restart web`, "docker restart web"},
+		// A here-document and sh -c's words.
+		{"X=1+1; cat <<E | sh\ndocker restart web$((X))\nE", "cat; !?(cat <<E | sh\ndocker restart web$((X))\nE | sh)"},
+		{`X=1+1; sh -c "docker restart web$((X))"`, `!?(sh -c "docker restart web$((X))")`},
+		{`sh -c "docker restart web$((N))"`, `!?(sh -c "docker restart web$((N))")`},
+		{`X=4; sh -c "docker restart web$((X))"`, "docker restart web4"},
+	})
+}
+
+// TestBashNumber: the integer constants bash and mvdan.cc/sh's expand read
+// alike; any other text arithmetic reads is unknown.
+func TestBashNumber(t *testing.T) {
+	for _, c := range []struct {
+		s      string
+		signed bool
+		want   bool
+	}{
+		{"0", false, true},
+		{"7", false, true},
+		{"  3 ", false, true},
+		{"\t3\n", false, true},
+		{"-3", true, true},
+		{"+3", true, true},
+		{"-3", false, false},
+		{"--3", true, false},
+		{"0x10", false, true},
+		{"0XfF", false, true},
+		{"0x", false, false},
+		{"0xg", false, false},
+		{"010", false, true},
+		{"08", false, false},
+		{"2#101", false, true},
+		{"36#zZ", false, true},
+		{"2#102", false, false},
+		{"1#0", false, false},
+		{"64#_", false, false}, // expand reads bases over 36 as bash does, but guard need not
+		{"2#", false, false},
+		{"#1", false, false},
+		{"2#-1", false, false},
+		{"1+1", false, false},
+		{"3 4", false, false},
+		{"1e3", false, false},
+		{"1_000", false, false},
+		{"", false, false},
+		{"-", true, false},
+		{"999999999999999999", false, true},
+		{"9999999999999999999", false, false}, // overflows
+		{"X", false, false},
+	} {
+		if got := bashNumber(c.s, c.signed); got != c.want {
+			t.Errorf("bashNumber(%q, %v) = %v; want %v", c.s, c.signed, got, c.want)
+		}
+	}
+}

@@ -30,7 +30,9 @@
 //
 // What it expands, as bash does: quotes, backslashes (in a command's
 // words and an assignment's value alike: S=we\b is web), $'...' and $"...",
-// brace expansion, arithmetic, and variables and positional parameters the
+// brace expansion, arithmetic (when each operand is a number, or names
+// one: X=1+1; $((X)) is a word it cannot know, as bash evaluates the value
+// as arithmetic in turn), and variables and positional parameters the
 // line itself sets (in the shell, a subshell, a function with its local
 // variables, sh -c's arguments, exported ones into a new shell), joined
 // across branches: a variable two branches set apart is one it cannot

@@ -870,7 +870,7 @@ func plain(w *syntax.Word) (string, bool) {
 }
 
 func (r *reader) expand(sc *scope, w *syntax.Word) (fs []string, ok bool) {
-	if hasGlob(w) || braceFields(w) > maxBraceFields {
+	if hasGlob(w) || braceFields(w) > maxBraceFields || !r.arithKnown(sc, w, 0) {
 		return nil, false
 	}
 	e := &env{sc: sc}
@@ -891,7 +891,7 @@ func (r *reader) expand(sc *scope, w *syntax.Word) (fs []string, ok bool) {
 // run if w were a script (sh -c "cd $DIR && make"). It reports false for
 // a word it cannot expand so.
 func (r *reader) template(sc *scope, w *syntax.Word) (s string, ok bool) {
-	if hasGlob(w) || braceFields(w) > 1 {
+	if hasGlob(w) || braceFields(w) > 1 || !r.arithKnown(sc, w, 0) {
 		return "", false
 	}
 	e := &env{sc: sc, tokens: r}
@@ -933,6 +933,14 @@ func (r *reader) literal(sc *scope, w *syntax.Word) (s string, ok bool) {
 	if w == nil {
 		return "", true
 	}
+	if !r.arithKnown(sc, w, 0) {
+		return "", false
+	}
+	return r.literalOf(sc, w)
+}
+
+// literalOf is literal of a word whose arithmetic arithKnown has checked.
+func (r *reader) literalOf(sc *scope, w *syntax.Word) (s string, ok bool) {
 	e := &env{sc: sc}
 	defer func() {
 		if recover() != nil {
@@ -985,6 +993,9 @@ func unescaped(w *syntax.Word) *syntax.Word {
 
 // document expands a here-document's body.
 func (r *reader) document(sc *scope, w *syntax.Word) (s string, ok bool) {
+	if !r.arithKnown(sc, w, 0) {
+		return "", false
+	}
 	e := &env{sc: sc}
 	defer func() {
 		if recover() != nil {
