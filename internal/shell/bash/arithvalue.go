@@ -95,6 +95,15 @@ func (r *reader) arithExprKnown(sc *scope, x syntax.ArithmExpr, depth int) bool 
 	case *syntax.UnaryArithm:
 		return r.arithExprKnown(sc, x.X, depth)
 	case *syntax.BinaryArithm:
+		switch x.Op {
+		case syntax.Shl, syntax.Shr, syntax.ShlAssgn, syntax.ShrAssgn:
+			// bash shifts by the count modulo 64 (1<<64 is 1, 1<<-1 the
+			// least integer), expand's Go shift gives 0 past 63: only a
+			// count written as 0 to 63 is read alike.
+			if n, err := strconv.Atoi(wordLit(x.Y)); err != nil || n < 0 || n > 63 {
+				return false
+			}
+		}
 		return r.arithExprKnown(sc, x.X, depth) && r.arithExprKnown(sc, x.Y, depth)
 	}
 	return false

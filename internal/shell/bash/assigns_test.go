@@ -349,6 +349,13 @@ func TestReadArithmeticValues(t *testing.T) {
 		{`X=-3; docker restart web$((1-$X))`, "docker restart <web$((1-$X))>"},
 		{`docker restart web$(( $(echo 1+1) ))`, "echo 1+1; docker restart <web$(( $(echo 1+1) ))>"},
 		{`docker restart web$(( $(echo 2) ))`, "echo 2; docker restart web2"},
+		// bash shifts modulo 64 (1<<64 is 1): a count outside 0 to 63, or
+		// one not written as a number, is unknown.
+		{`docker restart web$((1<<64))`, "docker restart <web$((1<<64))>"},
+		{`docker restart web$((1<<-1))`, "docker restart <web$((1<<-1))>"},
+		{`N=64; docker restart web$((1<<N))`, "docker restart <web$((1<<N))>"},
+		{`docker restart web$((256>>70))`, "docker restart <web$((256>>70))>"},
+		{`docker restart web$((1<<3)) web$((256>>4))`, "docker restart web8 web16"},
 		// Numbers both read alike.
 		{`X=; docker restart web$((X))`, "docker restart web0"},
 		{`unset X; docker restart web$((X))`, "docker restart web0"},
