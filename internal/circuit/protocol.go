@@ -34,6 +34,13 @@ type Protocol struct {
 	// as any update.
 	RecordWait time.Duration
 
+	// SkipBlocks, if set, is asked, before any lock is taken, whether a
+	// call the lock-free read shows will be skipped is a block although
+	// its settings do not say so (guard run: a skipped WorktreeCreate hook
+	// fails, so Claude Code creates no worktree); it is the skip's verdict
+	// then, in its count and its event.
+	SkipBlocks func() bool
+
 	// Ready, if set, is called once, before the protocol first takes
 	// anything a signal must not kill the process holding: a lock, a
 	// lease, a slot, a count. guard run waits there for its signal
@@ -102,6 +109,9 @@ func (p *Protocol) Admit(key string, s breaker.Settings, now time.Time) (breaker
 		}
 		if !d.Run && !d.Changed && len(d.Events) == 0 {
 			peeked, pc = &d, c
+		}
+		if !d.Run && !s.Blocks && !s.Observe && p.SkipBlocks != nil && p.SkipBlocks() {
+			s.Blocks = true
 		}
 	}
 	p.ready()

@@ -96,6 +96,8 @@ func (e *Env) Run(l RunLine) (err error) {
 		// the lock-free read that decides a closed circuit) the handlers
 		// are set up meanwhile.
 		Ready: func() { <-e.SigsReady },
+		// A skipped WorktreeCreate hook fails: its skip is a block.
+		SkipBlocks: func() bool { return e.skipEvent(cfg) == "WorktreeCreate" },
 	}
 	if b.OnStateChange != "" {
 		// Transitions start on_state_change, detached, once the call is
@@ -152,7 +154,7 @@ func (e *Env) Run(l RunLine) (err error) {
 		// The circuit is open, as the lock-free read showed: skipped, not
 		// run unguarded, though the lock did not come (faults #4).
 		e.Warnf("state lock not obtained within %s; the skip of %q is not recorded", config.FormatDuration(cfg.LockTimeout), key)
-		e.logGuardSkip(key, b, string(dec.Skip), fmt.Sprintf("state lock not obtained within %s: not counted", config.FormatDuration(cfg.LockTimeout)))
+		e.logGuardSkip(key, e.skipBlocks(cfg, b), string(dec.Skip), fmt.Sprintf("state lock not obtained within %s: not counted", config.FormatDuration(cfg.LockTimeout)))
 		err = nil
 	}
 	if err != nil {
@@ -328,7 +330,7 @@ func (e *Env) rejected(cfg *config.Config, b config.Breaker, p *circuit.Protocol
 	}
 	why := fmt.Sprintf("%d %s in flight (max_concurrent: %d) and none ended within %s",
 		b.MaxConcurrent, runs, b.MaxConcurrent, config.FormatDuration(b.QueueTimeout))
-	if err := p.Reject(key, e.Now(), why, b.OnSkip == "block"); err != nil {
+	if err := p.Reject(key, e.Now(), why, e.skipBlocks(cfg, b)); err != nil {
 		e.Warnf("could not record the rejection of %q: %v", key, view.ErrorLine(err))
 	}
 	e.skipWhy = "max_concurrent"
@@ -473,14 +475,21 @@ func (e *Env) recordWait(cfg *config.Config, begun time.Time) time.Duration {
 // lock-free read showed), with its reason and verdict, where the event
 // log takes an event without the state (store.Appender); that may fail
 // for the reason the state did, and then the warning is all there is.
-func (e *Env) logGuardSkip(key string, b config.Breaker, reason, why string) {
+func (e *Env) logGuardSkip(key string, blocked bool, reason, why string) {
 	if e.runHooks == nil {
 		return
 	}
 	if a, ok := e.runHooks.Events.(store.Appender); ok {
 		a.Append(store.Event{Time: e.Now(), Event: store.EventSkip, Key: key, Reason: reason,
-			Verdict: store.VerdictOf(b.OnSkip == "block"), Error: why})
+			Verdict: store.VerdictOf(blocked), Error: why})
 	}
+}
+
+// skipBlocks reports whether a skip of a call under b blocks what the hook
+// guards: on_skip: block, or a WorktreeCreate hook, whose skip fails (see
+// worktreeCreateExit).
+func (e *Env) skipBlocks(cfg *config.Config, b config.Breaker) bool {
+	return b.OnSkip == "block" || e.skipEvent(cfg) == "WorktreeCreate"
 }
 
 // guardFailed handles guard's own failure before the child ran: by default
@@ -499,7 +508,7 @@ func (e *Env) guardFailed(cfg *config.Config, b config.Breaker, argv []string, k
 		why = fmt.Sprintf("state lock not obtained within %s", config.FormatDuration(cfg.LockTimeout))
 	}
 	if cfg.FailureMode == "closed" {
-		e.logGuardSkip(key, b, store.SkipFailureMode, why)
+		e.logGuardSkip(key, e.skipBlocks(cfg, b), store.SkipFailureMode, why)
 		if b.OnSkip == "block" {
 			return e.block(fmt.Sprintf("guard: skipped %s: %s, and failure_mode is closed; fix that ('guard doctor' checks the state), or set failure_mode: open to run hooks when guard cannot decide", circuit.KeyWord(key), why))
 		}
