@@ -55,7 +55,7 @@ func startChild(spec Spec, stderr *os.File) (*child, error) {
 		c.closeAll(closeAfter, true)
 		return nil, err
 	}
-	job := newJob()
+	job := NewJob()
 	pid, h, err := syscall.StartProcess(path, spec.Argv, &syscall.ProcAttr{
 		Env:   env,
 		Files: []uintptr{stdin.Fd(), stdout.Fd(), stderr.Fd()},
@@ -132,21 +132,23 @@ func withExt(path string) string {
 	return path
 }
 
-// newJob makes a job object that kills its processes when its last handle
-// closes, and lets a process leave it on purpose; 0 if it cannot.
-func newJob() windows.Handle {
+// NewJob makes a job object that kills its processes when its last handle
+// closes, and lets a process leave it on purpose; 0 if it cannot. (guard
+// run's hand-over on Windows puts guard itself in one.)
+func NewJob() windows.Handle {
 	job, err := windows.CreateJobObject(nil, nil)
 	if err != nil {
 		return 0
 	}
-	if setJobLimits(job, windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE|windows.JOB_OBJECT_LIMIT_BREAKAWAY_OK) != nil {
+	if SetJobLimits(job, windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE|windows.JOB_OBJECT_LIMIT_BREAKAWAY_OK) != nil {
 		windows.CloseHandle(job)
 		return 0
 	}
 	return job
 }
 
-func setJobLimits(job windows.Handle, flags uint32) error {
+// SetJobLimits sets the limit flags of job.
+func SetJobLimits(job windows.Handle, flags uint32) error {
 	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{
 		BasicLimitInformation: windows.JOBOBJECT_BASIC_LIMIT_INFORMATION{LimitFlags: flags},
 	}
@@ -242,7 +244,7 @@ func (c *child) leftovers() bool {
 // the job stops killing on close before guard closes it.
 func (c *child) release() {
 	if c.sys.job != 0 {
-		_ = setJobLimits(c.sys.job, windows.JOB_OBJECT_LIMIT_BREAKAWAY_OK)
+		_ = SetJobLimits(c.sys.job, windows.JOB_OBJECT_LIMIT_BREAKAWAY_OK)
 		windows.CloseHandle(c.sys.job)
 		c.sys.job = 0
 	}

@@ -5,9 +5,10 @@ package guardrun
 import (
 	"os"
 	"os/signal"
-	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"guard/internal/supervise"
 )
 
 // replaceProcess does on Windows what execve(2) does elsewhere, as far as
@@ -34,7 +35,7 @@ func replaceProcess(argv0 string, argv []string, envv []string) error {
 	}
 	if job != 0 {
 		// guard's exit closes the job: it must no longer end what is in it.
-		_ = setJobLimits(job, windows.JOB_OBJECT_LIMIT_BREAKAWAY_OK)
+		_ = supervise.SetJobLimits(job, windows.JOB_OBJECT_LIMIT_BREAKAWAY_OK)
 	}
 	os.Exit(st.ExitCode())
 	return nil
@@ -52,12 +53,8 @@ func replaceProcess(argv0 string, argv []string, envv []string) error {
 // Best effort: where guard cannot be put in a job, the command runs on if
 // guard is killed.
 func dieWithGuard() windows.Handle {
-	job, err := windows.CreateJobObject(nil, nil) // not inherited
-	if err != nil {
-		return 0
-	}
-	if setJobLimits(job, windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE|windows.JOB_OBJECT_LIMIT_BREAKAWAY_OK) != nil {
-		windows.CloseHandle(job)
+	job := supervise.NewJob() // not inherited
+	if job == 0 {
 		return 0
 	}
 	if windows.AssignProcessToJobObject(job, windows.CurrentProcess()) != nil {
@@ -65,14 +62,4 @@ func dieWithGuard() windows.Handle {
 		return 0
 	}
 	return job
-}
-
-// setJobLimits sets the limit flags of job.
-func setJobLimits(job windows.Handle, flags uint32) error {
-	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{
-		BasicLimitInformation: windows.JOBOBJECT_BASIC_LIMIT_INFORMATION{LimitFlags: flags},
-	}
-	_, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
-		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info)))
-	return err
 }
