@@ -100,12 +100,7 @@ func Plugins(src PluginSource) ([]Plugin, error) {
 			p.Enabled, p.EnabledIn = v == true, path
 		}
 	}
-	dir := filepath.Join(src.ClaudeDir, "plugins")
-	installed, err := readInstalled(src, filepath.Join(dir, "installed_plugins.json"))
-	if err != nil {
-		return nil, err
-	}
-	markets, err := readMarkets(src, filepath.Join(dir, "known_marketplaces.json"))
+	dir, installed, markets, err := readRecords(src)
 	if err != nil {
 		return nil, err
 	}
@@ -135,12 +130,7 @@ func Plugins(src PluginSource) ([]Plugin, error) {
 // again if the plugin goes back to it). Each has its ID, Root and
 // HookFiles; the list is sorted by ID, then Root.
 func PluginCopies(src PluginSource) ([]Plugin, error) {
-	dir := filepath.Join(src.ClaudeDir, "plugins")
-	installed, err := readInstalled(src, filepath.Join(dir, "installed_plugins.json"))
-	if err != nil {
-		return nil, err
-	}
-	markets, err := readMarkets(src, filepath.Join(dir, "known_marketplaces.json"))
+	dir, installed, markets, err := readRecords(src)
 	if err != nil {
 		return nil, err
 	}
@@ -214,6 +204,19 @@ type installRecord struct {
 	InstallPath string `json:"installPath"`
 	Version     string `json:"version"`
 	ProjectPath string `json:"projectPath"`
+}
+
+// readRecords reads Claude Code's records of plugins in its plugins
+// directory (dir): installed_plugins.json and known_marketplaces.json.
+func readRecords(src PluginSource) (dir string, installed map[string][]installRecord, markets map[string]marketRecord, err error) {
+	dir = filepath.Join(src.ClaudeDir, "plugins")
+	if installed, err = readInstalled(src, filepath.Join(dir, "installed_plugins.json")); err != nil {
+		return "", nil, nil, err
+	}
+	if markets, err = readMarkets(src, filepath.Join(dir, "known_marketplaces.json")); err != nil {
+		return "", nil, nil, err
+	}
+	return dir, installed, markets, nil
 }
 
 // readInstalled reads installed_plugins.json: version 2 holds a list of
