@@ -82,7 +82,7 @@ func (s *Circuits) Snapshot() (store.CircuitView, error) {
 // or not, in the skip tally, and logs its event ev (store.SkipCounter): the
 // state is not written; its next update folds the count in.
 func (s *Circuits) CountSkip(key string, blocked bool, ev store.Event) error {
-	if err := s.tally.add(key, blocked); err != nil {
+	if err := s.tally.add(key, blocked, s.File().LockTimeout()); err != nil {
 		return err
 	}
 	s.Append(ev)
@@ -108,7 +108,7 @@ func (s *Circuits) Import(data []byte, now time.Time, from string, keep func(old
 		if err != nil {
 			return "", err
 		}
-		tr, err := s.tally.readLocked("")
+		tr, err := s.tally.readLocked("", s.File().LockTimeout())
 		if err != nil {
 			return "", err
 		}
@@ -180,9 +180,11 @@ func (s *Circuits) update(wait time.Duration, now time.Time, fn func(tx store.Ci
 		folded := false
 		if tally == nil {
 			// The skips counted without the lock go into the totals
-			// with this write; a tally that cannot be read waits for
-			// another (a snapshot still counts it).
-			tally, _ = s.tally.readLocked(d.GlobalStats.SkipTally)
+			// with this write; a tally that cannot be read, or whose
+			// lock is held (this holds the state's: it never waits on
+			// another), waits for another write (a snapshot still
+			// counts it).
+			tally, _ = s.tally.readLocked(d.GlobalStats.SkipTally, 0)
 		}
 		if tally != nil && tally.mark != d.GlobalStats.SkipTally {
 			for key, c := range tally.counts {

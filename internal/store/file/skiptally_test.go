@@ -227,3 +227,58 @@ func TestImportStartsTheTallyAfresh(t *testing.T) {
 		t.Errorf("a skip after the import: snapshot %d (%d blocked), file %d; want 2 (1), 2", shown, blocked, inFile)
 	}
 }
+
+// TestSkipTallyLockHeldElsewhere: a tally whose lock a stopped process
+// holds makes no guard wait for ever: a skip gives up within the state's
+// lock timeout (then counted under the state's lock), and an update,
+// which holds the state's lock, does not wait for it at all and folds
+// later (review of b7d9749).
+func TestSkipTallyLockHeldElsewhere(t *testing.T) {
+	s, path := tallyStore(t) // lock_timeout 5s
+	if err := s.CountSkip("k", false, store.Event{Time: t0, Event: store.EventSkip, Key: "k"}); err != nil {
+		t.Fatal(err)
+	}
+	held, err := os.OpenFile(tallyPath(path), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lockFile(held); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 2)
+	go func() {
+		done <- s.CountSkip("k", false, store.Event{Time: t0, Event: store.EventSkip, Key: "k"})
+	}()
+	go func() {
+		done <- s.Update(t0, func(tx store.CircuitTx) (bool, error) {
+			_, err := circuit.Record(tx, "ok", settings, t0, breaker.Result{Outcome: breaker.Success}, circuit.Run{})
+			return true, err
+		})
+	}()
+	var errs []error
+	for range 2 {
+		select {
+		case err := <-done:
+			errs = append(errs, err)
+		case <-time.After(time.Minute):
+			t.Fatal("a skip or an update waited on the tally's lock")
+		}
+	}
+	busy, ok := 0, 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			ok++
+		case strings.Contains(err.Error(), "skip tally"):
+			busy++
+		}
+	}
+	if busy != 1 || ok != 1 {
+		t.Errorf("got %v; want the skip refused (the tally's lock) and the update done", errs)
+	}
+	closeLocked(held)
+	update(t, s)
+	if shown, _, inFile := totals(t, s, "k"); shown != 1 || inFile != 1 {
+		t.Errorf("once the lock is let go: snapshot %d, file %d; want the first skip, folded: 1, 1", shown, inFile)
+	}
+}
