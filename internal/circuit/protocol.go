@@ -35,10 +35,10 @@ type Protocol struct {
 	RecordWait time.Duration
 
 	// SkipBlocks, if set, is asked, before any lock is taken, whether a
-	// call the lock-free read shows will be skipped is a block although
-	// its settings do not say so (guard run: a skipped WorktreeCreate hook
-	// fails, so Claude Code creates no worktree); it is the skip's verdict
-	// then, in its count and its event.
+	// call the lock-free read does not show as a plain run would block if
+	// skipped, though its settings do not say so (guard run: a skipped
+	// WorktreeCreate hook fails, so Claude Code creates no worktree); it
+	// is then the verdict of its skip, in its count and its event.
 	SkipBlocks func() bool
 
 	// Ready, if set, is called once, before the protocol first takes
@@ -110,9 +110,12 @@ func (p *Protocol) Admit(key string, s breaker.Settings, now time.Time) (breaker
 		if !d.Run && !d.Changed && len(d.Events) == 0 {
 			peeked, pc = &d, c
 		}
-		if !d.Run && !s.Blocks && !s.Observe && p.SkipBlocks != nil && p.SkipBlocks() {
-			s.Blocks = true
-		}
+	}
+	if !s.Blocks && !s.Observe && p.SkipBlocks != nil && p.SkipBlocks() {
+		// Not a plain run by the lock-free read: a skip it shows, or one
+		// the update may decide (a probe due that another call takes
+		// first, a read that failed).
+		s.Blocks = true
 	}
 	p.ready()
 	if sc, ok := p.Circuits.(store.SkipCounter); ok && peeked != nil && p.slot == nil && !s.Observe {

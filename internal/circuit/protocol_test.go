@@ -391,3 +391,40 @@ func TestReadyBeforeLocks(t *testing.T) {
 		}
 	}
 }
+
+// stalePeek is a store whose lock-free read shows what it held before:
+// another call took the probe between this call's read and its update.
+type stalePeek struct {
+	store.Circuits
+	before breaker.Circuit
+}
+
+func (s stalePeek) Peek(string) (breaker.Circuit, error) { return s.before, nil }
+
+// A skip the update decides though the lock-free read showed a run (a
+// probe due that another call takes first) asks SkipBlocks too, so that
+// its verdict is the call's (a skipped WorktreeCreate hook blocks), as
+// for a skip the read showed (issue 33 item 2; review of a4ab1a1).
+func TestSkipBlocksAskedWhenTheUpdateSkips(t *testing.T) {
+	b := backends(t)["memory"]()
+	first := proto(b, "h", 1, everyoneAlive)
+	for range settings.FailureThreshold {
+		run(t, first, "k", t0, 1)
+	}
+	due := t0.Add(settings.Cooldown + time.Second)
+	before, _ := b.circuits.Peek("k")
+	if dec, _, err := first.Admit("k", settings, due); err != nil || !dec.Run {
+		t.Fatalf("the first call after the cooldown: %+v, %v; want its probe", dec, err)
+	}
+	second := proto(backend{stalePeek{b.circuits, before}, b.runs, b.events}, "h", 2, everyoneAlive)
+	asked := 0
+	second.SkipBlocks = func() bool { asked++; return true }
+	dec, _, err := second.Admit("k", settings, due)
+	if err != nil || dec.Run {
+		t.Fatalf("the second call: %+v, %v; want a skip (the probe is the first's)", dec, err)
+	}
+	evs := b.events()
+	if last := evs[len(evs)-1]; asked != 1 || last.Event != store.EventSkip || last.Verdict != store.VerdictOf(true) {
+		t.Errorf("SkipBlocks asked %d times, last event %+v; want once, a skip blocked", asked, last)
+	}
+}
