@@ -22,6 +22,7 @@ import (
 // tests need not swap globals (architecture-2 #11).
 func Main() int {
 	e := ProcessEnv()
+	defer e.RecoverPanic() // the hand-overs below included
 	if url := e.EarlyHandoff(); url != "" {
 		// A state in PostgreSQL named in the environment goes to guard-pg
 		// at once, before this guard spends time on its config. (One named
@@ -29,7 +30,6 @@ func Main() int {
 		e.Handoff(&store.NeedsDriverError{URL: url})
 	}
 	e.lean = true
-	defer e.RecoverPanic()
 	return e.main()
 }
 
@@ -97,11 +97,31 @@ func (e *Env) RecoverPanic() {
 	if argv := e.unguardedArgv(); argv != nil {
 		if path, err := exec.LookPath(argv[0]); err == nil {
 			fmt.Fprintf(e.Stderr, "guard: running %s unguarded\n", view.Printable(strings.Join(argv, " ")))
+			if e.payloadRead && len(e.payloadBuf) > 0 {
+				// guard read the hook's payload off stdin already: the
+				// command gets it back in front of the rest (e.Stdin),
+				// which an exec could not give it.
+				os.Exit(e.runWithStdin(path, argv))
+			}
 			err = e.Exec(path, argv, e.Environ())
 			fmt.Fprintf(e.Stderr, "guard: cannot run it: %v\n", err)
 		}
 	}
 	os.Exit(1)
+}
+
+// runWithStdin runs argv (its program at path) with e's streams and
+// environment, and returns its exit status (1 if it had none: a signal).
+func (e *Env) runWithStdin(path string, argv []string) int {
+	cmd := &exec.Cmd{Path: path, Args: argv, Env: e.Environ(), Stdin: e.Stdin, Stdout: e.Stdout, Stderr: e.Stderr}
+	if err := cmd.Run(); err != nil && cmd.ProcessState == nil {
+		fmt.Fprintf(e.Stderr, "guard: cannot run it: %v\n", err)
+		return 1
+	}
+	if code := cmd.ProcessState.ExitCode(); code >= 0 {
+		return code
+	}
+	return 1
 }
 
 // unguardedArgv is the command a guard run that panicked runs unguarded:
