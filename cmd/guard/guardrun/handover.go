@@ -146,10 +146,6 @@ func findOurs(name string) (path, why string) {
 	return "", strings.Join(whys, "; ")
 }
 
-// isOurGuardPG checks that the file at path is guard's guard-pg of this
-// very build (see isOurs).
-func isOurGuardPG(path string) error { return isOurs(path, "guard-pg") }
-
 // isOurs checks, from its build information and without running it, that
 // the file at path is guard's command name (guard-pg, guard-web), built
 // from the same module version and source revision as this guard. (A

@@ -109,9 +109,7 @@ func (t *skipTally) add(key string, blocked bool, wait time.Duration) error {
 		if err != nil {
 			return fmt.Errorf("cannot open the skip tally: %w", err)
 		}
-		if t.owner != "" {
-			statefile.GiveToOwnerOf(t.path, t.owner)
-		}
+		statefile.GiveToOwnerOf(t.path, t.owner)
 		if err := lockWithin(f, wait); err != nil {
 			f.Close()
 			return fmt.Errorf("cannot lock the skip tally: %w", err)
@@ -121,10 +119,6 @@ func (t *skipTally) add(key string, blocked bool, wait time.Duration) error {
 		if err1 != nil || err2 != nil || !os.SameFile(held, now) {
 			closeLocked(f) // rotated meanwhile: the new one
 			continue
-		}
-		if !held.Mode().IsRegular() {
-			closeLocked(f)
-			return fmt.Errorf("the skip tally %s is not a regular file", t.path)
 		}
 		out := line.Bytes()
 		if held.Size() == 0 {
@@ -189,10 +183,6 @@ func (t *skipTally) readLocked(mark string, wait time.Duration) (*tallyRead, err
 			closeLocked(f)
 			continue
 		}
-		if !held.Mode().IsRegular() {
-			closeLocked(f)
-			return nil, fmt.Errorf("the skip tally %s is not a regular file", t.path)
-		}
 		data, err := io.ReadAll(f)
 		if err != nil {
 			closeLocked(f)
@@ -240,9 +230,6 @@ func (t *skipTally) pending(mark string) (map[string]skipCount, error) {
 		return nil, fmt.Errorf("cannot open the skip tally: %w", err)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("the skip tally %s is not a regular file", t.path)
-	}
 	data, err := io.ReadAll(f)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the skip tally: %w", err)
