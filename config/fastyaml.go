@@ -12,6 +12,9 @@ import (
 // plain and quoted one-line scalars, and comments. It reports false for
 // anything else (anchors, tags, block or multi-line scalars, escapes,
 // tabs, documents markers, ...), and then yaml.v3 parses the file.
+// Files saved on Windows are read as they are: a leading UTF-8 byte order
+// mark, which yaml.v3 skips, and CRLF line ends, which YAML reads as one
+// line break (a lone CR, also a break to YAML, is left to yaml.v3).
 //
 // It exists for speed: BenchmarkParse (BENCHMARKS.md) measured 37 µs warm
 // for the example config against yaml.v3's 252 µs, and about 0.12 ms
@@ -26,6 +29,10 @@ func fastParse(data []byte) (doc *Node, ok bool) { return fastParseWithout(data,
 // value ("": none): the lines from its own, at no indent, to the next at no
 // indent (or the end) are not parsed, as if they were not there.
 func fastParseWithout(data []byte, skip string) (doc *Node, ok bool) {
+	// yaml.v3 skips a byte order mark that opens the stream, and counts no
+	// line or column for it. (It is a slice: the common file, with none,
+	// costs one comparison.)
+	data = bytes.TrimPrefix(data, utf8BOM)
 	if !plainText(data) {
 		return nil, false
 	}
@@ -36,6 +43,10 @@ func fastParseWithout(data []byte, skip string) (doc *Node, ok bool) {
 		line := src
 		if i := strings.IndexByte(src, '\n'); i >= 0 {
 			line, src = src[:i], src[i+1:]
+			// CRLF is one line break: plainText let a CR through only
+			// before a LF, so a line holds none but this one, and no
+			// scalar fastParse reads (all of one line) holds a CR.
+			line = strings.TrimSuffix(line, "\r")
 		} else {
 			src = ""
 		}
@@ -135,14 +146,22 @@ func closingQuote(text string, open int) int {
 	return -1
 }
 
+// utf8BOM is the UTF-8 byte order mark, U+FEFF.
+var utf8BOM = []byte{0xef, 0xbb, 0xbf}
+
 // plainText reports whether data has only the characters fastParse
-// handles the way yaml.v3 does: printable UTF-8, spaces and newlines (no
-// tabs, carriage returns, byte order marks or Unicode line breaks).
+// handles the way yaml.v3 does: printable UTF-8, spaces and line ends, LF
+// or CRLF (no tabs, lone carriage returns, byte order marks or Unicode
+// line breaks).
 func plainText(data []byte) bool {
 	for i := 0; i < len(data); {
 		c := data[i]
 		if c >= ' ' && c < 0x7f || c == '\n' {
 			i++
+			continue
+		}
+		if c == '\r' && i+1 < len(data) && data[i+1] == '\n' {
+			i += 2
 			continue
 		}
 		if c < utf8.RuneSelf {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -101,6 +102,28 @@ var fastParseCases = []struct {
 	{"true: 1\n1: x\n", true},
 	{"regex: ^docker (?:restart|stop) (?P<s>[\\w.]+)\\b\n", true},
 	{"a: x#y\nb: é — ü\n", true},
+	// Files saved on Windows: CRLF line ends and a byte order mark.
+	{"a: b\r\nc: d\r\n", true},                                 // CRLF
+	{"a: b\r\nc:\n  - 'x'  \r\n  - {k: \"v\"} # c\r\n", true},  // LF and CRLF mixed
+	{"a: b  \r\n\r\n  \r\n# c\r\nd:\r\n  e: [1, 2]\r\n", true}, // blank lines, comments
+	{"a: b\r\nc: d", true},                                     // no line end at the end
+	{"\ufeffa: 1\n", true},                                     // a byte order mark
+	{"\ufeffa: 1\r\nb:\r\n  c: x\r\n", true},                   // both
+	{"\ufeff", true},                                           // a mark, and nothing
+	{"\ufeff# only a comment\r\n", true},
+	{"a: b\rc: d\r", false},           // lone CRs, line breaks to yaml.v3
+	{"a: b\r", false},                 // one at the end
+	{"a: b\r\r\n", false},             // a CR before a CRLF
+	{"a: 'x\ry'\n", false},            // a CR in a quoted scalar
+	{"a: \"x\r\n  y\"\r\n", false},    // a quoted scalar over a CRLF
+	{"a: 'x\r\n  y'\r\n", false},      // and a single-quoted one
+	{"a: |\r\n  x\r\n  y\r\n", false}, // a block scalar with CRLFs
+	{"a: >\r\n  x\r\n  y\r\n", false}, // a folded one
+	{"a: one\r\n  two\r\n", false},    // a multi-line plain scalar
+	{"a: [1,\r\n  2]\r\n", false},     // a flow collection over lines
+	{"\ufeff\ufeffa: 1\n", false},     // two marks
+	{"a: 1\n\ufeffb: 2\n", false},     // a mark further on
+	{"a: \ufeff\n", false},            // in a value
 	{"- a\n", false},                  // the root is a sequence: yaml.v3 reports it
 	{"  a: 1\n", false},               // an indented root
 	{"a: 1\n  b: 2\n", false},         // a value that goes on
@@ -122,7 +145,6 @@ var fastParseCases = []struct {
 	{"a: {b: c?d}\n", false},          // and in a flow mapping
 	{"a: [x #c]\n", false},            // a comment inside
 	{"a:\tb\n", false},                // a tab
-	{"a: b\r\nc: d\r\n", false},       // CRLF
 	{"---\na: 1\n", false},            // a document marker
 	{"a: 1\n---\nb: 2\n", false},      // two documents
 	{"%YAML 1.2\n---\na: 1\n", false}, // a directive
@@ -147,7 +169,6 @@ var fastParseCases = []struct {
 	{"a: 1\n- b\n", false},            // a sequence item among keys
 	{"-#: 1\n", false},                // not a sequence item, not a key either
 	{"a:#b\n", false},                 // "a:#b" is a plain scalar
-	{"\ufeffa: 1\n", false},           // a byte order mark
 	{"a: x\u2028y\n", false},          // a Unicode line separator
 	{"a: \x01\n", false},              // a control character
 	{"a: \xff\n", false},              // invalid UTF-8
@@ -265,7 +286,7 @@ func TestNoCooldown(t *testing.T) {
 
 // BenchmarkParse compares the two ways the example config is parsed to a
 // node tree: fastParse, and yaml.v3 (what every config outside fastParse's
-// subset still costs).
+// subset still costs, in guard-cli, to which guard hands the call over).
 func BenchmarkParse(b *testing.B) {
 	data, err := os.ReadFile("../guardrails.example.yaml")
 	if err != nil {
@@ -275,6 +296,17 @@ func BenchmarkParse(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		for b.Loop() {
 			if _, ok := fastParse(data); !ok {
+				b.Fatal("not taken")
+			}
+		}
+	})
+	// The same file as a Windows editor saves it (a byte order mark, CRLF
+	// line ends), which goes the fast way too.
+	windows := windowsVariants(data)["BOM and CRLF"]
+	b.Run("fast-windows", func(b *testing.B) {
+		b.SetBytes(int64(len(windows)))
+		for b.Loop() {
+			if _, ok := fastParse(windows); !ok {
 				b.Fatal("not taken")
 			}
 		}
@@ -352,5 +384,125 @@ func TestFastParseWithoutStaysInItsSection(t *testing.T) {
 	}
 	if _, ok := fastParseWithout(example, "cooldown"); !ok {
 		t.Error("the example config left the fast path")
+	}
+}
+
+// windowsVariants are data as a Windows editor, or git with autocrlf, may
+// save it: with CRLF line ends, with a byte order mark, with both, and
+// with LF and CRLF lines mixed.
+func windowsVariants(data []byte) map[string][]byte {
+	crlf := bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n"))
+	var mixed []byte
+	for i, line := range bytes.SplitAfter(data, []byte("\n")) {
+		if i%2 == 1 {
+			line = bytes.Replace(line, []byte("\n"), []byte("\r\n"), 1)
+		}
+		mixed = append(mixed, line...)
+	}
+	bom := func(b []byte) []byte { return append([]byte("\ufeff"), b...) }
+	return map[string][]byte{"CRLF": crlf, "BOM": bom(data), "BOM and CRLF": bom(crlf), "mixed": mixed}
+}
+
+// configCorpus is every config of the project, by name: the example, those
+// of the end-to-end scripts, and the parser's and decoder's table cases.
+func configCorpus(t *testing.T) map[string][]byte {
+	t.Helper()
+	corpus := map[string][]byte{}
+	example, err := os.ReadFile("../guardrails.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpus["guardrails.example.yaml"] = example
+	archives, err := filepath.Glob("../tests/testdata/*.txtar")
+	if err != nil || len(archives) == 0 {
+		t.Fatalf("no testscripts: %v", err)
+	}
+	for _, name := range archives {
+		a, err := txtar.ParseFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range a.Files {
+			if strings.HasSuffix(f.Name, ".yaml") {
+				corpus[filepath.Base(name)+":"+f.Name] = f.Data
+			}
+		}
+	}
+	for i, c := range fastParseCases {
+		corpus[fmt.Sprintf("fastParseCases[%d]", i)] = []byte(c.yaml)
+	}
+	for i, c := range fastDecodeCases {
+		corpus[fmt.Sprintf("fastDecodeCases[%d]", i)] = []byte(c.yaml)
+	}
+	return corpus
+}
+
+// TestFastParseWindowsFiles (issue 36): a config saved with CRLF line
+// ends, a byte order mark or both goes the fast way exactly when it does
+// with LF ends and no mark, and gives the tree and settings yaml.v3 gives
+// for the same bytes; before, each went to yaml.v3, which guard does not
+// link, so every hook call on Windows handed the call over to guard-cli.
+func TestFastParseWindowsFiles(t *testing.T) {
+	taken, all := 0, 0
+	for name, lf := range configCorpus(t) {
+		if bytes.Contains(lf, []byte("\r")) || bytes.Contains(lf, []byte("\ufeff")) {
+			continue // one of the table's own Windows cases
+		}
+		fast := checkFastParse(t, lf)
+		_, without := fastParseWithout(lf, "cooldown")
+		decoded := checkFastDecode(t, lf)
+		for how, data := range windowsVariants(lf) {
+			all++
+			if got := checkFastParse(t, data); got != fast {
+				t.Errorf("%s with %s: fastParse took it: %v; with LF: %v", name, how, got, fast)
+			} else if got {
+				taken++
+			}
+			checkFastParseWithout(t, data)
+			if _, got := fastParseWithout(data, "cooldown"); got != without {
+				t.Errorf("%s with %s: fastParseWithout took it: %v; with LF: %v", name, how, got, without)
+			}
+			if got := checkFastDecode(t, data); got != decoded {
+				t.Errorf("%s with %s: fastDecode took it: %v; with LF: %v", name, how, got, decoded)
+			}
+		}
+	}
+	t.Logf("%d of %d Windows variants went the fast way", taken, all)
+}
+
+// TestLoadWindowsFiles (issue 36): the example config saved on Windows
+// loads, as guard run loads it, without the full YAML reader (which guard
+// does not link), to the settings it has with LF ends.
+func TestLoadWindowsFiles(t *testing.T) {
+	example, err := os.ReadFile("../guardrails.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	path := filepath.Join(home, "guardrails.yaml")
+	load := func(data []byte) (*Config, error) {
+		t.Helper()
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		opts := testOptions(home, path)
+		opts.NoCooldown = true
+		return Load(opts)
+	}
+	want, err := load(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer RegisterYAML(yamlReader)
+	RegisterYAML(nil) // as in guard
+	for how, data := range windowsVariants(example) {
+		got, err := load(data)
+		if err != nil {
+			t.Errorf("with %s: %v", how, err)
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("with %s: loaded\n%+v\nwith LF:\n%+v", how, got, want)
+		}
 	}
 }

@@ -45,6 +45,10 @@ func TestLeanGuard(t *testing.T) {
 	}
 	plain := filepath.Join(work, "example.yaml")
 	os.WriteFile(plain, example, 0o644)
+	// The example as a Windows editor saves it: a byte order mark and CRLF
+	// line ends, which guard reads itself too.
+	windows := filepath.Join(work, "windows.yaml")
+	os.WriteFile(windows, append([]byte("\ufeff"), strings.ReplaceAll(string(example), "\n", "\r\n")...), 0o644)
 	anchored := filepath.Join(work, "anchored.yaml")
 	os.WriteFile(anchored, []byte("circuit_breaker: &cb\n  failure_threshold: 2\n"), 0o644)
 	run := func(config string, args ...string) (stdout, stderr string, code int) {
@@ -103,6 +107,9 @@ func TestLeanGuard(t *testing.T) {
 	before := successes("k")
 	if out, stderr, code := run(plain, "run", "--name", "k", "--", "echo", "ran"); out != "ran\n" || stderr != "" || code != 0 || successes("k") != before+1 {
 		t.Errorf("a closed call with the example config, without guard-cli: %q, %q, exit %d; want it run and recorded, guard-cli never needed", out, stderr, code)
+	}
+	if out, stderr, code := run(windows, "run", "--name", "k", "--", "echo", "ran"); out != "ran\n" || stderr != "" || code != 0 || successes("k") != before+2 {
+		t.Errorf("a closed call with the example saved with CRLF and a byte order mark, without guard-cli: %q, %q, exit %d; want it run and recorded, guard-cli never needed", out, stderr, code)
 	}
 	for _, tc := range []struct {
 		config string
