@@ -3,7 +3,9 @@
 package tests
 
 import (
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -35,5 +37,31 @@ func TestReportOutputIsPrivate(t *testing.T) {
 	sb.guard("report", "--format", "prometheus", "--output", prom)
 	if fi, _ := os.Stat(prom); fi.Mode().Perm() != 0o644 {
 		t.Errorf("report --output replaced a 0644 file with mode %v; want it kept", fi.Mode().Perm())
+	}
+}
+
+// TestRunOutlivesAReaderThatLeft: a reader of guard run's stderr that goes
+// away (guard run ... 2>&1 | head -1) must not kill guard by SIGPIPE
+// before it records the run: its copy of the command's stderr fails with
+// EPIPE instead, the command's failure is recorded, and guard exits with
+// the command's status. (guard writes through a duplicate of fd 2, which
+// the Go runtime does not end the process for; see earlysig.)
+func TestRunOutlivesAReaderThatLeft(t *testing.T) {
+	sb := newSandbox(t, "")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close() // the reader left before guard wrote
+	cmd := sb.command("run", "--name", "noisy", "--", "sh", "-c", "echo boom >&2; echo more >&2; exit 3")
+	cmd.Stderr = w
+	err = cmd.Run()
+	w.Close()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Fatalf("guard run with a closed stderr: %v (%v); want exit 3, the command's", err, cmd.ProcessState)
+	}
+	if got := totals(sb.hook("noisy"), "failures"); got != 1 {
+		t.Errorf("failures recorded = %d; want 1", got)
 	}
 }

@@ -289,6 +289,9 @@ func (e *Env) subscribeSignals() {
 	if e.Exits {
 		earlysig.Start()
 		e.Sigs, e.SigsReady = earlysig.Get()
+		// A reader of guard's output that goes away must not kill guard
+		// before it records the run (SIGPIPE): the write fails instead.
+		e.Stdout, e.Stderr = unbroken(e.Stdout), unbroken(e.Stderr)
 		return
 	}
 	e.Sigs, e.SigsReady = earlysig.Subscribe()
