@@ -66,12 +66,13 @@ make --no-print-directory build >/dev/null
 mv guard guard-cli guard-pg guard-web "$bin/"
 # The floors, static as guard is (see bench/gorun and bench/floor).
 CGO_ENABLED=0 go build -trimpath -o "$bin/gorun" ./bench/gorun
+CGO_ENABLED=0 go build -trimpath -tags gorun_with -o "$bin/gorun-with" ./bench/gorun
 CGO_ENABLED=0 go build -trimpath -o "$bin/floor" ./bench/floor
 CGO_ENABLED=0 go build -trimpath -o "$bin/goflock" ./bench/goflock
 go build -o "$bin/rss" ./bench/rss
 echo "go test -bench (breaker, statefile, jsonx, hookstate, file backend, config)..." >&2
 go test -run '^$' -bench . -benchmem ./breaker ./statefile ./internal/jsonx ./internal/store/hookstate ./internal/store/file ./config | awk '/^Benchmark/ || (/^(goos|goarch|cpu):/ && !seen[$0]++)' >"$bin/gobench.txt"
-go run ./bench/driver -guard "$bin/guard" -guard-pg "$bin/guard-pg" -floor "$bin/floor" -gorun "$bin/gorun" -goflock "$bin/goflock" -rss "$bin/rss" -gobench "$bin/gobench.txt" ${args[@]+"${args[@]}"}
+go run ./bench/driver -guard "$bin/guard" -guard-pg "$bin/guard-pg" -floor "$bin/floor" -gorun "$bin/gorun" -gorun-with "$bin/gorun-with" -goflock "$bin/goflock" -rss "$bin/rss" -gobench "$bin/gobench.txt" ${args[@]+"${args[@]}"}
 # PostgreSQL against the file, side by side (a throwaway cluster on
 # 127.0.0.1; skipped with a note if there are no server programs).
 if [ -f BENCHMARKS.md ] && [[ " ${args[*]-} " != *" -out "* ]]; then

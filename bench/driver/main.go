@@ -36,24 +36,25 @@ import (
 )
 
 var (
-	runs     = flag.Int("runs", 200, "runs of each scenario")
-	parallel = flag.Int("parallel", 16, "parallel callers in the throughput test")
-	each     = flag.Int("each", 200, "runs per parallel caller")
-	out      = flag.String("out", "BENCHMARKS.md", "the report to write (empty: none)")
-	guardBin = flag.String("guard", "", "the guard binary")
-	floorBin = flag.String("floor", "", "the like-for-like floor binary (bench/floor)")
-	gorunBin = flag.String("gorun", "", "the Go floor binary (bench/gorun)")
-	goflock  = flag.String("goflock", "", "bench/goflock, flock(1) written in Go (empty: not measured)")
-	guardPG  = flag.String("guard-pg", "", "guard-pg, guard with the PostgreSQL driver linked in, measured on the file (empty: not measured)")
-	rssBin   = flag.String("rss", "", "the rss helper (bench/rss)")
-	gobench  = flag.String("gobench", "", "output of go test -bench to include in the report")
-	initRuns = flag.Int("init-runs", 30, "runs of guard and of the Go floor with GODEBUG=inittrace=1")
-	keep     = flag.Bool("keep", false, "keep the scratch directory (state files, event logs) and print its path")
-	config   = flag.String("config", "guardrails.example.yaml", "the guardrails.yaml in place for every guard call (empty: none)")
-	baseline = flag.String("baseline", "", "an earlier guard binary whose closed call is measured beside this one's, interleaved (empty: not measured)")
-	baseName = flag.String("baseline-name", "", "what the report calls the baseline (empty: its path)")
-	baseCfg  = flag.String("baseline-config", "", "the guardrails.yaml in place for the baseline's calls (its own version's example; empty: -config)")
-	journal  = flag.String("journal", "", "a directory on a journalled filesystem (bench/run.sh loop-mounts an ext4 image when it runs as root), where the closed call and the like-for-like floor are measured again (empty: not measured)")
+	runs      = flag.Int("runs", 200, "runs of each scenario")
+	parallel  = flag.Int("parallel", 16, "parallel callers in the throughput test")
+	each      = flag.Int("each", 200, "runs per parallel caller")
+	out       = flag.String("out", "BENCHMARKS.md", "the report to write (empty: none)")
+	guardBin  = flag.String("guard", "", "the guard binary")
+	floorBin  = flag.String("floor", "", "the like-for-like floor binary (bench/floor)")
+	gorunBin  = flag.String("gorun", "", "the Go floor binary (bench/gorun)")
+	gorunWith = flag.String("gorun-with", "", "bench/gorun built with -tags gorun_with, which adds guard's supervision parts one by one (empty: not measured)")
+	goflock   = flag.String("goflock", "", "bench/goflock, flock(1) written in Go (empty: not measured)")
+	guardPG   = flag.String("guard-pg", "", "guard-pg, guard with the PostgreSQL driver linked in, measured on the file (empty: not measured)")
+	rssBin    = flag.String("rss", "", "the rss helper (bench/rss)")
+	gobench   = flag.String("gobench", "", "output of go test -bench to include in the report")
+	initRuns  = flag.Int("init-runs", 30, "runs of guard and of the Go floor with GODEBUG=inittrace=1")
+	keep      = flag.Bool("keep", false, "keep the scratch directory (state files, event logs) and print its path")
+	config    = flag.String("config", "guardrails.example.yaml", "the guardrails.yaml in place for every guard call (empty: none)")
+	baseline  = flag.String("baseline", "", "an earlier guard binary whose closed call is measured beside this one's, interleaved (empty: not measured)")
+	baseName  = flag.String("baseline-name", "", "what the report calls the baseline (empty: its path)")
+	baseCfg   = flag.String("baseline-config", "", "the guardrails.yaml in place for the baseline's calls (its own version's example; empty: -config)")
+	journal   = flag.String("journal", "", "a directory on a journalled filesystem (bench/run.sh loop-mounts an ext4 image when it runs as root), where the closed call and the like-for-like floor are measured again (empty: not measured)")
 )
 
 // journalDir is the directory under -journal the journalled scenarios use.
@@ -134,6 +135,18 @@ func main() {
 		}
 		writeState(filepath.Join(dir, "k10base.json"), 10, false)
 		scenarios = append(scenarios, &scenario{id: "base", name: "closed call (10 keys), baseline", argv: []string{*baseline, "run", "--name", benchKey(5), "--", "/bin/true"}, env: env})
+	}
+	if *gorunWith != "" {
+		// The Go floor with each part of guard's supervision that costs
+		// start-up time, done as guard does it (bench/gorun's doc).
+		with := func(id, name, parts string) *scenario {
+			return &scenario{id: id, name: name, argv: []string{*gorunWith, "/bin/true"}, env: append(slices.Clone(baseEnv), "GORUN_WITH="+parts)}
+		}
+		scenarios = append(scenarios,
+			with("with", "Go floor, built with its parts", ""),
+			with("with-signals", "… + the signal subscription", "signals"),
+			with("with-pipe", "… + the stderr pipe", "pipe"),
+			with("with-pdeath", "… + parent-death signal, subreaper", "pdeath"))
 	}
 	if *journal != "" {
 		// The same closed call and floor with their states on a
@@ -444,6 +457,11 @@ func writeReport(w io.Writer, ss []*scenario, thr throughputResult, dir string, 
 	row("guard's own start: its binary and package initialisation, command line, config, signal set-up, supervision (stderr pipe, process group)", "pass-through − Go floor", diff(pass, gorun))
 	row("… of which package initialisation beyond the Go floor's", "inittrace, guard − Go floor", guardInit.total()-floorInit.total())
 	row("… of which reading the example config", "pass-through − pass-through with no config file", diff(pass, by["pass0"]))
+	if by["with"] != nil {
+		row("… of which subscribing to the four signals guard passes on (in the background, waited for before the child starts)", "Go floor with it − without (bench/gorun -tags gorun_with)", diff(by["with-signals"], by["with"]))
+		row("… of which the child's stderr through a pipe guard copies on", "the same, with the pipe", diff(by["with-pipe"], by["with"]))
+		row("… of which the child's parent-death signal (from a locked thread) and guard a subreaper", "the same, with them", diff(by["with-pdeath"], by["with"]))
+	}
 	row("the state work: the look before the run, the run's slot, the locked update, the event line", "closed − pass-through", diff(closed, pass))
 	row("a closed call", "", total)
 	type pkg struct {

@@ -6,6 +6,15 @@
 // the child, its state.
 //
 //	gorun COMMAND [ARG...]
+//
+// Built with -tags gorun_with (bench/run.sh builds it as gorun-with), it
+// adds, as $GORUN_WITH names them (a comma-separated list), the parts of
+// guard's supervision that cost a closed call start-up time, each done as
+// guard does it, so that the driver can list what each costs: "signals"
+// (subscribing to the four signals guard passes on, in the background),
+// "pipe" (the child's stderr through a pipe copied on), "pdeath" (a
+// parent-death signal, set and waited for from a locked thread, and the
+// program a child subreaper). See with_linux.go.
 package main
 
 import (
@@ -21,7 +30,7 @@ func main() {
 	}
 	cmd := exec.Command(os.Args[1], os.Args[2:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	err := cmd.Run()
+	err := run(cmd)
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):
