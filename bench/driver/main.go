@@ -447,23 +447,31 @@ func writeReport(w io.Writer, ss []*scenario, thr throughputResult, dir string, 
 
 	fmt.Fprintf(w, "\n## Where a closed call's time goes (this run)\n\n")
 	fmt.Fprintf(w, "Medians over the rounds of the difference between two scenarios of the same round (wall time). Package initialisation is from `GODEBUG=inittrace=1` (the least time of each package over %d runs of each program), and is part of guard's own start.\n\n", *initRuns)
-	fmt.Fprintf(w, "| step | measured as | wall | share of a closed call |\n|---|---|---:|---:|\n")
+	fmt.Fprintf(w, "| step | measured as | wall | share of a closed call | what guard does to keep it small |\n|---|---|---:|---:|---|\n")
 	total := median(closed.wall)
-	row := func(step, as string, d time.Duration) {
-		fmt.Fprintf(w, "| %s | %s | %s | %.0f %% |\n", step, as, ms(d), 100*float64(d)/float64(total))
+	row := func(step, as string, d time.Duration, saves string) {
+		fmt.Fprintf(w, "| %s | %s | %s | %.0f %% | %s |\n", step, as, ms(d), 100*float64(d)/float64(total), saves)
 	}
-	row("the command itself", "`/bin/true`", median(by["true"].wall))
-	row("the Go floor's own: the Go runtime starting, os/exec's fork, exec and wait", "Go floor − `/bin/true`", diff(gorun, by["true"]))
-	row("guard's own start: its binary and package initialisation, command line, config, signal set-up, supervision (stderr pipe, process group)", "pass-through − Go floor", diff(pass, gorun))
-	row("… of which package initialisation beyond the Go floor's", "inittrace, guard − Go floor", guardInit.total()-floorInit.total())
-	row("… of which reading the example config", "pass-through − pass-through with no config file", diff(pass, by["pass0"]))
+	row("the command itself", "`/bin/true`", median(by["true"].wall), "")
+	row("the Go floor's own: the Go runtime starting, os/exec's fork, exec and wait", "Go floor − `/bin/true`", diff(gorun, by["true"]),
+		"guard forks and execs with syscall.ForkExec and waits with wait4: os/exec starts a throwaway child of its own on its first start, to check the kernel's pidfd support")
+	row("guard's own start: its binary and package initialisation, command line, config, signal set-up, supervision (stderr pipe, process group)", "pass-through − Go floor", diff(pass, gorun),
+		"the `guard` binary has guard run only: it hands every other command to guard-cli and a PostgreSQL state to guard-pg, so yaml.v3, urfave/cli, mvdan/sh and pgx are not linked (cmd/guard/deps_test.go); its command line is read by hand")
+	row("… of which package initialisation beyond the Go floor's", "inittrace, guard − Go floor", guardInit.total()-floorInit.total(),
+		"the libraries above off the path; the shell tables and regular expressions built on first use")
+	row("… of which reading the example config", "pass-through − pass-through with no config file", diff(pass, by["pass0"]),
+		"a parser of its own for plain YAML (BenchmarkParse below: fast against yaml.v3, which only guard-cli links); the cooldown section left undecoded")
 	if by["with"] != nil {
-		row("… of which subscribing to the four signals guard passes on (in the background, waited for before the child starts)", "Go floor with it − without (bench/gorun -tags gorun_with)", diff(by["with-signals"], by["with"]))
-		row("… of which the child's stderr through a pipe guard copies on", "the same, with the pipe", diff(by["with-pipe"], by["with"]))
-		row("… of which the child's parent-death signal (from a locked thread) and guard a subreaper", "the same, with them", diff(by["with-pdeath"], by["with"]))
+		row("… of which subscribing to the four signals guard passes on", "Go floor with it − without (bench/gorun -tags gorun_with)", diff(by["with-signals"], by["with"]),
+			"subscribed in the background from package init (internal/earlysig), waited for only before a lock, a slot or the child; SIGPIPE not subscribed at all (guard writes through duplicates of fd 1 and 2), one round trip to the runtime's signal thread less")
+		row("… of which the child's stderr through a pipe guard copies on", "the same, with the pipe", diff(by["with-pipe"], by["with"]),
+			"kept: its tail is the state's last_error; stdout and stdin are the child's own")
+		row("… of which the child's parent-death signal (from a locked thread) and guard a subreaper", "the same, with them", diff(by["with-pdeath"], by["with"]),
+			"kept: what kills guard kills its child (docs/guarantees.md, lifetimes)")
 	}
-	row("the state work: the look before the run, the run's slot, the locked update, the event line", "closed − pass-through", diff(closed, pass))
-	row("a closed call", "", total)
+	row("the state work: the look before the run, the run's slot, the locked update, the event line", "closed − pass-through", diff(closed, pass),
+		"a lock-free look decides a closed circuit; run slots reused from a pool; a state guard wrote is searched for the one key, not decoded whole; a healthy closed call's write skips the fsync where the filesystem orders a rename after its data (not on this machine's root: see Machine), decided once per mount and cached on the lock file")
+	row("a closed call", "", total, "")
 	type pkg struct {
 		name string
 		d    time.Duration
