@@ -40,9 +40,11 @@ func (s *Budgets) Snapshot() (store.BudgetView, error) {
 
 // Update runs fn on the current state under the lock (store.Budgets) and,
 // if it reports a change, replaces the file. The events fn logged are
-// then appended to the event log, still under the lock, changed or not.
+// then appended to the event log, still under the lock, changed or not
+// (once it is let go if the log's lock is held: stateFile.appendHeld).
 func (s *Budgets) Update(now time.Time, fn func(tx store.BudgetTx) (changed bool, err error)) error {
 	var pending []store.Event
+	defer s.appendLater() // after the state's lock is let go
 	return storeError(statefile.UpdateThen(s.File(), func(d *cooldownstate.Document) (bool, error) {
 		changed, err := fn(cooldownstate.Tx(d, s.actions))
 		pending = d.Pending()
@@ -51,5 +53,5 @@ func (s *Budgets) Update(now time.Time, fn func(tx store.BudgetTx) (changed bool
 		}
 		d.Complete()
 		return true, nil
-	}, func() { s.Append(pending...) }))
+	}, func() { s.appendHeld(pending...) }))
 }

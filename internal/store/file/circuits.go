@@ -153,7 +153,8 @@ func (s *Circuits) Peek(key string) (breaker.Circuit, error) {
 // if fn reports a change, tidies the document (see Document.Tidy) and
 // replaces the file. The events fn logged are then appended to the event
 // log, still under the lock, whether or not anything changed, unless fn or
-// the write failed.
+// the write failed; if another process holds the log's lock, once the
+// state's is let go (stateFile.appendHeld).
 func (s *Circuits) Update(now time.Time, fn func(tx store.CircuitTx) (changed bool, err error)) error {
 	return s.update(0, now, fn)
 }
@@ -174,6 +175,9 @@ func (s *Circuits) update(wait time.Duration, now time.Time, fn func(tx store.Ci
 	if wait <= 0 {
 		wait = s.File().LockTimeout()
 	}
+	// After the state's lock is let go, and the tally's (deferred first,
+	// so run last): the events the log's lock held up.
+	defer s.appendLater()
 	var tally *tallyRead
 	defer func() { tally.close() }()
 	err := statefile.UpdateWithin(s.File(), wait, func(d *hookstate.Document) (bool, error) {
@@ -218,7 +222,7 @@ func (s *Circuits) update(wait time.Duration, now time.Time, fn func(tx store.Ci
 		swept = d.Tidy(now, s.retention)
 		return true, nil
 	}, func() {
-		s.Append(pending...)
+		s.appendHeld(pending...)
 		if tally != nil {
 			// The state now holds all of the tally: it may start afresh.
 			tally.rotate(s.tally)

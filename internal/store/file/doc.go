@@ -26,13 +26,14 @@
 // slot files are tried without blocking (tryLockFile), one after the other:
 // an unlimited key takes the first free one, and a max_concurrent key's run
 // polls its key's slots, with back-off, until its queue_timeout has passed
-// (then it is refused with store.ErrFull). The event log's lock blocks
-// (lockFile): appends are short, most are taken under the state lock
-// already. The skip tally's is tried (lockWithin): a skip counted without
-// the state's lock tries until lock_timeout, then is counted under it; a
-// fold, which holds the state's lock, tries once and otherwise leaves the
-// tally to a later write, so that a stopped holder of the tally's lock
-// never holds up the state.
+// (then it is refused with store.ErrFull). The event log's and the skip
+// tally's are tried (lockWithin), so that a stopped holder of either never
+// holds up the state: under the state's lock each is tried once. An
+// append then left waiting is made once the state's lock is let go,
+// trying until lock_timeout, and is otherwise left out with a warning; a
+// skip counted without the state's lock tries the tally's until
+// lock_timeout, then is counted under the state's; a fold leaves the
+// tally to a later write.
 // Each is flock(2) on Linux and macOS (lock_unix.go) and LockFileEx on
 // Windows (lock_windows.go), where a lock is mandatory for the range it
 // covers: guard's cover a byte past any content, so that readers of the log

@@ -7,6 +7,14 @@
 // even writers under another state file's lock that share the log. A line
 // is written with a single write(2), so readers never see half of one.
 //
+// The log's lock is never waited on for ever: a holder that keeps it is
+// stopped or stuck (a guard stopped with SIGSTOP, another tool that locked
+// the file). An append waits up to LockTimeout for it, then gives up and
+// its lines are left out (errLockBusy); an append under the state's lock
+// only tries it, and what it could not write is appended once the state's
+// lock is let go (stateFile.appendHeld), so that the state is never held
+// while the log's lock is waited for.
+//
 // Rotation: when an append would take the log past MaxSize bytes, the log
 // becomes "<log>.1", "<log>.1" becomes "<log>.2", and so on; MaxFiles
 // rotated files are kept and the oldest is removed. A writer that was
@@ -27,6 +35,7 @@ import (
 	"sort"
 	"strconv"
 	"syscall"
+	"time"
 
 	"guard/internal/atomicfile"
 	"guard/internal/safeopen"
@@ -46,10 +55,25 @@ type EventLog struct {
 	// Host is written into each appended event that names no host of its
 	// own (store.Event.Host); "": none.
 	Host string
+	// LockTimeout bounds Append's wait for the log's lock (lock_timeout);
+	// 0: statefile.DefaultLockTimeout.
+	LockTimeout time.Duration
 }
 
-// Append writes events to the log, one line each, in a single write.
+// Append writes events to the log, one line each, in a single write,
+// waiting up to LockTimeout for the log's lock (then errLockBusy, and
+// nothing is written).
 func (l *EventLog) Append(events ...store.Event) error {
+	wait := l.LockTimeout
+	if wait <= 0 {
+		wait = statefile.DefaultLockTimeout
+	}
+	return l.appendWithin(wait, events...)
+}
+
+// appendWithin is Append, waiting up to wait for the log's lock (0: it is
+// tried once).
+func (l *EventLog) appendWithin(wait time.Duration, events ...store.Event) error {
 	if len(events) == 0 {
 		return nil
 	}
@@ -65,7 +89,8 @@ func (l *EventLog) Append(events ...store.Event) error {
 		buf.Write(line)
 		buf.WriteByte('\n')
 	}
-	f, err := l.openLocked()
+	deadline := time.Now().Add(wait)
+	f, err := l.openLocked(deadline)
 	if err != nil {
 		return err
 	}
@@ -76,7 +101,7 @@ func (l *EventLog) Append(events ...store.Event) error {
 				return fmt.Errorf("cannot rotate event log: %w", err)
 			}
 			closeLocked(f)
-			if f, err = l.openLocked(); err != nil {
+			if f, err = l.openLocked(deadline); err != nil {
 				return err
 			}
 			defer closeLocked(f)
@@ -86,10 +111,10 @@ func (l *EventLog) Append(events ...store.Event) error {
 	return err
 }
 
-// openLocked opens the log for appending and takes its flock, making sure
-// the file locked is still the one at Path (and not one rotated away while
-// we waited).
-func (l *EventLog) openLocked() (*os.File, error) {
+// openLocked opens the log for appending and takes its flock, trying
+// until deadline (errLockBusy), making sure the file locked is still the
+// one at Path (and not one rotated away while we waited).
+func (l *EventLog) openLocked(deadline time.Time) (*os.File, error) {
 	for {
 		// O_NONBLOCK: a FIFO at the log's path must not hang guard in
 		// open, or in a write once the log is open.
@@ -109,9 +134,9 @@ func (l *EventLog) openLocked() (*os.File, error) {
 		if l.Owner != "" {
 			statefile.GiveToOwnerOf(l.Path, l.Owner)
 		}
-		if err := lockFile(f); err != nil {
+		if err := lockWithin(f, time.Until(deadline)); err != nil {
 			f.Close()
-			return nil, fmt.Errorf("cannot lock event log: %w", err)
+			return nil, fmt.Errorf("cannot lock event log %s: %w", l.Path, err)
 		}
 		held, err1 := f.Stat()
 		now, err2 := os.Stat(l.Path)

@@ -3,6 +3,7 @@ package file
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,7 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"guard/breaker"
+	"guard/internal/circuit"
 	"guard/internal/store"
+	"guard/internal/store/hookstate"
+	"guard/statefile"
 )
 
 var logT0 = time.Date(2026, 2, 10, 14, 2, 0, 123e6, time.UTC)
@@ -164,5 +169,99 @@ func TestChildAppends(t *testing.T) {
 		if err := l.Append(store.Event{Time: time.Now(), Event: "run", Key: id + "-" + strconv.Itoa(i), Error: strings.Repeat("x", 50)}); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestEventLogLockHeldElsewhere: a holder of the event log's lock that
+// keeps it (a stopped guard, another tool) never holds up the state: an
+// update only tries the log's lock while it holds the state's, writes the
+// state all the same, and appends its events once the state's lock is let
+// go, waiting up to the log's LockTimeout, then leaving them out with an
+// error to logErr. Before, an update waited for the log's lock for ever
+// with the state's lock held, and every other guard with it.
+func TestEventLogLockHeldElsewhere(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	logPath := filepath.Join(dir, "state.events.jsonl")
+	open := func(logWait time.Duration) (*Circuits, chan error) {
+		errs := make(chan error, 8)
+		s, err := openCircuits(path, statefile.Options{LockTimeout: 10 * time.Second}, hookstate.Retention{},
+			func(string) (*EventLog, error) { return &EventLog{Path: logPath, LockTimeout: logWait}, nil },
+			func(err error) { errs <- err })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, errs
+	}
+	record := func(s *Circuits, key string) error {
+		return s.Update(t0, func(tx store.CircuitTx) (bool, error) {
+			_, err := circuit.Record(tx, key, settings, t0, breaker.Result{Outcome: breaker.Failure, Error: "exit 1"}, circuit.Run{})
+			return true, err
+		})
+	}
+	// a waits as good as for ever for the log's lock; b gives up at once.
+	a, aErrs := open(time.Hour)
+	b, bErrs := open(time.Nanosecond)
+	if err := record(b, "first"); err != nil || len(bErrs) != 0 {
+		t.Fatalf("an update with the log free: %v, %d log errors", err, len(bErrs))
+	}
+	held, err := os.OpenFile(logPath, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lockFile(held); err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+
+	aDone := make(chan error, 1)
+	go func() { aDone <- record(a, "a") }()
+	failures := func(key string) int {
+		d, err := b.document()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _ := d.Circuit(key)
+		return c.ConsecutiveFailures
+	}
+	for deadline := time.Now().Add(time.Minute); failures("a") != 1; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("a's update never wrote the state")
+		}
+	}
+	// a now waits for the log's lock: the state's is free for b, which
+	// writes its record and leaves its event out.
+	if err := record(b, "b"); err != nil {
+		t.Fatalf("an update while another waits for the log's lock: %v; want it done (the state's lock is not held meanwhile)", err)
+	}
+	if failures("b") != 1 {
+		t.Error("b's update did not write the state")
+	}
+	select {
+	case err := <-bErrs:
+		if !errors.Is(err, errLockBusy) || !strings.Contains(err.Error(), "cannot lock event log") {
+			t.Errorf("b's log error = %v; want the event log's lock not obtained", err)
+		}
+	default:
+		t.Error("b's event was left out without an error")
+	}
+	select {
+	case err := <-aDone:
+		t.Fatalf("a's update returned (%v) while the log's lock is still held; want it waiting", err)
+	default:
+	}
+
+	closeLocked(held)
+	select {
+	case err := <-aDone:
+		if err != nil || len(aErrs) != 0 {
+			t.Fatalf("a's update = %v (%d log errors); want it done and logged", err, len(aErrs))
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("a's update did not end once the log's lock was let go")
+	}
+	data, _ := os.ReadFile(logPath)
+	if !strings.Contains(string(data), `"key":"a"`) || strings.Contains(string(data), `"key":"b"`) {
+		t.Errorf("the log holds:\n%s\nwant a's event (appended once the lock was let go) and not b's (given up)", data)
 	}
 }

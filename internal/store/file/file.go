@@ -105,7 +105,7 @@ func eventLog(cfg *config.Config, statePath string) (*EventLog, error) {
 		}
 		path = real
 	}
-	return &EventLog{Path: path, MaxSize: cfg.Logging.MaxSize, MaxFiles: cfg.Logging.MaxFiles, Owner: statePath}, nil
+	return &EventLog{Path: path, MaxSize: cfg.Logging.MaxSize, MaxFiles: cfg.Logging.MaxFiles, Owner: statePath, LockTimeout: cfg.LockTimeout}, nil
 }
 
 // hostLog returns the logFor of a state file: its event log, which writes

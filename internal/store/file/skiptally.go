@@ -66,34 +66,9 @@ func tallyPath(state string) string { return state + ".skips" }
 // skipCount is what a tally holds of one key.
 type skipCount struct{ skips, blocked int64 }
 
-// errTallyBusy is the tally's lock not obtained in time: held by a
-// process stopped or slow while it holds it. The skip is then counted
-// under the state's lock, which has its own timeout; a fold waits for
-// another write.
-var errTallyBusy = errors.New("the skip tally's lock not obtained in time")
-
-// lockWithin takes f's lock, trying until wait has passed (once if wait
-// is 0), with naps of 1 to 10ms: a tally's lock is held for an append or
-// a fold's write, so a holder that keeps it longer is stopped or stuck,
-// and no guard may wait on it for ever.
-func lockWithin(f *os.File, wait time.Duration) error {
-	deadline := time.Now().Add(wait)
-	for nap := time.Millisecond; ; nap = min(2*nap, 10*time.Millisecond) {
-		ok, err := tryLockFile(f)
-		switch {
-		case err != nil:
-			return err
-		case ok:
-			return nil
-		case !time.Now().Before(deadline):
-			return errTallyBusy
-		}
-		time.Sleep(min(nap, time.Until(deadline)))
-	}
-}
-
 // add appends a skip of key to the tally, creating it if need be, waiting
-// up to wait for its lock (errTallyBusy).
+// up to wait for its lock (errLockBusy: a skip is then counted under the
+// state's lock, which has its own timeout).
 func (t *skipTally) add(key string, blocked bool, wait time.Duration) error {
 	var line bytes.Buffer
 	if blocked {
@@ -152,7 +127,7 @@ type tallyRead struct {
 
 // readLocked reads the records of the tally that mark (the state's
 // global_stats.skip_tally) does not cover, holding the tally's lock until
-// close, waiting up to wait for it (errTallyBusy; a fold, under the
+// close, waiting up to wait for it (errLockBusy; a fold, under the
 // state's lock, only tries). No tally is none to fold.
 func (t *skipTally) readLocked(mark string, wait time.Duration) (*tallyRead, error) {
 	// Most folds find nothing new: no tally, or the very one the mark

@@ -6,6 +6,7 @@
 package file
 
 import (
+	"errors"
 	"time"
 
 	"guard/internal/store"
@@ -17,6 +18,11 @@ type stateFile struct {
 	file   *statefile.File
 	log    *EventLog
 	logErr func(error)
+
+	// held are the events appendHeld could not append while the state's
+	// lock was held (the log's lock was taken elsewhere): appendLater
+	// appends them once it is let go.
+	held []store.Event
 }
 
 // openStateFile returns the state file at path. Events go to the log
@@ -31,7 +37,7 @@ func openStateFile(path string, opts statefile.Options, logFor func(real string)
 	s := &stateFile{logErr: logErr}
 	quarantined := opts.OnQuarantine
 	opts.OnQuarantine = func(to string, cause error) {
-		s.Append(store.Event{Time: time.Now(), Event: store.EventQuarantine, File: to, Error: cause.Error()})
+		s.appendHeld(store.Event{Time: time.Now(), Event: store.EventQuarantine, File: to, Error: cause.Error()})
 		if quarantined != nil {
 			quarantined(to, cause)
 		}
@@ -49,7 +55,9 @@ func openStateFile(path string, opts statefile.Options, logFor func(real string)
 	return s, nil
 }
 
-// Append logs events, reporting a failure to logErr.
+// Append logs events, reporting a failure to logErr. It waits up to
+// lock_timeout for the log's lock, so it is for a caller that does not
+// hold the state's lock; one that does calls appendHeld.
 func (s *stateFile) Append(events ...store.Event) {
 	if s.log == nil || len(events) == 0 {
 		return
@@ -57,6 +65,38 @@ func (s *stateFile) Append(events ...store.Event) {
 	if err := s.log.Append(events...); err != nil && s.logErr != nil {
 		s.logErr(err)
 	}
+}
+
+// appendHeld logs events while the state's lock is held: the log's lock
+// is only tried, and if another process holds it, the events wait in
+// s.held for appendLater, after the state's lock is let go, so that a
+// stopped or stuck holder of the log's lock never holds up the state, and
+// with it every other guard (their calls would run unguarded, their
+// outcomes be lost). Events that came after one held wait behind it.
+func (s *stateFile) appendHeld(events ...store.Event) {
+	if s.log == nil || len(events) == 0 {
+		return
+	}
+	if len(s.held) == 0 {
+		err := s.log.appendWithin(0, events...)
+		if !errors.Is(err, errLockBusy) {
+			if err != nil && s.logErr != nil {
+				s.logErr(err)
+			}
+			return
+		}
+	}
+	s.held = append(s.held, events...)
+}
+
+// appendLater appends what appendHeld left, waiting up to lock_timeout
+// for the log's lock (see Append): called once the state's lock is let
+// go. Past that the events are left out, with a warning (logErr); the
+// state they describe is written all the same.
+func (s *stateFile) appendLater() {
+	held := s.held
+	s.held = nil
+	s.Append(held...)
 }
 
 // File returns the state file.
@@ -77,6 +117,7 @@ func (s *stateFile) Export() ([]byte, error) { return s.file.ReadLocked() }
 // event naming from and what keep said it kept. If keep fails, nothing
 // changes.
 func (s *stateFile) Import(data []byte, now time.Time, from string, keep func(old []byte) (kept string, err error)) error {
+	defer s.appendLater()
 	return s.file.Swap(func(old []byte) ([]byte, error) {
 		kept, err := keep(old)
 		if err != nil {
@@ -86,7 +127,7 @@ func (s *stateFile) Import(data []byte, now time.Time, from string, keep func(ol
 		if kept != "" {
 			reason = "earlier state backed up to " + kept
 		}
-		s.Append(store.Event{Time: now, Event: store.EventImport, File: from, Reason: reason})
+		s.appendHeld(store.Event{Time: now, Event: store.EventImport, File: from, Reason: reason})
 		return data, nil
 	})
 }
