@@ -8,14 +8,17 @@
 #   bench/run.sh                  # 200 runs of each scenario, 16 x 200 in parallel
 #   bench/run.sh -runs 50 -out '' # quicker, print only
 #   bench/run.sh --stress         # then the long fault-injection runs
-#   bench/run.sh --baseline REV   # and a closed call of guard as built at
-#                                 # git revision REV, interleaved
+#   bench/run.sh --baseline REV   # the closed call of guard as built at
+#                                 # git revision REV is measured beside this
+#                                 # one's, interleaved (default: the revision
+#                                 # in bench/BASELINE, the last one measured
+#                                 # from outside; --baseline '' for none)
 #
 # Other flags go to the driver (go run ./bench/driver -h).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stress=false
-baseline=
+baseline=$(cat bench/BASELINE 2>/dev/null || true)
 args=()
 while [ $# -gt 0 ]; do
 	case "$1" in
