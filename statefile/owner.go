@@ -40,23 +40,40 @@ var ErrForeignFile = atomicfile.ErrForeignFile
 // quarantine's name hung guard run in open(2), deaf to SIGTERM (TC's
 // variant of hostile-user-3 M5).
 func OpenBeside(path string, flag int, perm os.FileMode) (*os.File, error) {
-	f, err := openBeside(path, flag|syscall.O_NONBLOCK, perm)
+	f, _, err := OpenBesideStat(path, flag, perm)
+	return f, err
+}
+
+// OpenBesideStat is OpenBeside, and returns what the file opened was when
+// it checked it (fstat(2)): a caller that needs to know more of it (its
+// size, whether it is still the file at path) asks no more of the system
+// (the event log's append, on guard run's hot path).
+func OpenBesideStat(path string, flag int, perm os.FileMode) (*os.File, os.FileInfo, error) {
+	f, fi, err := openBeside(path, flag|syscall.O_NONBLOCK, perm)
 	if errors.Is(err, syscall.ENXIO) { // a FIFO no one reads, opened to write
 		if fi, serr := os.Stat(path); serr == nil && !fi.Mode().IsRegular() {
-			return nil, &safeopen.NotRegularError{Path: path, Mode: fi.Mode().Type()}
+			return nil, nil, &safeopen.NotRegularError{Path: path, Mode: fi.Mode().Type()}
 		}
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
+	if fi == nil {
+		if fi, err = f.Stat(); err != nil {
+			f.Close()
+			return nil, nil, err
+		}
+	}
+	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, &safeopen.NotRegularError{Path: path, Mode: fi.Mode().Type()}
+		return nil, nil, &safeopen.NotRegularError{Path: path, Mode: fi.Mode().Type()}
 	}
-	return f, nil
+	return f, fi, nil
 }
 
-func openBeside(path string, flag int, perm os.FileMode) (*os.File, error) {
+// openBeside opens path by OpenBeside's rules, returning what it learnt
+// of the file opened if it asked (nil if not).
+func openBeside(path string, flag int, perm os.FileMode) (*os.File, os.FileInfo, error) {
 	dirOwner, shared := sharedDir(filepath.Dir(path))
 	if !shared {
 		return openFollowing(path, flag, perm)
@@ -69,9 +86,9 @@ func openBeside(path string, flag int, perm os.FileMode) (*os.File, error) {
 		}
 		if serr != nil {
 			f.Close()
-			return nil, serr
+			return nil, nil, serr
 		}
-		return f, nil
+		return f, fi, nil
 	}
 	// A symlink fails O_NOFOLLOW with ELOOP, or, with O_CREAT, with EACCES
 	// when it is another user's (the kernel's own rule for sticky
@@ -80,16 +97,16 @@ func openBeside(path string, flag int, perm os.FileMode) (*os.File, error) {
 	// user's file (EACCES) is said to be theirs.
 	fi, lerr := os.Lstat(path)
 	if lerr != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if fi.Mode()&os.ModeSymlink == 0 {
 		if ferr := atomicfile.CheckOwnerIn(path, fi, dirOwner); ferr != nil {
-			return nil, ferr
+			return nil, nil, ferr
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	if err := checkLink(path, fi); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return openFollowing(path, flag, perm)
 }
@@ -102,23 +119,24 @@ func openBeside(path string, flag int, perm os.FileMode) (*os.File, error) {
 // (atomicfile.ForeignLinkError; TC's variants of hostile-user-3 M3 and m1:
 // root appended its events to, and created, files of root's through a
 // link in a user's directory).
-func openFollowing(path string, flag int, perm os.FileMode) (*os.File, error) {
+func openFollowing(path string, flag int, perm os.FileMode) (*os.File, os.FileInfo, error) {
 	// A link is looked at only when the open meets one, so that no call
 	// without one pays for the look.
 	f, err := OpenFile(path, flag|NoFollow, perm)
 	if !errors.Is(err, syscall.ELOOP) {
-		return f, err
+		return f, nil, err
 	}
 	uid, foreign := atomicfile.LinkOwner(path)
 	if !foreign {
-		return OpenFile(path, flag, perm)
+		f, err := OpenFile(path, flag, perm)
+		return f, nil, err
 	}
 	if _, err := os.Stat(path); err != nil {
-		return nil, &atomicfile.ForeignLinkError{Path: path, UID: uid}
+		return nil, nil, &atomicfile.ForeignLinkError{Path: path, UID: uid}
 	}
 	f, err = OpenFile(path, flag&^os.O_CREATE, perm)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fi, err := f.Stat()
 	if err == nil {
@@ -126,9 +144,9 @@ func openFollowing(path string, flag int, perm os.FileMode) (*os.File, error) {
 	}
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	return f, nil
+	return f, fi, nil
 }
 
 // CheckBeside checks a name guard uses beside a state file (a directory

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	"guard/config"
@@ -188,6 +189,10 @@ type Env struct {
 	logWarned    bool // a failure to write the event log was reported
 	onSkipFlag   bool // guard run's on_skip came from --on-skip (see block)
 	childStarted bool // guard run started its command (see recoverPanic)
+	// host is Host(Getenv), asked once a process (see hostName): the
+	// state's backend and guard run's leases both need it.
+	host     string
+	hostOnce sync.Once
 	// runHooks is the state guard run opened, for logging a skip it
 	// decides without the state (see guardFailed); nil before.
 	runHooks *store.Hooks

@@ -85,7 +85,7 @@ func (e *Env) Run(l RunLine) (err error) {
 		return e.guardFailed(cfg, b, argv, key, err)
 	}
 	e.runHooks = hooks
-	Host := Host(e.Getenv)
+	Host := e.hostName()
 	p := &circuit.Protocol{
 		Circuits: hooks.Circuits, Runs: hooks.Runs,
 		Live: leaseLiveness(Host, hooks.Runs), Self: store.Holder{Host: Host, PID: os.Getpid()},

@@ -66,8 +66,15 @@ func (e *Env) BackendOptions() store.Options {
 		LogFailed: e.LogFailed,
 		// A signal guard run passes on ends a wait for the state lock.
 		Stop: e.Signalled,
-		Host: Host(e.Getenv),
+		Host: e.hostName(),
 	}
+}
+
+// hostName is Host(e.Getenv), asked of the system once (uname(2), for
+// os.Hostname): guard run's backend and its leases both record it.
+func (e *Env) hostName() string {
+	e.hostOnce.Do(func() { e.host = Host(e.Getenv) })
+	return e.host
 }
 
 // Host returns the name guard records for this host in leases, slots and

@@ -90,18 +90,18 @@ func (l *EventLog) appendWithin(wait time.Duration, events ...store.Event) error
 		buf.WriteByte('\n')
 	}
 	deadline := time.Now().Add(wait)
-	f, err := l.openLocked(deadline)
+	f, fi, err := l.openLocked(deadline)
 	if err != nil {
 		return err
 	}
 	defer closeLocked(f) // closing releases the lock
 	if l.MaxSize > 0 {
-		if fi, err := f.Stat(); err == nil && fi.Size() > 0 && fi.Size()+int64(buf.Len()) > l.MaxSize {
+		if fi.Size() > 0 && fi.Size()+int64(buf.Len()) > l.MaxSize {
 			if err := l.rotate(); err != nil {
 				return fmt.Errorf("cannot rotate event log: %w", err)
 			}
 			closeLocked(f)
-			if f, err = l.openLocked(deadline); err != nil {
+			if f, _, err = l.openLocked(deadline); err != nil {
 				return err
 			}
 			defer closeLocked(f)
@@ -113,35 +113,40 @@ func (l *EventLog) appendWithin(wait time.Duration, events ...store.Event) error
 
 // openLocked opens the log for appending and takes its flock, trying
 // until deadline (errLockBusy), making sure the file locked is still the
-// one at Path (and not one rotated away while we waited).
-func (l *EventLog) openLocked(deadline time.Time) (*os.File, error) {
+// one at Path (and not one rotated away while we waited). It returns the
+// file at Path as it is once locked (its size: no other guard appends
+// until the lock is let go).
+//
+// That is two questions to the system: the fstat OpenBesideStat checks
+// the file with (a regular file; another user's in a sticky directory is
+// refused), which names the file locked, and the stat of Path once it is
+// locked, which says whether it is still the log, and how big.
+func (l *EventLog) openLocked(deadline time.Time) (*os.File, os.FileInfo, error) {
 	for {
 		// O_NONBLOCK: a FIFO at the log's path must not hang guard in
 		// open, or in a write once the log is open.
-		f, err := statefile.OpenBeside(l.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
+		f, held, err := statefile.OpenBesideStat(l.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
 		if errors.Is(err, os.ErrNotExist) {
 			// Made by root, the directories are the state's owner's,
 			// as the log is: else the user's own guard could not
 			// write it (n5d).
 			if err := statefile.MkdirAll(filepath.Dir(l.Path), 0o700, l.Owner); err != nil {
-				return nil, fmt.Errorf("cannot create event log directory: %w", err)
+				return nil, nil, fmt.Errorf("cannot create event log directory: %w", err)
 			}
-			f, err = statefile.OpenBeside(l.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
+			f, held, err = statefile.OpenBesideStat(l.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("cannot open event log: %w", err)
+			return nil, nil, fmt.Errorf("cannot open event log: %w", err)
 		}
 		if l.Owner != "" {
 			statefile.GiveToOwnerOf(l.Path, l.Owner)
 		}
 		if err := lockWithin(f, time.Until(deadline)); err != nil {
 			f.Close()
-			return nil, fmt.Errorf("cannot lock event log %s: %w", l.Path, err)
+			return nil, nil, fmt.Errorf("cannot lock event log %s: %w", l.Path, err)
 		}
-		held, err1 := f.Stat()
-		now, err2 := os.Stat(l.Path)
-		if err1 == nil && err2 == nil && os.SameFile(held, now) {
-			return f, nil
+		if now, err := os.Stat(l.Path); err == nil && os.SameFile(held, now) {
+			return f, now, nil
 		}
 		closeLocked(f) // rotated meanwhile: lock the new one
 	}

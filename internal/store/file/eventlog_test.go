@@ -265,3 +265,45 @@ func TestEventLogLockHeldElsewhere(t *testing.T) {
 		t.Errorf("the log holds:\n%s\nwant a's event (appended once the lock was let go) and not b's (given up)", data)
 	}
 }
+
+// BenchmarkAppendOneEvent is the event line of guard run's record of an
+// outcome: open the log, lock it, check it is the log, write, close.
+func BenchmarkAppendOneEvent(b *testing.B) {
+	l := &EventLog{Path: filepath.Join(b.TempDir(), "state.events.jsonl"), MaxSize: 1 << 40, MaxFiles: 3, Owner: "", Host: "vm"}
+	ev := store.Event{Time: logT0, Event: "run", Key: "uv run check.py", Outcome: "success", Exit: store.Int(0), DurationMS: store.Int64(12)}
+	for b.Loop() {
+		if err := l.Append(ev); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRecordAClosedRun is guard run's locked update after a closed
+// call's child, on a state of 10 keys: the lock, the read, the write (the
+// filesystem's, with its fsyncs) and the event line.
+func BenchmarkRecordAClosedRun(b *testing.B) {
+	dir := b.TempDir()
+	path := filepath.Join(dir, "state.json")
+	s, err := openCircuits(path, statefile.Options{}, hookstate.Retention{},
+		func(string) (*EventLog, error) {
+			return &EventLog{Path: filepath.Join(dir, "state.events.jsonl"), MaxSize: 1 << 40, MaxFiles: 3, Host: "vm"}, nil
+		}, func(err error) { b.Fatal(err) })
+	if err != nil {
+		b.Fatal(err)
+	}
+	record := func(key string) {
+		err := s.Update(t0, func(tx store.CircuitTx) (bool, error) {
+			_, err := circuit.Record(tx, key, settings, t0, breaker.Result{Outcome: breaker.Success}, circuit.Run{})
+			return true, err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := range 10 {
+		record(fmt.Sprintf("uv run check_%d.py", i))
+	}
+	for b.Loop() {
+		record("uv run check_5.py")
+	}
+}

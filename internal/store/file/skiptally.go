@@ -80,7 +80,10 @@ func (t *skipTally) add(key string, blocked bool, wait time.Duration) error {
 	line.WriteByte('\n')
 	for {
 		// O_NONBLOCK: a FIFO at the tally's path must not hang guard.
-		f, err := statefile.OpenBeside(t.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
+		// The fstat that checks the file names the one locked; a stat
+		// of the path once it is locked says whether it is still the
+		// tally, and its size (as the event log's append does).
+		f, held, err := statefile.OpenBesideStat(t.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
 		if err != nil {
 			return fmt.Errorf("cannot open the skip tally: %w", err)
 		}
@@ -89,14 +92,13 @@ func (t *skipTally) add(key string, blocked bool, wait time.Duration) error {
 			f.Close()
 			return fmt.Errorf("cannot lock the skip tally: %w", err)
 		}
-		held, err1 := f.Stat()
-		now, err2 := os.Stat(t.path)
-		if err1 != nil || err2 != nil || !os.SameFile(held, now) {
+		now, err := os.Stat(t.path)
+		if err != nil || !os.SameFile(held, now) {
 			closeLocked(f) // rotated meanwhile: the new one
 			continue
 		}
 		out := line.Bytes()
-		if held.Size() == 0 {
+		if now.Size() == 0 {
 			out = append(newTallyHeader(), out...)
 		}
 		_, err = f.Write(out)
@@ -141,7 +143,7 @@ func (t *skipTally) readLocked(mark string, wait time.Duration) (*tallyRead, err
 		return &tallyRead{mark: mark}, nil
 	}
 	for {
-		f, err := statefile.OpenBeside(t.path, os.O_RDWR|syscall.O_NONBLOCK, 0)
+		f, held, err := statefile.OpenBesideStat(t.path, os.O_RDWR|syscall.O_NONBLOCK, 0)
 		if errors.Is(err, os.ErrNotExist) {
 			return &tallyRead{mark: mark}, nil
 		}
@@ -152,9 +154,8 @@ func (t *skipTally) readLocked(mark string, wait time.Duration) (*tallyRead, err
 			f.Close()
 			return nil, fmt.Errorf("cannot lock the skip tally: %w", err)
 		}
-		held, err1 := f.Stat()
-		now, err2 := os.Stat(t.path)
-		if err1 != nil || err2 != nil || !os.SameFile(held, now) {
+		now, err := os.Stat(t.path)
+		if err != nil || !os.SameFile(held, now) {
 			closeLocked(f)
 			continue
 		}
@@ -167,7 +168,7 @@ func (t *skipTally) readLocked(mark string, wait time.Duration) (*tallyRead, err
 		if m := parseMark(newMark); m.end == int64(len(data)) {
 			// All of it: the time it was last written says, next time,
 			// whether it still is (see above).
-			newMark += ":" + strconv.FormatInt(held.ModTime().UnixNano(), 10)
+			newMark += ":" + strconv.FormatInt(now.ModTime().UnixNano(), 10)
 		}
 		return &tallyRead{f: f, counts: counts, mark: newMark, size: int64(len(data))}, nil
 	}
