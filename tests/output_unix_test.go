@@ -47,21 +47,43 @@ func TestReportOutputIsPrivate(t *testing.T) {
 // the command's status. (guard writes through a duplicate of fd 2, which
 // the Go runtime does not end the process for; see earlysig.)
 func TestRunOutlivesAReaderThatLeft(t *testing.T) {
-	sb := newSandbox(t, "")
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Close() // the reader left before guard wrote
-	cmd := sb.command("run", "--name", "noisy", "--", "sh", "-c", "echo boom >&2; echo more >&2; exit 3")
-	cmd.Stderr = w
-	err = cmd.Run()
-	w.Close()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
-		t.Fatalf("guard run with a closed stderr: %v (%v); want exit 3, the command's", err, cmd.ProcessState)
-	}
-	if got := totals(sb.hook("noisy"), "failures"); got != 1 {
-		t.Errorf("failures recorded = %d; want 1", got)
+	for _, c := range []struct {
+		name  string
+		flags []string
+	}{
+		{"run", nil},
+		// A run line guard cannot read runs its command unguarded, and
+		// copies its stderr on all the same: a SIGPIPE there killed guard
+		// and, by the parent-death signal, the command (found by review
+		// of e4fb8ac).
+		{"unparsed", []string{"--bogus-flag"}},
+		{"flag twice", []string{"--name", "other"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sb := newSandbox(t, "")
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Close() // the reader left before guard wrote
+			args := append([]string{"run", "--name", "noisy"}, c.flags...)
+			args = append(args, "--", "sh", "-c", "echo boom >&2; echo more >&2; : > ran; exit 3")
+			cmd := sb.command(args...)
+			cmd.Stderr = w
+			err = cmd.Run()
+			w.Close()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+				t.Fatalf("guard %q with a closed stderr: %v; want exit 3, the command's", args, err)
+			}
+			if !exists(sb.path("ran")) {
+				t.Errorf("the command did not run to its end")
+			}
+			if c.flags == nil {
+				if got := totals(sb.hook("noisy"), "failures"); got != 1 {
+					t.Errorf("failures recorded = %d; want 1", got)
+				}
+			}
+		})
 	}
 }

@@ -53,7 +53,7 @@ func (e *Env) main() int {
 // ProcessEnv is the Env of this process: its arguments, streams and
 // environment, the clock, and exec(2).
 func ProcessEnv() *Env {
-	return &Env{
+	e := &Env{
 		Stdin:   os.Stdin,
 		Stdout:  os.Stdout,
 		Stderr:  os.Stderr,
@@ -64,6 +64,22 @@ func ProcessEnv() *Env {
 		Exec:    replaceProcess,
 		Exits:   true,
 	}
+	if len(os.Args) > 1 && os.Args[1] == "run" {
+		// Whichever way guard run goes (its command line read, or not
+		// and the command run unguarded), in whichever binary.
+		e.unbreakStreams()
+	}
+	return e
+}
+
+// unbreakStreams has guard write its own output through duplicates of fd
+// 1 and 2 (see unbroken), so that a reader of its output that went away
+// (guard run ... 2>&1 | head -1) cannot kill it by SIGPIPE before it
+// records the run, or, with the parent-death signal, kill the command it
+// runs: the write fails with EPIPE instead. It changes only the streams
+// that are still the process's own, so it may be called more than once.
+func (e *Env) unbreakStreams() {
+	e.Stdout, e.Stderr = unbroken(e.Stdout), unbroken(e.Stderr)
 }
 
 // EarlyHandoff returns the database URL this guard hands its command line

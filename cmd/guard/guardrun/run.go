@@ -289,9 +289,7 @@ func (e *Env) subscribeSignals() {
 	if e.Exits {
 		earlysig.Start()
 		e.Sigs, e.SigsReady = earlysig.Get()
-		// A reader of guard's output that goes away must not kill guard
-		// before it records the run (SIGPIPE): the write fails instead.
-		e.Stdout, e.Stderr = unbroken(e.Stdout), unbroken(e.Stderr)
+		e.unbreakStreams() // done already if "run" came first
 		return
 	}
 	e.Sigs, e.SigsReady = earlysig.Subscribe()
@@ -533,6 +531,9 @@ func (e *Env) guardFailed(cfg *config.Config, b config.Breaker, argv []string, k
 // "block".
 func (e *Env) RunUnparsed(err error) error {
 	if argv := Salvage(e.Args); argv != nil {
+		if e.Exits {
+			e.unbreakStreams() // it copies the command's stderr too
+		}
 		// The caller's timeout still bounds the command, if it was given
 		// well.
 		e.hookTimeout = salvageHookTimeout(e.Args)

@@ -23,7 +23,7 @@ func unbroken(w io.Writer) io.Writer {
 	fd := -1
 	switch w {
 	case os.Stdout:
-		fd = 1 // not os.Stdout.Fd(), which would make a non-blocking pipe blocking for its other users too
+		fd = 1
 	case os.Stderr:
 		fd = 2
 	}

@@ -13,7 +13,9 @@ import (
 	"guard/statefile"
 )
 
-// A stateFile is a state file and its event log.
+// A stateFile is a state file and its event log. It is not safe for
+// concurrent use (held is the update's own): one update at a time, as
+// each guard process makes them.
 type stateFile struct {
 	file   *statefile.File
 	log    *EventLog
