@@ -2,14 +2,11 @@ package config
 
 import (
 	"os"
-	"path/filepath"
 	"reflect"
 	"regexp/syntax"
 	"slices"
-	"strings"
 	"testing"
 
-	"github.com/rogpeppe/go-internal/txtar"
 	"gopkg.in/yaml.v3"
 )
 
@@ -102,23 +99,11 @@ func TestFastDecodeMatchesYAML(t *testing.T) {
 	if !checkFastDecode(t, example) {
 		t.Error("fastDecode leaves guardrails.example.yaml to yaml.v3")
 	}
-	archives, err := filepath.Glob("../tests/testdata/*.txtar")
-	if err != nil || len(archives) == 0 {
-		t.Fatalf("no testscripts: %v", err)
-	}
 	fast, all := 0, 0
-	for _, name := range archives {
-		a, err := txtar.ParseFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range a.Files {
-			if strings.HasSuffix(f.Name, ".yaml") {
-				all++
-				if checkFastDecode(t, f.Data) {
-					fast++
-				}
-			}
+	for _, data := range scriptConfigs(t) {
+		all++
+		if checkFastDecode(t, data) {
+			fast++
 		}
 	}
 	t.Logf("%d of the %d config files in tests/testdata went the fast way", fast, all)

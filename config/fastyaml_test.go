@@ -3,6 +3,7 @@ package config
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -195,23 +196,11 @@ func TestFastParseTakesRealConfigs(t *testing.T) {
 	if !checkFastParse(t, example) {
 		t.Error("fastParse leaves guardrails.example.yaml to yaml.v3")
 	}
-	archives, err := filepath.Glob("../tests/testdata/*.txtar")
-	if err != nil || len(archives) == 0 {
-		t.Fatalf("no testscripts: %v", err)
-	}
 	fast, all := 0, 0
-	for _, name := range archives {
-		a, err := txtar.ParseFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range a.Files {
-			if strings.HasSuffix(f.Name, ".yaml") {
-				all++
-				if checkFastParse(t, f.Data) {
-					fast++
-				}
-			}
+	for _, data := range scriptConfigs(t) {
+		all++
+		if checkFastParse(t, data) {
+			fast++
 		}
 	}
 	t.Logf("%d of the %d config files in tests/testdata went the fast way", fast, all)
@@ -413,21 +402,7 @@ func configCorpus(t *testing.T) map[string][]byte {
 		t.Fatal(err)
 	}
 	corpus["guardrails.example.yaml"] = example
-	archives, err := filepath.Glob("../tests/testdata/*.txtar")
-	if err != nil || len(archives) == 0 {
-		t.Fatalf("no testscripts: %v", err)
-	}
-	for _, name := range archives {
-		a, err := txtar.ParseFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range a.Files {
-			if strings.HasSuffix(f.Name, ".yaml") {
-				corpus[filepath.Base(name)+":"+f.Name] = f.Data
-			}
-		}
-	}
+	maps.Copy(corpus, scriptConfigs(t))
 	for i, c := range fastParseCases {
 		corpus[fmt.Sprintf("fastParseCases[%d]", i)] = []byte(c.yaml)
 	}
@@ -505,4 +480,27 @@ func TestLoadWindowsFiles(t *testing.T) {
 			t.Errorf("with %s: loaded\n%+v\nwith LF:\n%+v", how, got, want)
 		}
 	}
+}
+
+// scriptConfigs is every config file of the end-to-end scripts
+// (tests/testdata/*.txtar), by "SCRIPT:FILE".
+func scriptConfigs(t *testing.T) map[string][]byte {
+	t.Helper()
+	archives, err := filepath.Glob("../tests/testdata/*.txtar")
+	if err != nil || len(archives) == 0 {
+		t.Fatalf("no testscripts: %v", err)
+	}
+	configs := map[string][]byte{}
+	for _, name := range archives {
+		a, err := txtar.ParseFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range a.Files {
+			if strings.HasSuffix(f.Name, ".yaml") {
+				configs[filepath.Base(name)+":"+f.Name] = f.Data
+			}
+		}
+	}
+	return configs
 }
