@@ -129,8 +129,9 @@ func flowClosed(text string) bool {
 }
 
 // closingQuote returns the index of the quote that closes the quoted
-// scalar opening at text[open], or -1 if the line ends first: ” is a
-// quote inside single quotes, a backslash escapes inside double quotes.
+// scalar opening at text[open], or -1 if the line ends first: two single
+// quotes are one quote inside single quotes, a backslash escapes inside
+// double quotes.
 func closingQuote(text string, open int) int {
 	q := text[open]
 	for i := open + 1; i < len(text); i++ {

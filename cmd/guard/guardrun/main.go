@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"time"
 
 	"guard/config"
@@ -207,8 +206,7 @@ type Env struct {
 	childStarted bool // guard run started its command (see recoverPanic)
 	// host is Host(Getenv), asked once a process (see hostName): the
 	// state's backend and guard run's leases both need it.
-	host     string
-	hostOnce sync.Once
+	host string
 	// runHooks is the state guard run opened, for logging a skip it
 	// decides without the state (see guardFailed); nil before.
 	runHooks *store.Hooks

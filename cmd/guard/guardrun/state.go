@@ -71,9 +71,13 @@ func (e *Env) BackendOptions() store.Options {
 }
 
 // hostName is Host(e.Getenv), asked of the system once (uname(2), for
-// os.Hostname): guard run's backend and its leases both record it.
+// os.Hostname): guard run's backend and its leases both record it. (A
+// plain field, not a sync.Once: an Env is copied by value into guard-cli's
+// env, and both callers are on guard run's own goroutine.)
 func (e *Env) hostName() string {
-	e.hostOnce.Do(func() { e.host = Host(e.Getenv) })
+	if e.host == "" {
+		e.host = Host(e.Getenv)
+	}
 	return e.host
 }
 
